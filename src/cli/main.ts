@@ -1,0 +1,17 @@
+// `vellum`: the command line. Each command lives in its own file and registers itself here.
+import { Command } from 'commander';
+
+const program = new Command();
+program
+  .name('vellum')
+  .description('Vellum: collection schemas, their functions, and the record service')
+  .showHelpAfterError()
+  // Bad usage exits 2 (commander's default is 1, which our commands use for "the input has errors").
+  .exitOverride((error) => {
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') process.exit(0);
+    process.exit(error.exitCode === 0 ? 0 : 2);
+  });
+
+// Commands (one line each):
+
+await program.parseAsync(process.argv);
