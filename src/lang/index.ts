@@ -1,0 +1,9 @@
+// The public face of src/lang: parsing, checking, diagnostics, types and the built-ins catalogue.
+
+export type * from './ast.ts';
+export { fieldsOf, functionsOf, indexesOf } from './ast.ts';
+export * from './diagnostics.ts';
+export { SourceFile, type Position } from './source.ts';
+export { renderText, toJson, type DiagnosticJson } from './render.ts';
+export * from './types.ts';
+export * from './builtins.ts';
