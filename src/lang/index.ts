@@ -5,5 +5,7 @@ export { fieldsOf, functionsOf, indexesOf } from './ast.ts';
 export * from './diagnostics.ts';
 export { SourceFile, type Position } from './source.ts';
 export { renderText, toJson, type DiagnosticJson } from './render.ts';
+export { print, printType, printExpression, printStatement } from './printer.ts';
+export { toStableAst, type StableCollection, type StableCollectionAttribute, type StableType } from './stable-ast.ts';
 export * from './types.ts';
 export * from './builtins.ts';
