@@ -1,5 +1,6 @@
 // `vellum`: the command line. Each command lives in its own file and registers itself here.
 import { Command } from 'commander';
+import { registerSign } from './sign.ts';
 
 const program = new Command();
 program
@@ -13,5 +14,6 @@ program
   });
 
 // Commands (one line each):
+registerSign(program);
 
 await program.parseAsync(process.argv);

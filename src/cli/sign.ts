@@ -1,0 +1,52 @@
+// `vellum sign`: prints the signature header value for a request body, so a curl user can sign a request:
+//   curl -H "X-Service-Signature: $(vellum sign --key-file key.txt --body "$body")" -d "$body" …
+import { readFileSync } from 'node:fs';
+import { Option, type Command } from 'commander';
+import { KeyFormatError, signRequest } from '../auth/index.ts';
+
+interface SignFlags {
+  key?: string;
+  keyFile?: string;
+  body?: string;
+  bodyFile?: string;
+  t?: string;
+  pk?: boolean;
+}
+
+export function registerSign(program: Command): void {
+  program
+    .command('sign')
+    .description('print an X-Service-Signature header value for a request body')
+    .addOption(
+      new Option('--key <hex>', 'private key, 0x + 64 hex digits (other local users can see it in the process list; prefer --key-file)')
+        .conflicts('keyFile'),
+    )
+    .option('--key-file <path>', 'read the private key (0x + 64 hex digits) from a file')
+    .addOption(new Option('--body <text>', 'the exact request body (default: empty, as for a GET)').conflicts('bodyFile'))
+    .option('--body-file <path>', 'read the exact request body bytes from a file ("-" for standard input)')
+    .option('--t <ms>', 'signing time in milliseconds since 1970 (default: now)')
+    .option('--pk', 'also send the compressed public key as pk=')
+    .action(function (this: Command, flags: SignFlags) {
+      if (flags.key === undefined && flags.keyFile === undefined) this.error('error: one of --key or --key-file is required');
+      try {
+        const key = flags.key ?? readFileSync(flags.keyFile!, 'utf8').trim();
+        const body = flags.bodyFile === undefined ? (flags.body ?? '') : readFileSync(flags.bodyFile === '-' ? 0 : flags.bodyFile);
+        const t = flags.t === undefined ? Date.now() : parseTime(flags.t);
+        console.log(signRequest(key, body, t, { includePublicKey: flags.pk === true }));
+      } catch (error) {
+        if (!(error instanceof KeyFormatError || error instanceof RangeError || isFileError(error))) throw error;
+        console.error(`vellum sign: ${error.message}`);
+        process.exitCode = 1;
+      }
+    });
+}
+
+function parseTime(text: string): number {
+  const t = /^(0|[1-9][0-9]*)$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(t)) throw new RangeError(`--t must be milliseconds since 1970 as a decimal integer, got ${JSON.stringify(text)}`);
+  return t;
+}
+
+function isFileError(error: unknown): error is NodeJS.ErrnoException {
+  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
+}
