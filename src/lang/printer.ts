@@ -303,7 +303,8 @@ function printBare(expression: Expression): string {
       const argument = printExpression(expression.argument, Precedence.unary);
       if (expression.operator === 'delete') return `delete ${argument}`;
       // `-(-x)` must not become `--x`, nor `+(+x)` become `++x`.
-      if (argument.startsWith(expression.operator)) return `${expression.operator}(${argument})`;
+      const fuses = (expression.operator === '-' || expression.operator === '+') && argument.startsWith(expression.operator);
+      if (fuses) return `${expression.operator}(${argument})`;
       return expression.operator + argument;
     }
     case 'update': {

@@ -1,0 +1,226 @@
+import * as acorn from 'acorn';
+import { describe, expect, it } from 'vitest';
+import type { Expression, Statement } from '../../src/lang/ast.ts';
+import { parse } from '../../src/lang/parse.ts';
+import { print, printExpression, printNumber, printStatement, printString } from '../../src/lang/printer.ts';
+
+const span = { start: 0, end: 0 };
+const id = (name: string): Expression => ({ kind: 'identifierExpression', name, span });
+const num = (value: number): Expression => ({ kind: 'number', value, span });
+const bin = (operator: Extract<Expression, { kind: 'binary' }>['operator'], left: Expression, right: Expression): Expression => ({
+  kind: 'binary',
+  operator,
+  left,
+  right,
+  span,
+});
+const logical = (operator: '&&' | '||' | '??', left: Expression, right: Expression): Expression => ({
+  kind: 'logical',
+  operator,
+  left,
+  right,
+  span,
+});
+const unary = (operator: '!' | '-' | '+' | '~' | 'delete', argument: Expression): Expression => ({ kind: 'unary', operator, argument, span });
+const member = (object: Expression, property: string): Expression => ({
+  kind: 'member',
+  object,
+  property: { kind: 'identifier', name: property, span },
+  span,
+});
+const object = (...keys: string[]): Expression => ({
+  kind: 'objectLiteral',
+  properties: keys.map((key) => ({ kind: 'property', key: { kind: 'identifier', name: key, span }, value: num(1), span })),
+  span,
+});
+const statement = (expression: Expression): Statement => ({ kind: 'expressionStatement', expression, span });
+
+describe('printExpression: minimum parentheses under JavaScript precedence', () => {
+  it('leaves out parentheses that precedence makes unnecessary', () => {
+    expect(printExpression(bin('+', id('a'), bin('*', id('b'), id('c'))))).toBe('a + b * c');
+    expect(printExpression(bin('*', bin('+', id('a'), id('b')), id('c')))).toBe('(a + b) * c');
+  });
+
+  it('respects left associativity', () => {
+    expect(printExpression(bin('-', bin('-', id('a'), id('b')), id('c')))).toBe('a - b - c');
+    expect(printExpression(bin('-', id('a'), bin('-', id('b'), id('c'))))).toBe('a - (b - c)');
+  });
+
+  it('treats ** as right-associative', () => {
+    expect(printExpression(bin('**', id('a'), bin('**', id('b'), id('c'))))).toBe('a ** b ** c');
+    expect(printExpression(bin('**', bin('**', id('a'), id('b')), id('c')))).toBe('(a ** b) ** c');
+  });
+
+  it('parenthesises a unary left operand of **, but not a unary right operand', () => {
+    expect(printExpression(bin('**', unary('-', id('a')), id('b')))).toBe('(-a) ** b');
+    expect(printExpression(bin('**', id('a'), unary('-', id('b'))))).toBe('a ** -b');
+    expect(printExpression(unary('-', bin('**', id('a'), id('b'))))).toBe('-(a ** b)');
+  });
+
+  it('never prints -(-x) as --x or +(+x) as ++x', () => {
+    expect(printExpression(unary('-', unary('-', id('x'))))).toBe('-(-x)');
+    expect(printExpression(unary('+', unary('+', id('x'))))).toBe('+(+x)');
+    expect(printExpression(unary('-', unary('+', id('x'))))).toBe('-+x');
+    expect(printExpression(unary('-', { kind: 'update', operator: '--', prefix: true, argument: { kind: 'identifierExpression', name: 'x', span }, span }))).toBe('-(--x)');
+    expect(printExpression(unary('!', unary('!', id('x'))))).toBe('!!x');
+  });
+
+  it('parenthesises ?? mixed with && or ||, which JavaScript forbids bare', () => {
+    expect(printExpression(logical('||', logical('??', id('a'), id('b')), id('c')))).toBe('(a ?? b) || c');
+    expect(printExpression(logical('??', logical('||', id('a'), id('b')), id('c')))).toBe('(a || b) ?? c');
+    expect(printExpression(logical('??', id('a'), logical('&&', id('b'), id('c'))))).toBe('a ?? (b && c)');
+    expect(printExpression(logical('??', logical('??', id('a'), id('b')), id('c')))).toBe('a ?? b ?? c');
+    expect(printExpression(logical('??', logical('||', logical('??', id('a'), id('b')), id('c')), id('d')))).toBe(
+      '((a ?? b) || c) ?? d',
+    );
+  });
+
+  it('prints conditionals and assignments at the loosest levels', () => {
+    const conditional = (test: Expression, a: Expression, b: Expression): Expression => ({ kind: 'conditional', test, consequent: a, alternate: b, span });
+    const assign = (value: Expression): Expression => ({ kind: 'assignment', operator: '=', target: { kind: 'identifierExpression', name: 'x', span }, value, span });
+    expect(printExpression(conditional(conditional(id('a'), id('b'), id('c')), id('d'), id('e')))).toBe('(a ? b : c) ? d : e');
+    expect(printExpression(conditional(id('a'), conditional(id('b'), id('c'), id('d')), assign(id('e'))))).toBe('a ? b ? c : d : x = e');
+    expect(printExpression(assign(assign(id('y'))))).toBe('x = x = y');
+    expect(printExpression(bin('+', assign(id('y')), id('z')))).toBe('(x = y) + z');
+  });
+
+  it('parenthesises the object of a member access when needed', () => {
+    expect(printExpression(member(bin('+', id('a'), id('b')), 'c'))).toBe('(a + b).c');
+    expect(printExpression(member(num(1), 'x'))).toBe('(1).x');
+    expect(printExpression(member(num(1.5), 'x'))).toBe('1.5.x');
+    expect(printExpression(member(unary('-', id('a')), 'x'))).toBe('(-a).x');
+    expect(printExpression(unary('delete', member(id('a'), 'b')))).toBe('delete a.b');
+  });
+
+  it('wraps an object literal that starts an expression statement', () => {
+    expect(printStatement(statement(member(object('a'), 'a')))).toEqual(['({ a: 1 }.a);']);
+    expect(printStatement(statement(object()))).toEqual(['({});']);
+    expect(printStatement(statement(member(id('a'), 'b')))).toEqual(['a.b;']);
+  });
+});
+
+describe('literals', () => {
+  it('prints numbers in their shortest round-trip form', () => {
+    expect(printNumber(1e21)).toBe('1e+21');
+    expect(printNumber(5e-7)).toBe('5e-7');
+    expect(printNumber(0.1)).toBe('0.1');
+    expect(Number(printNumber(Number.MAX_VALUE))).toBe(Number.MAX_VALUE);
+    expect(() => printNumber(-1)).toThrow(RangeError);
+    expect(() => printNumber(Infinity)).toThrow(RangeError);
+  });
+
+  it('prints strings single-quoted, escaping what would not read back', () => {
+    expect(printString("it's")).toBe("'it\\'s'");
+    expect(printString('a\\b')).toBe("'a\\\\b'");
+    expect(printString('a\nb\tc')).toBe("'a\\nb\\tc'");
+    expect(printString('\u0000\u001f\u007f')).toBe("'\\u0000\\u001f\\u007f'");
+    expect(printString('\ud800x')).toBe("'\\ud800x'");
+    expect(printString('x\udc00')).toBe("'x\\udc00'");
+    expect(printString('😀 é "')).toBe("'😀 é \"'");
+    expect(printString('\u2028')).toBe("'\\u2028'");
+  });
+
+  it('prints strings that JavaScript reads back to the same value', () => {
+    for (const value of ["it's", 'a\\b\n', '\0' + '1', '\ud83d', '\ude00\ud83d', '😀', '\r\n\v\f\b']) {
+      // The printed literal is valid JavaScript whose value is the original string.
+      expect(readJsString(printString(value))).toBe(value);
+    }
+  });
+});
+
+/** The value of a JavaScript string literal, read by acorn. */
+function readJsString(literal: string): unknown {
+  const node = acorn.parseExpressionAt(literal, 0, { ecmaVersion: 'latest' });
+  expect(node.end).toBe(literal.length);
+  return (node as acorn.Literal).value;
+}
+
+describe('print: canonical layout', () => {
+  const canonical = (text: string): string => {
+    const { program, diagnostics } = parse(text);
+    expect(diagnostics).toEqual([]);
+    return print(program!);
+  };
+
+  it('lays out collections, decorators, fields, indexes and functions', () => {
+    const text = `@public collection   City{ id :string; @read
+      owner:PublicKey;info?:{a:string;@read b?:number;};m:map<string,number[]>;
+      @index(id,[info.a,desc],[m, asc]);
+      constructor(id:string,owner?:PublicKey):number{this.id=id;return 1;}
+      @call(owner) @read function  rename ( ) { }
+      tags: string[];
+    }
+    collection Empty {}`;
+    expect(canonical(text)).toBe(
+      [
+        '@public',
+        'collection City {',
+        '  id: string;',
+        '  @read owner: PublicKey;',
+        '  info?: {',
+        '    a: string;',
+        '    @read b?: number;',
+        '  };',
+        '  m: map<string, number[]>;',
+        '  @index(id, [info.a, desc], [m, asc]);',
+        '',
+        '  constructor (id: string, owner?: PublicKey): number {',
+        '    this.id = id;',
+        '    return 1;',
+        '  }',
+        '',
+        '  @call(owner)',
+        '  @read',
+        '  function rename () {}',
+        '',
+        '  tags: string[];',
+        '}',
+        '',
+        'collection Empty {}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints statements one per line with else-if chains and braces as written', () => {
+    const text = `collection A { f() {
+      let x = 1; const y = {a: 1};
+      if (x) { x = 2; } else if (y) x = 3; else { x = 4; }
+      while (x < 10) x++;
+      for (let i = 0; i < 3; i += 1) { if (i == 1) continue; }
+      for (;;) break;
+      for (const v of this.items) { throw error('no'); }
+      return;
+    } }`;
+    expect(canonical(text)).toBe(
+      [
+        'collection A {',
+        '  f () {',
+        '    let x = 1;',
+        '    const y = { a: 1 };',
+        '    if (x) {',
+        '      x = 2;',
+        '    } else if (y) x = 3;',
+        '    else {',
+        '      x = 4;',
+        '    }',
+        '    while (x < 10) x++;',
+        '    for (let i = 0; i < 3; i += 1) {',
+        '      if (i == 1) continue;',
+        '    }',
+        '    for (;;) break;',
+        '    for (const v of this.items) {',
+        "      throw error('no');",
+        '    }',
+        '    return;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints the empty program as empty text', () => {
+    expect(canonical('  // nothing\n')).toBe('');
+  });
+});
