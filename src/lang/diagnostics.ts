@@ -50,13 +50,14 @@ export const catalogue = {
   unsupportedConstruct: {
     code: 'V1009',
     severity: 'error',
-    message: '{0} is not supported in collection functions',
+    message: 'not supported in collection functions: {0}',
   },
   invalidAssignmentTarget: {
     code: 'V1010',
     severity: 'error',
     message: 'invalid assignment target: only variables, fields and elements can be assigned',
   },
+  nestingTooDeep: { code: 'V1011', severity: 'error', message: 'nesting too deep: at most {0} levels of {1}' },
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------

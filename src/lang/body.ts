@@ -1,0 +1,454 @@
+// Function bodies: acorn parses the text between a function's braces as JavaScript, and this file
+// converts acorn's ESTree nodes into our Statement/Expression nodes, accepting only the subset that
+// collection functions support. Anything else gets a diagnostic naming the construct. All spans are
+// shifted from body-relative to whole-file offsets.
+
+import { parse as parseJavaScript } from 'acorn';
+import type * as estree from 'acorn';
+import type {
+  AssignmentOperator,
+  BinaryOperator,
+  BlockStatement,
+  Expression,
+  Identifier,
+  IdentifierExpression,
+  IndexExpression,
+  MemberExpression,
+  ObjectProperty,
+  Span,
+  Statement,
+  UnaryOperator,
+  VariableDeclaration,
+} from './ast.ts';
+import { diagnostic, type Diagnostic } from './diagnostics.ts';
+
+/**
+ * How deep statements and expressions may nest (one level per node). Later passes (checker,
+ * runtime) recurse over the tree, so an unbounded depth would overflow their stacks.
+ */
+export const MAX_TREE_DEPTH = 1000;
+
+const BINARY_OPERATORS = new Set<string>([
+  '+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '<=', '>', '>=', '&', '|', '^', '<<', '>>', '>>>',
+]);
+const ASSIGNMENT_OPERATORS = new Set<string>(['=', '+=', '-=', '*=', '/=', '%=', '**=']);
+const UNARY_OPERATORS = new Set<string>(['!', '-', '+', '~', 'delete']);
+
+export interface ParsedBody {
+  /** The statements of the body, or undefined when the body has errors (see `diagnostics`). */
+  statements: Statement[] | undefined;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * Parses the body text `text.slice(start, end)` (the text between the function's braces).
+ * Never throws: syntax errors, unsupported constructs and excessive nesting become diagnostics.
+ */
+export function parseBody(text: string, start: number, end: number): ParsedBody {
+  const source = text.slice(start, end);
+  let program: estree.Program;
+  try {
+    program = parseJavaScript(source, {
+      ecmaVersion: 2022,
+      sourceType: 'script',
+      allowReturnOutsideFunction: true,
+    });
+  } catch (error) {
+    return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, start, end)] };
+  }
+  const converter = new BodyConverter(start);
+  let statements: Statement[];
+  try {
+    // sourceType 'script' never yields import/export declarations.
+    statements = converter.statementList(program.body as estree.Statement[]);
+  } catch (error) {
+    if (error instanceof TooDeep) {
+      const message = diagnostic('nestingTooDeep', error.span, [MAX_TREE_DEPTH, 'statements and expressions']);
+      return { statements: undefined, diagnostics: [...converter.diagnostics, message] };
+    }
+    throw error;
+  }
+  if (converter.diagnostics.length > 0) return { statements: undefined, diagnostics: converter.diagnostics };
+  return { statements, diagnostics: [] };
+}
+
+function syntaxErrorDiagnostic(error: unknown, start: number, end: number): Diagnostic {
+  if (error instanceof RangeError) {
+    // acorn recursed too deeply (e.g. thousands of chained operators): report, never crash.
+    return diagnostic('nestingTooDeep', { start, end: start }, [MAX_TREE_DEPTH, 'statements and expressions']);
+  }
+  if (error instanceof SyntaxError && typeof (error as { pos?: unknown }).pos === 'number') {
+    const at = start + (error as SyntaxError & { pos: number }).pos;
+    // acorn appends "(line:column)" relative to the body; our renderer shows file coordinates.
+    const message = error.message.replace(/ \(\d+:\d+\)$/, '');
+    const readable = message.charAt(0).toLowerCase() + message.slice(1);
+    return diagnostic('bodySyntaxError', { start: at, end: Math.min(at + 1, end) }, [readable]);
+  }
+  throw error;
+}
+
+class TooDeep extends Error {
+  constructor(readonly span: Span) {
+    super('nesting too deep');
+  }
+}
+
+// An unsupported node is replaced by this placeholder so that conversion can go on and report
+// further independent problems; the body is discarded when any diagnostic was produced.
+const PLACEHOLDER_SPAN: Span = { start: 0, end: 0 };
+
+class BodyConverter {
+  readonly diagnostics: Diagnostic[] = [];
+  private depth = 0;
+
+  constructor(private readonly offset: number) {}
+
+  private span(node: estree.Node): Span {
+    return { start: node.start + this.offset, end: node.end + this.offset };
+  }
+
+  private unsupported(node: estree.Node, construct: string): void {
+    this.diagnostics.push(diagnostic('unsupportedConstruct', this.span(node), [construct]));
+  }
+
+  private enter(node: estree.Node): void {
+    if (++this.depth > MAX_TREE_DEPTH) throw new TooDeep(this.span(node));
+  }
+
+  statementList(nodes: readonly estree.Statement[]): Statement[] {
+    const statements: Statement[] = [];
+    for (const node of nodes) {
+      if (node.type === 'EmptyStatement') continue;
+      if (node.type === 'VariableDeclaration') statements.push(...this.variableDeclarations(node));
+      else statements.push(this.statement(node));
+    }
+    return statements;
+  }
+
+  private statement(node: estree.Statement): Statement {
+    this.enter(node);
+    const result = this.statementInner(node);
+    this.depth--;
+    return result;
+  }
+
+  private emptyBlock(node: estree.Node): BlockStatement {
+    return { kind: 'block', body: [], span: this.span(node) };
+  }
+
+  private statementInner(node: estree.Statement): Statement {
+    const span = this.span(node);
+    switch (node.type) {
+      case 'BlockStatement':
+        return { kind: 'block', body: this.statementList(node.body), span };
+      case 'EmptyStatement':
+        // Only reachable as the single statement of `if`/`while`/`for`: an empty block says the same.
+        return this.emptyBlock(node);
+      case 'ExpressionStatement':
+        return { kind: 'expressionStatement', expression: this.expression(node.expression), span };
+      case 'VariableDeclaration': {
+        // A declaration as the single statement of an `if`: JavaScript rejects that for let/const,
+        // so only `var` gets here.
+        const declarations = this.variableDeclarations(node);
+        return declarations.length === 1 ? declarations[0]! : { kind: 'block', body: declarations, span };
+      }
+      case 'IfStatement':
+        return {
+          kind: 'if',
+          test: this.expression(node.test),
+          consequent: this.statement(node.consequent),
+          alternate: node.alternate ? this.statement(node.alternate) : null,
+          span,
+        };
+      case 'WhileStatement':
+        return { kind: 'while', test: this.expression(node.test), body: this.statement(node.body), span };
+      case 'ForStatement':
+        return {
+          kind: 'for',
+          init: node.init ? this.forInit(node.init) : null,
+          test: node.test ? this.expression(node.test) : null,
+          update: node.update ? this.expression(node.update) : null,
+          body: this.statement(node.body),
+          span,
+        };
+      case 'ForOfStatement':
+        return this.forOf(node);
+      case 'BreakStatement':
+        if (node.label) this.unsupported(node.label, 'labels');
+        return { kind: 'break', span };
+      case 'ContinueStatement':
+        if (node.label) this.unsupported(node.label, 'labels');
+        return { kind: 'continue', span };
+      case 'ReturnStatement':
+        return { kind: 'return', argument: node.argument ? this.expression(node.argument) : null, span };
+      case 'ThrowStatement':
+        return { kind: 'throw', argument: this.expression(node.argument), span };
+      case 'ForInStatement':
+        this.unsupported(node, '`for…in` (use for…of)');
+        return this.emptyBlock(node);
+      case 'DoWhileStatement':
+        this.unsupported(node, '`do…while` (use while)');
+        return this.emptyBlock(node);
+      case 'LabeledStatement':
+        this.unsupported(node, 'labels');
+        return this.emptyBlock(node);
+      case 'WithStatement':
+        this.unsupported(node, '`with`');
+        return this.emptyBlock(node);
+      case 'TryStatement':
+        this.unsupported(node, '`try`/`catch`');
+        return this.emptyBlock(node);
+      case 'SwitchStatement':
+        this.unsupported(node, '`switch`');
+        return this.emptyBlock(node);
+      case 'FunctionDeclaration':
+        this.unsupported(node, 'nested function declarations');
+        return this.emptyBlock(node);
+      case 'ClassDeclaration':
+        this.unsupported(node, 'classes');
+        return this.emptyBlock(node);
+      case 'DebuggerStatement':
+        this.unsupported(node, '`debugger`');
+        return this.emptyBlock(node);
+    }
+  }
+
+  private variableDeclarations(node: estree.VariableDeclaration): VariableDeclaration[] {
+    if (node.kind !== 'let' && node.kind !== 'const') {
+      this.unsupported(node, node.kind === 'var' ? '`var` (use let or const)' : `\`${node.kind}\``);
+      return [];
+    }
+    const kind = node.kind;
+    const many = node.declarations.length > 1;
+    return node.declarations.map((declarator, i): VariableDeclaration => {
+      const span = !many ? this.span(node) : i === 0 ? { start: node.start + this.offset, end: declarator.end + this.offset } : this.span(declarator);
+      return {
+        kind: 'variable',
+        declarationKind: kind,
+        name: this.bindingName(declarator.id),
+        init: declarator.init ? this.expression(declarator.init) : null,
+        span,
+      };
+    });
+  }
+
+  private bindingName(pattern: estree.Pattern): Identifier {
+    if (pattern.type === 'Identifier') return { kind: 'identifier', name: pattern.name, span: this.span(pattern) };
+    this.unsupported(pattern, 'destructuring');
+    return { kind: 'identifier', name: '', span: this.span(pattern) };
+  }
+
+  private forInit(init: estree.VariableDeclaration | estree.Expression): VariableDeclaration | Expression {
+    if (init.type !== 'VariableDeclaration') return this.expression(init);
+    if (init.declarations.length > 1) {
+      this.unsupported(init, 'several declarations in a `for` initializer');
+      return this.placeholder();
+    }
+    const [declaration] = this.variableDeclarations(init);
+    return declaration ?? this.placeholder();
+  }
+
+  private forOf(node: estree.ForOfStatement): Statement {
+    const span = this.span(node);
+    if (node.await) {
+      this.unsupported(node, '`async`/`await`/`yield`');
+      return this.emptyBlock(node);
+    }
+    const left = node.left;
+    if (left.type !== 'VariableDeclaration' || (left.kind !== 'let' && left.kind !== 'const')) {
+      this.unsupported(left, left.type === 'VariableDeclaration' && left.kind === 'var' ? '`var` (use let or const)' : '`for…of` without `let` or `const`');
+      return this.emptyBlock(node);
+    }
+    const declarator = left.declarations[0]!;
+    return {
+      kind: 'forOf',
+      declarationKind: left.kind,
+      name: this.bindingName(declarator.id),
+      iterable: this.expression(node.right),
+      body: this.statement(node.body),
+      span,
+    };
+  }
+
+  private placeholder(): Expression {
+    return { kind: 'null', span: PLACEHOLDER_SPAN };
+  }
+
+  expression(node: estree.Expression | estree.Super | estree.PrivateIdentifier | estree.SpreadElement): Expression {
+    this.enter(node);
+    const result = this.expressionInner(node);
+    this.depth--;
+    return result;
+  }
+
+  private expressionInner(node: estree.Expression | estree.Super | estree.PrivateIdentifier | estree.SpreadElement): Expression {
+    const span = this.span(node);
+    switch (node.type) {
+      case 'Literal':
+        return this.literal(node);
+      case 'Identifier':
+        return { kind: 'identifierExpression', name: node.name, span };
+      case 'ThisExpression':
+        return { kind: 'this', span };
+      case 'ArrayExpression': {
+        const elements: Expression[] = [];
+        for (const element of node.elements) {
+          if (element === null) this.unsupported(node, 'holes in array literals');
+          else elements.push(this.expression(element));
+        }
+        return { kind: 'arrayLiteral', elements, span };
+      }
+      case 'ObjectExpression': {
+        const properties: ObjectProperty[] = [];
+        for (const property of node.properties) {
+          const converted = this.property(property);
+          if (converted) properties.push(converted);
+        }
+        return { kind: 'objectLiteral', properties, span };
+      }
+      case 'MemberExpression':
+        return this.member(node);
+      case 'CallExpression':
+        if (node.optional) this.unsupported(node, 'optional chaining');
+        return {
+          kind: 'call',
+          callee: this.expression(node.callee),
+          arguments: node.arguments.map((argument) => this.expression(argument)),
+          span,
+        };
+      case 'UnaryExpression':
+        if (!UNARY_OPERATORS.has(node.operator)) return this.unsupportedExpression(node, `\`${node.operator}\``);
+        return { kind: 'unary', operator: node.operator as UnaryOperator, argument: this.expression(node.argument), span };
+      case 'UpdateExpression':
+        return {
+          kind: 'update',
+          operator: node.operator,
+          prefix: node.prefix,
+          argument: this.assignmentTarget(node.argument),
+          span,
+        };
+      case 'BinaryExpression':
+        if (!BINARY_OPERATORS.has(node.operator)) return this.unsupportedExpression(node, '`in`/`instanceof`');
+        return {
+          kind: 'binary',
+          operator: node.operator as BinaryOperator,
+          left: this.expression(node.left),
+          right: this.expression(node.right),
+          span,
+        };
+      case 'LogicalExpression':
+        return { kind: 'logical', operator: node.operator, left: this.expression(node.left), right: this.expression(node.right), span };
+      case 'ConditionalExpression':
+        return {
+          kind: 'conditional',
+          test: this.expression(node.test),
+          consequent: this.expression(node.consequent),
+          alternate: this.expression(node.alternate),
+          span,
+        };
+      case 'AssignmentExpression':
+        if (!ASSIGNMENT_OPERATORS.has(node.operator)) {
+          return this.unsupportedExpression(node, `the \`${node.operator}\` operator`);
+        }
+        return {
+          kind: 'assignment',
+          operator: node.operator as AssignmentOperator,
+          target: this.assignmentTarget(node.left),
+          value: this.expression(node.right),
+          span,
+        };
+      case 'ParenthesizedExpression':
+        return this.expressionInner(node.expression);
+      case 'ChainExpression':
+        return this.unsupportedExpression(node, 'optional chaining');
+      case 'SequenceExpression':
+        return this.unsupportedExpression(node, 'sequence (comma) expressions');
+      case 'ArrowFunctionExpression':
+        return this.unsupportedExpression(node, 'arrow functions');
+      case 'FunctionExpression':
+        return this.unsupportedExpression(node, 'function expressions');
+      case 'ClassExpression':
+        return this.unsupportedExpression(node, 'classes');
+      case 'NewExpression':
+        return this.unsupportedExpression(node, '`new`');
+      case 'TemplateLiteral':
+      case 'TaggedTemplateExpression':
+        return this.unsupportedExpression(node, 'template literals');
+      case 'YieldExpression':
+      case 'AwaitExpression':
+        return this.unsupportedExpression(node, '`async`/`await`/`yield`');
+      case 'SpreadElement':
+        return this.unsupportedExpression(node, 'spread');
+      case 'MetaProperty':
+        return this.unsupportedExpression(node, `\`${node.meta.name}.${node.property.name}\``);
+      case 'ImportExpression':
+        return this.unsupportedExpression(node, '`import()`');
+      case 'Super':
+        return this.unsupportedExpression(node, '`super`');
+      case 'PrivateIdentifier':
+        return this.unsupportedExpression(node, 'private names');
+    }
+  }
+
+  private unsupportedExpression(node: estree.Node, construct: string): Expression {
+    this.unsupported(node, construct);
+    return this.placeholder();
+  }
+
+  private literal(node: estree.Literal): Expression {
+    const span = this.span(node);
+    const value = node.value;
+    if (node.regex) return this.unsupportedExpression(node, 'regular expressions');
+    if (node.bigint !== undefined || typeof value === 'bigint') return this.unsupportedExpression(node, 'BigInt literals');
+    if (typeof value === 'number') return { kind: 'number', value, span };
+    if (typeof value === 'string') return { kind: 'string', value, span };
+    if (typeof value === 'boolean') return { kind: 'boolean', value, span };
+    if (value === null) return { kind: 'null', span };
+    // A regular expression the host could not compile (acorn gives value undefined or a RegExp).
+    return this.unsupportedExpression(node, 'regular expressions');
+  }
+
+  private member(node: estree.MemberExpression): MemberExpression | IndexExpression | Expression {
+    const span = this.span(node);
+    if (node.optional) return this.unsupportedExpression(node, 'optional chaining');
+    const object = this.expression(node.object);
+    if (node.computed) return { kind: 'index', object, index: this.expression(node.property), span };
+    if (node.property.type !== 'Identifier') return this.unsupportedExpression(node.property, 'private names');
+    return { kind: 'member', object, property: { kind: 'identifier', name: node.property.name, span: this.span(node.property) }, span };
+  }
+
+  private property(node: estree.Property | estree.SpreadElement): ObjectProperty | undefined {
+    if (node.type === 'SpreadElement') {
+      this.unsupported(node, 'spread');
+      return undefined;
+    }
+    if (node.kind !== 'init') {
+      this.unsupported(node, 'getters/setters');
+      return undefined;
+    }
+    if (node.method) {
+      this.unsupported(node, 'methods in object literals');
+      return undefined;
+    }
+    if (node.computed || node.key.type !== 'Identifier') {
+      this.unsupported(node.key, 'computed or string keys in object literals');
+      return undefined;
+    }
+    const key: Identifier = { kind: 'identifier', name: node.key.name, span: this.span(node.key) };
+    return { kind: 'property', key, value: this.expression(node.value), span: this.span(node) };
+  }
+
+  private assignmentTarget(node: estree.Pattern | estree.Expression): IdentifierExpression | MemberExpression | IndexExpression {
+    if (node.type === 'ObjectPattern' || node.type === 'ArrayPattern') {
+      this.unsupported(node, 'destructuring');
+      return { kind: 'identifierExpression', name: '', span: this.span(node) };
+    }
+    if (node.type === 'Identifier' || node.type === 'MemberExpression') {
+      const target = this.expression(node);
+      if (target.kind === 'identifierExpression' || target.kind === 'member' || target.kind === 'index') return target;
+      return { kind: 'identifierExpression', name: '', span: this.span(node) };
+    }
+    this.diagnostics.push(diagnostic('invalidAssignmentTarget', this.span(node)));
+    return { kind: 'identifierExpression', name: '', span: this.span(node) };
+  }
+}

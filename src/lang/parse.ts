@@ -1,0 +1,204 @@
+// Schema text in, AST or diagnostics out: lex once, guard nesting depth, parse the structure with the
+// chevrotain grammar, then build the AST (which parses each function body with acorn).
+
+import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import type { Program, Span } from './ast.ts';
+import { buildProgram } from './build-ast.ts';
+import { diagnostic, type Diagnostic } from './diagnostics.ts';
+import { schemaParser, type ExpectedAt } from './grammar.ts';
+import {
+  Greater,
+  INVALID_GROUP,
+  LCurly,
+  Less,
+  LParen,
+  LSquare,
+  MapKeyword,
+  RCurly,
+  RParen,
+  RSquare,
+  UnterminatedComment,
+} from './lexer.ts';
+import { schemaLexer } from './lexer.ts';
+import { SourceFile } from './source.ts';
+
+export interface ParseResult {
+  /** Undefined only when the structure (collections, fields, function headers) could not be parsed. */
+  program: Program | undefined;
+  diagnostics: Diagnostic[];
+  source: SourceFile;
+}
+
+/**
+ * How deeply brackets (`{ ( [` and `map<`) may nest, in the structure and in function bodies. Every
+ * recursive pass (chevrotain, acorn, the checker, the runtime) stays far from stack limits below it.
+ */
+export const MAX_NESTING_DEPTH = 200;
+
+/** Parses a schema. Never throws: every problem is a diagnostic. */
+export function parse(text: string, fileName = '<schema>'): ParseResult {
+  const source = new SourceFile(fileName, text);
+  const diagnostics: Diagnostic[] = [];
+  const lexed = schemaLexer.tokenize(text);
+
+  // Offsets of lexical problems; a function body containing one is not handed to acorn.
+  const problems: number[] = [];
+  for (const error of lexed.errors) {
+    diagnostics.push(diagnostic('invalidCharacter', { start: error.offset, end: error.offset + error.length }, [describeCharacter(text, error.offset)]));
+    problems.push(error.offset);
+  }
+  for (const token of (lexed.groups[INVALID_GROUP] ?? []) as IToken[]) {
+    const kind = token.tokenType === UnterminatedComment ? 'unterminatedComment' : 'unterminatedString';
+    diagnostics.push(diagnostic(kind, { start: token.startOffset, end: token.startOffset + 1 }));
+    problems.push(token.startOffset);
+  }
+
+  const nesting = limitNesting(lexed.tokens);
+  diagnostics.push(...nesting.diagnostics);
+  for (const d of nesting.diagnostics) problems.push(d.span.start);
+  problems.sort((a, b) => a - b);
+
+  let program: Program | undefined;
+  schemaParser.input = nesting.tokens;
+  try {
+    const cst = schemaParser.program();
+    const [error] = schemaParser.errors;
+    if (error) {
+      // A syntax error caused by the tokens that the nesting guard removed says nothing new.
+      const collapsedEarlier = nesting.diagnostics.some((d) => d.span.start <= (error.token.startOffset || text.length));
+      if (!collapsedEarlier) diagnostics.push(syntaxError(error, nesting.tokens, text));
+    } else if (!nesting.inType) {
+      program = buildProgram(cst, {
+        text,
+        diagnostics,
+        hasLexicalProblem: (start, end) => containsOffset(problems, start, end),
+      });
+    }
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    // Defensive: the nesting guard should make this unreachable.
+    program = undefined;
+    diagnostics.push(diagnostic('nestingTooDeep', { start: 0, end: 0 }, [MAX_NESTING_DEPTH, 'brackets']));
+  } finally {
+    schemaParser.input = [];
+  }
+
+  diagnostics.sort((a, b) => a.span.start - b.span.start);
+  return { program, diagnostics, source };
+}
+
+function describeCharacter(text: string, offset: number): string {
+  const codePoint = text.codePointAt(offset) ?? 0;
+  const hex = `U+${codePoint.toString(16).toUpperCase().padStart(4, '0')}`;
+  return codePoint < 0x20 || codePoint === 0x7f ? hex : `\`${String.fromCodePoint(codePoint)}\` (${hex})`;
+}
+
+function containsOffset(sorted: readonly number[], start: number, end: number): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (sorted[mid]! < start) low = mid + 1;
+    else high = mid;
+  }
+  return low < sorted.length && sorted[low]! < end;
+}
+
+// --- Nesting guard ----------------------------------------------------------------------------
+
+const OPENERS: ReadonlySet<TokenType> = new Set([LCurly, LParen, LSquare]);
+const CLOSERS: ReadonlySet<TokenType> = new Set([RCurly, RParen, RSquare]);
+
+/**
+ * Removes every bracketed region that would nest deeper than MAX_NESTING_DEPTH (from its opening to
+ * its closing bracket) and reports it, so that no recursive pass ever sees it. `<` counts as an
+ * opener only right after `map` (a type); in a body it is a comparison. `inType` says that a map
+ * type was cut, which leaves a structure that parses but means something else.
+ */
+function limitNesting(tokens: IToken[]): { tokens: IToken[]; diagnostics: Diagnostic[]; inType: boolean } {
+  const diagnostics: Diagnostic[] = [];
+  let inType = false;
+  let kept: IToken[] | undefined; // copied lazily: the common case removes nothing
+  const open: TokenType[] = [];
+  for (let i = 0; i < tokens.length; i++) {
+    const token = tokens[i]!;
+    const type = token.tokenType;
+    const opensAngle = type === Less && i > 0 && tokens[i - 1]!.tokenType === MapKeyword;
+    if (OPENERS.has(type) || opensAngle) {
+      if (open.length >= MAX_NESTING_DEPTH) {
+        const end = skipRegion(tokens, i);
+        const span: Span = { start: token.startOffset, end: token.startOffset + 1 };
+        diagnostics.push(diagnostic('nestingTooDeep', span, [MAX_NESTING_DEPTH, 'brackets']));
+        kept ??= tokens.slice(0, i);
+        // Without its `<…>` a map type still parses (as a reference to a collection named map).
+        if (opensAngle) inType = true;
+        i = end;
+        continue;
+      }
+      open.push(opensAngle ? Less : type);
+    } else if (CLOSERS.has(type)) {
+      while (open[open.length - 1] === Less) open.pop();
+      open.pop();
+    } else if (type === Greater && open[open.length - 1] === Less) {
+      open.pop();
+    }
+    kept?.push(token);
+  }
+  return { tokens: kept ?? tokens, diagnostics, inType };
+}
+
+/** Index of the token that closes the region opened at `start` (or the last token). */
+function skipRegion(tokens: IToken[], start: number): number {
+  const open: TokenType[] = [];
+  for (let i = start; i < tokens.length; i++) {
+    const type = tokens[i]!.tokenType;
+    if (OPENERS.has(type)) open.push(type);
+    else if (type === Less && tokens[i - 1]?.tokenType === MapKeyword) open.push(Less);
+    else if (CLOSERS.has(type)) {
+      while (open[open.length - 1] === Less) open.pop();
+      open.pop();
+    } else if (type === Greater && open[open.length - 1] === Less) open.pop();
+    if (open.length === 0) return i;
+  }
+  return tokens.length - 1;
+}
+
+// --- Syntax errors ----------------------------------------------------------------------------
+
+function syntaxError(error: IRecognitionException, tokens: IToken[], text: string): Diagnostic {
+  let details: ExpectedAt;
+  try {
+    details = JSON.parse(error.message) as ExpectedAt;
+  } catch {
+    details = { lookahead: 0, expected: [] };
+  }
+  const token = tokenAt(tokens, error.token, details.lookahead);
+  const expected = listOf(details.expected);
+  if (token === undefined || token.tokenType === EOF) {
+    return diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, [expected]);
+  }
+  return diagnostic('unexpectedToken', { start: token.startOffset, end: token.startOffset + token.image.length }, [describeToken(token), expected]);
+}
+
+function tokenAt(tokens: IToken[], first: IToken, lookahead: number): IToken | undefined {
+  if (first.tokenType === EOF || lookahead === 0) return first;
+  let low = 0;
+  let high = tokens.length;
+  while (low < high) {
+    const mid = (low + high) >> 1;
+    if (tokens[mid]!.startOffset < first.startOffset) low = mid + 1;
+    else high = mid;
+  }
+  return tokens[low + lookahead];
+}
+
+function describeToken(token: IToken): string {
+  const image = token.image.length > 30 ? `${token.image.slice(0, 30)}…` : token.image;
+  return `\`${image.replace(/\s+/g, ' ')}\``;
+}
+
+function listOf(names: readonly string[]): string {
+  if (names.length === 0) return 'something else';
+  if (names.length === 1) return names[0]!;
+  return `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
