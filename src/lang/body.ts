@@ -3,7 +3,7 @@
 // collection functions support. Anything else gets a diagnostic naming the construct. All spans are
 // shifted from body-relative to whole-file offsets.
 
-import { parse as parseJavaScript } from 'acorn';
+import { Parser } from 'acorn';
 import type * as estree from 'acorn';
 import type {
   AssignmentOperator,
@@ -28,6 +28,28 @@ import { diagnostic, type Diagnostic } from './diagnostics.ts';
  */
 export const MAX_TREE_DEPTH = 1000;
 
+// acorn also checks some scoping rules while parsing. Two of them belong to the checker, which
+// reports them with its own codes (a variable declared twice, `break`/`continue` outside a loop):
+// this parser lets them through. Both call sites carry on normally after the report.
+const CHECKER_RULES = /^(?:Unsyntactic (?:break|continue)|Identifier '[^#][^']*' has already been declared)$/;
+
+interface ReportingParser {
+  raise(position: number, message: string): void;
+  raiseRecoverable(position: number, message: string): void;
+}
+
+const BodyParser = Parser.extend(
+  (Base) =>
+    class extends (Base as unknown as new (...args: unknown[]) => ReportingParser) {
+      override raise(position: number, message: string): void {
+        if (!CHECKER_RULES.test(message)) super.raise(position, message);
+      }
+      override raiseRecoverable(position: number, message: string): void {
+        if (!CHECKER_RULES.test(message)) super.raiseRecoverable(position, message);
+      }
+    } as unknown as typeof Parser,
+);
+
 const BINARY_OPERATORS = new Set<string>([
   '+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '<=', '>', '>=', '&', '|', '^', '<<', '>>', '>>>',
 ]);
@@ -48,7 +70,7 @@ export function parseBody(text: string, start: number, end: number): ParsedBody 
   const source = text.slice(start, end);
   let program: estree.Program;
   try {
-    program = parseJavaScript(source, {
+    program = BodyParser.parse(source, {
       ecmaVersion: 2022,
       sourceType: 'script',
       allowReturnOutsideFunction: true,

@@ -112,9 +112,9 @@ function buildDecorators(decoratorNodes: CstNode[], context: BuildContext): Deco
   const decorators: Decorator[] = [];
   for (const node of decoratorNodes) {
     const nameToken = token1(node, 'Decorator');
-    const name = nameToken.image.slice(1);
+    const name = nameToken.image.slice(1).trimStart();
     if (!DECORATOR_NAMES.has(name)) {
-      const at = { start: nameToken.startOffset + 1, end: tokenEnd(nameToken) };
+      const at = { start: tokenEnd(nameToken) - name.length, end: tokenEnd(nameToken) };
       context.diagnostics.push(diagnostic('unknownDecorator', at, [name]));
       continue;
     }

@@ -94,7 +94,9 @@ export const MapKeyword = createToken({
 export const Decorator = createToken({
   name: 'Decorator',
   label: 'decorator',
-  pattern: /@[A-Za-z_$][A-Za-z0-9_$]*/,
+  // Polylang allows white space between `@` and the name.
+  pattern: /@[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$]*/,
+  line_breaks: true,
   categories: [BodyToken],
 });
 export const AtIndex = createToken({
