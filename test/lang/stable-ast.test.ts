@@ -1,6 +1,7 @@
 // Differential test: Vellum's stable AST against the one `@polybase/polylang@0.6.0` produces for the
 // same text, compared as serialised JSON so that key order counts too (Polybase stores the string).
 
+import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../src/lang/parse.ts';
@@ -267,6 +268,20 @@ describe('toStableAst matches @polybase/polylang@0.6.0', () => {
     const code = 'collection A { id: string; }';
     const namespace = 'pk/0x1234/app';
     expect(JSON.stringify(vellumStableAst(code, namespace))).toBe(JSON.stringify(await polylangStableAst(code, namespace)));
+  });
+
+  it('matches on every fixture schema that Polylang 0.6 accepts', async () => {
+    const directory = new URL('../../fixtures/schemas/', import.meta.url);
+    const files = readdirSync(directory).filter((name) => name.endsWith('.polylang'));
+    let compared = 0;
+    for (const name of files) {
+      const code = readFileSync(new URL(name, directory), 'utf8');
+      const expected = await polylangStableAst(code, 'ns').catch(() => undefined);
+      if (expected === undefined) continue; // a Vellum-only or deliberately odd schema
+      expect(JSON.stringify(vellumStableAst(code, 'ns')), name).toBe(JSON.stringify(expected));
+      compared++;
+    }
+    expect(compared).toBeGreaterThan(0);
   });
 
   it('accepts the source as a plain string', () => {
