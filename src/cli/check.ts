@@ -1,0 +1,135 @@
+// `vellum check <paths...>`: parses and checks schema files, for people and for CI.
+//
+// Output goes to stdout, like tsc and eslint: the diagnostics are the command's result, not a failure of
+// the command itself (stderr is left to usage errors). Text output is one `file:line:col: error CODE:
+// message` block with a code frame per diagnostic, then a summary line; `--format json` prints a single
+// JSON document instead. Exit status: 0 when every file is valid, 1 when any file has an error (or cannot
+// be read), 2 on bad usage.
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Option, type Command } from 'commander';
+import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
+
+type Format = 'text' | 'json';
+
+interface FileResult {
+  file: string;
+  /** Set when the file could not be read or checked at all; then there are no diagnostics. */
+  error?: string;
+  diagnostics: Diagnostic[];
+  source?: SourceFile;
+}
+
+export interface CheckFileJson {
+  file: string;
+  valid: boolean;
+  error?: string;
+  diagnostics: DiagnosticJson[];
+}
+
+export function registerCheck(program: Command): void {
+  program
+    .command('check')
+    .description('parse and check schema files; a directory means every *.polylang file under it')
+    .argument('<paths...>', 'schema files or directories')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((paths: string[], flags: { format: Format }) => {
+      const results = expandPaths(paths).map((entry) => ('error' in entry ? entry : checkFile(entry.file)));
+      process.stdout.write(flags.format === 'json' ? formatJson(results) : formatText(results));
+      process.exitCode = results.some(failed) ? 1 : 0;
+    });
+}
+
+/** Files to check, in the order given; a directory expands to its `*.polylang` files, sorted. */
+function expandPaths(paths: string[]): ({ file: string } | FileResult)[] {
+  const entries: ({ file: string } | FileResult)[] = [];
+  const seen = new Set<string>();
+  const add = (entry: { file: string } | FileResult) => {
+    if (seen.has(entry.file)) return;
+    seen.add(entry.file);
+    entries.push(entry);
+  };
+  for (const path of paths) {
+    let isDirectory = false;
+    try {
+      isDirectory = statSync(path).isDirectory();
+    } catch {
+      // A missing path is reported by checkFile, with the reason.
+    }
+    if (!isDirectory) {
+      add({ file: path });
+      continue;
+    }
+    let files: string[];
+    try {
+      files = (readdirSync(path, { recursive: true }) as string[]).filter((name) => name.endsWith('.polylang')).sort();
+    } catch (error) {
+      add({ file: path, error: `cannot read directory: ${reason(error)}`, diagnostics: [] });
+      continue;
+    }
+    if (files.length === 0) add({ file: path, error: 'no .polylang files in this directory', diagnostics: [] });
+    for (const name of files) add({ file: join(path, name) });
+  }
+  return entries;
+}
+
+function checkFile(file: string): FileResult {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    return { file, error: `cannot read file: ${reason(error)}`, diagnostics: [] };
+  }
+  try {
+    const { diagnostics, source } = checkSchema(text, file);
+    return { file, diagnostics, source };
+  } catch (error) {
+    // A bug in the checker must not take the whole run down with it; report it against the file.
+    return { file, error: `internal error while checking: ${reason(error)}`, diagnostics: [] };
+  }
+}
+
+function failed(result: FileResult): boolean {
+  return result.error !== undefined || hasErrors(result.diagnostics);
+}
+
+function formatText(results: FileResult[]): string {
+  const blocks: string[] = [];
+  for (const result of results) {
+    if (result.error !== undefined) blocks.push(`${result.file}: error: ${result.error}`);
+    for (const diagnostic of result.diagnostics) blocks.push(renderText(diagnostic, result.source!));
+  }
+  blocks.push(summary(results));
+  return blocks.join('\n\n') + '\n';
+}
+
+function summary(results: FileResult[]): string {
+  const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+  const errors = results.reduce(
+    (sum, r) => sum + (r.error !== undefined ? 1 : 0) + r.diagnostics.filter((d) => d.severity === 'error').length,
+    0,
+  );
+  const warnings = results.reduce((sum, r) => sum + r.diagnostics.filter((d) => d.severity === 'warning').length, 0);
+  const failing = results.filter(failed).length;
+  const warningText = warnings > 0 ? `, ${count(warnings, 'warning')}` : '';
+  if (errors === 0) return `no errors in ${count(results.length, 'file')}${warningText}`;
+  return `${count(errors, 'error')} in ${failing} of ${count(results.length, 'file')}${warningText}`;
+}
+
+function formatJson(results: FileResult[]): string {
+  const files: CheckFileJson[] = results.map((result) => ({
+    file: result.file,
+    valid: !failed(result),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+    diagnostics: result.diagnostics.map((diagnostic) => toJson(diagnostic, result.source!)),
+  }));
+  return JSON.stringify({ files }, null, 2) + '\n';
+}
+
+function reason(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT') return 'no such file or directory';
+  if (code === 'EACCES') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return error instanceof Error ? error.message : String(error);
+}

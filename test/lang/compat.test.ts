@@ -1,0 +1,94 @@
+// The differential test: every fixture through Polybase (the `@polybase/polylang@0.6.0` parser plus the
+// database's schema validation, see polybase.ts) and through Vellum (`checkSchema`), asserting:
+//   - every program Polybase accepts, Vellum accepts, unless it is in fixtures/rejected with
+//     `reason: polybase-runtime` (Polybase took it, and the mistake only showed when a function ran);
+//   - fixtures/schemas are accepted by both;
+//   - fixtures/extensions are accepted by Vellum and rejected by Polylang's parser (real extensions);
+//   - fixtures/rejected with `reason: both` are rejected by both, and with `reason: polybase-runtime` are
+//     accepted by Polybase (so the label is true) and rejected by Vellum.
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { checkSchema, renderText } from '../../src/lang/index.ts';
+import { loadFixtures, type Fixture } from './corpus.ts';
+import { polybaseVerdict, type PolybaseVerdict } from './polybase.ts';
+
+const schemas = loadFixtures('schemas');
+const extensions = loadFixtures('extensions');
+const rejected = loadFixtures('rejected');
+const all = [...schemas, ...extensions, ...rejected];
+
+const polybase = new Map<string, PolybaseVerdict>();
+beforeAll(async () => {
+  // One at a time: the parser is a single WebAssembly instance.
+  for (const fixture of all) polybase.set(fixture.path, await polybaseVerdict(fixture.text));
+});
+
+function vellum(fixture: Fixture): { accepted: boolean; rendered: string } {
+  const { diagnostics, source } = checkSchema(fixture.text, fixture.path);
+  const errors = diagnostics.filter((d) => d.severity === 'error');
+  return { accepted: errors.length === 0, rendered: errors.map((d) => renderText(d, source)).join('\n') };
+}
+
+function polybaseOf(fixture: Fixture): PolybaseVerdict {
+  const verdict = polybase.get(fixture.path);
+  if (!verdict) throw new Error(`no Polybase verdict for ${fixture.path}`);
+  return verdict;
+}
+
+function describeVerdict(verdict: PolybaseVerdict): string {
+  return verdict.accepted ? 'accepted' : `rejected at ${verdict.stage}: ${verdict.message.split('\n')[0]}`;
+}
+
+const tally = { bothAccept: 0, bothReject: 0, extensions: 0, polybaseRuntime: 0 };
+
+test('every program Polybase accepts, Vellum accepts (unless labelled polybase-runtime)', () => {
+  const divergent = all
+    .filter((f) => polybaseOf(f).accepted)
+    .filter((f) => !(f.set === 'rejected' && f.headers.reason === 'polybase-runtime'))
+    .map((f) => ({ fixture: f, vellum: vellum(f) }))
+    .filter(({ vellum }) => !vellum.accepted)
+    .map(({ fixture, vellum }) => `${fixture.path}\n${vellum.rendered}`);
+  expect(divergent, divergent.join('\n\n')).toEqual([]);
+});
+
+describe('fixtures/schemas: accepted by both', () => {
+  test.each(schemas.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const verdict = polybaseOf(fixture);
+    expect(verdict.accepted, `Polybase: ${describeVerdict(verdict)}`).toBe(true);
+    const result = vellum(fixture);
+    expect(result.accepted, result.rendered).toBe(true);
+    tally.bothAccept++;
+  });
+});
+
+describe('fixtures/extensions: accepted by Vellum, rejected by Polylang 0.6', () => {
+  test.each(extensions.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const verdict = polybaseOf(fixture);
+    expect(verdict.accepted ? 'accepted' : verdict.stage, 'Polylang 0.6 must reject it when parsing').toBe('parse');
+    const result = vellum(fixture);
+    expect(result.accepted, result.rendered).toBe(true);
+    tally.extensions++;
+  });
+});
+
+describe('fixtures/rejected: rejected by Vellum; by Polybase too when labelled both', () => {
+  test.each(rejected.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const verdict = polybaseOf(fixture);
+    if (fixture.headers.reason === 'both') {
+      expect(verdict.accepted, 'labelled "both" but Polybase accepts it').toBe(false);
+    } else {
+      expect(verdict.accepted, `labelled "polybase-runtime" but Polybase ${describeVerdict(verdict)}`).toBe(true);
+    }
+    expect(vellum(fixture).accepted, 'Vellum accepts it').toBe(false);
+    if (fixture.headers.reason === 'both') tally.bothReject++;
+    else tally.polybaseRuntime++;
+  });
+});
+
+afterAll(() => {
+  const polybaseAccepted = all.filter((f) => polybase.get(f.path)?.accepted).length;
+  console.log(
+    `compat: ${all.length} programs; Polybase accepts ${polybaseAccepted}; ` +
+      `agreed accept ${tally.bothAccept}/${schemas.length}, agreed reject ${tally.bothReject}, ` +
+      `Vellum-only rejections (polybase-runtime) ${tally.polybaseRuntime}, extensions ${tally.extensions}/${extensions.length}`,
+  );
+});

@@ -1,0 +1,54 @@
+// The fixture corpus against Vellum's checker: accepted schemas and extensions check without errors;
+// each rejected program fails with the diagnostic code (and line) its header names.
+import { describe, expect, test } from 'vitest';
+import { catalogue, checkSchema, renderText } from '../../src/lang/index.ts';
+import { loadFixtures, type Fixture } from './corpus.ts';
+
+const schemas = loadFixtures('schemas');
+const extensions = loadFixtures('extensions');
+const rejected = loadFixtures('rejected');
+const knownCodes = new Set<string>(Object.values(catalogue).map((template) => template.code));
+
+function errorsOf(fixture: Fixture) {
+  const result = checkSchema(fixture.text, fixture.path);
+  const errors = result.diagnostics.filter((d) => d.severity === 'error');
+  return { errors, source: result.source, rendered: errors.map((d) => renderText(d, result.source)).join('\n') };
+}
+
+describe('the corpus', () => {
+  test('holds at least 80 programs, each with an about header', () => {
+    const all = [...schemas, ...extensions, ...rejected];
+    expect(all.length).toBeGreaterThanOrEqual(80);
+    expect(all.filter((f) => !f.headers.about).map((f) => f.path)).toEqual([]);
+  });
+
+  test('every rejected program names a reason and a code from the diagnostics catalogue', () => {
+    const bad = rejected
+      .filter((f) => !f.headers.reason || !knownCodes.has(f.headers.expect ?? ''))
+      .map((f) => `${f.path}: expect ${f.headers.expect ?? '(none)'}, reason ${f.headers.reason ?? '(none)'}`);
+    expect(bad).toEqual([]);
+  });
+});
+
+describe.each([
+  ['schemas', schemas],
+  ['extensions', extensions],
+] as const)('fixtures/%s check without errors', (_, fixtures) => {
+  test.each(fixtures.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const { errors, rendered } = errorsOf(fixture);
+    expect(errors.length, `unexpected errors:\n${rendered}`).toBe(0);
+  });
+});
+
+describe('fixtures/rejected fail with the expected diagnostic', () => {
+  test.each(rejected.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const { errors, source, rendered } = errorsOf(fixture);
+    expect(errors.length, 'no error reported').toBeGreaterThan(0);
+    const first = errors[0]!;
+    const { line } = source.position(first.span.start);
+    expect(first.code, `expected ${fixture.headers.expect} first; got:\n${rendered}`).toBe(fixture.headers.expect);
+    if (fixture.headers.line !== undefined) {
+      expect(line, `expected the error on line ${fixture.headers.line}; got:\n${rendered}`).toBe(fixture.headers.line);
+    }
+  });
+});
