@@ -40,14 +40,14 @@ const RESERVED = new Set(
     'for function if import in instanceof new null return super switch this throw true try typeof var void ' +
     'while with yield let static implements interface package private protected public await arguments eval ' +
     'of async get set undefined NaN Infinity ' +
-    'number string boolean bytes map record PublicKey collection asc desc contract ' +
-    'i32 u32 i64 u64 f32 f64 read call delegate index'
+    'number string boolean bytes map record PublicKey collection contract ' +
+    'i32 u32 i64 u64 f32 f64'
   ).split(' '),
 );
 
 const randomName = fc.stringMatching(/^[A-Za-z_$][A-Za-z0-9_]{0,6}$/).filter((name) => !RESERVED.has(name));
 /** Names that Polylang 0.6 split wrongly and Vellum accepts, and other usual names. */
-const interestingName = fc.constantFrom('id', 'owner', 'record_id', 'string2', 'bytes32', 'mapping', 'stringy', 'x', '_', '$x');
+const interestingName = fc.constantFrom('id', 'owner', 'record_id', 'string2', 'bytes32', 'mapping', 'stringy', 'asc', 'desc', 'x', '_', '$x');
 
 export const name: fc.Arbitrary<string> = fc.oneof({ weight: 3, arbitrary: randomName }, { weight: 1, arbitrary: interestingName });
 
@@ -56,6 +56,10 @@ function identifier(value: string): Identifier {
 }
 
 const identifierArb = name.map(identifier);
+
+/** After a dot and as an object key any word is a name, keywords included (`x.if`, `{ map: 1 }`). */
+const propertyName = fc.oneof({ weight: 4, arbitrary: name }, { weight: 1, arbitrary: fc.constantFrom('if', 'map', 'delete', 'new', 'this', 'string', 'constructor') });
+const propertyIdentifier = propertyName.map(identifier);
 
 // ---------------------------------------------------------------------------------------------
 // Types
@@ -151,7 +155,7 @@ type Target = AssignmentExpression['target'];
 function targetArb(inner: fc.Arbitrary<Expression>): fc.Arbitrary<Target> {
   return fc.oneof(
     name.map((n): Target => ({ kind: 'identifierExpression', name: n, span })),
-    fc.record({ object: inner, property: identifierArb }).map((m): Target => ({ kind: 'member', ...m, span })),
+    fc.record({ object: inner, property: propertyIdentifier }).map((m): Target => ({ kind: 'member', ...m, span })),
     fc.record({ object: inner, index: inner }).map((m): Target => ({ kind: 'index', ...m, span })),
   );
 }
@@ -162,13 +166,13 @@ function compoundExpression(depth: number): fc.Arbitrary<Expression> {
   const compound: fc.Arbitrary<Expression>[] = [
     fc.array(inner, { maxLength: 3 }).map((elements): Expression => ({ kind: 'arrayLiteral', elements, span })),
     fc
-      .uniqueArray(fc.record({ key: name, value: inner }), { maxLength: 3, selector: (p) => p.key })
+      .uniqueArray(fc.record({ key: propertyName, value: inner }), { maxLength: 3, selector: (p) => p.key })
       .map((ps): Expression => ({
         kind: 'objectLiteral',
         properties: ps.map((p) => ({ kind: 'property', key: identifier(p.key), value: p.value, span })),
         span,
       })),
-    fc.record({ object: inner, property: identifierArb }).map((m): Expression => ({ kind: 'member', ...m, span })),
+    fc.record({ object: inner, property: propertyIdentifier }).map((m): Expression => ({ kind: 'member', ...m, span })),
     fc.record({ object: inner, index: inner }).map((m): Expression => ({ kind: 'index', ...m, span })),
     fc.record({ callee: inner, arguments: fc.array(inner, { maxLength: 3 }) }).map((c): Expression => ({ kind: 'call', ...c, span })),
     fc
