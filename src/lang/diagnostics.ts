@@ -61,9 +61,124 @@ export const catalogue = {
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------
+  duplicateCollection: { code: 'V2001', severity: 'error', message: 'duplicate collection "{0}"' },
+  dollarCollectionName: { code: 'V2002', severity: 'error', message: "collection name cannot start with '$': {0}" },
+  missingId: { code: 'V2003', severity: 'error', message: "collection \"{0}\" must have an 'id' field of type string" },
+  idNotString: { code: 'V2004', severity: 'error', message: "collection 'id' field must be a string, found {0}" },
+  optionalId: { code: 'V2005', severity: 'error', message: "collection 'id' field cannot be optional" },
+  duplicateField: { code: 'V2006', severity: 'error', message: 'duplicate field "{0}" in {1}' },
+  duplicateFunction: { code: 'V2007', severity: 'error', message: 'duplicate function "{0}" in collection "{1}"' },
+  functionFieldClash: {
+    code: 'V2008',
+    severity: 'error',
+    message: 'function "{0}" has the same name as a field of collection "{1}"',
+  },
+  duplicateParameter: { code: 'V2009', severity: 'error', message: 'duplicate parameter "{0}"' },
+  optionalParameterOrder: {
+    code: 'V2010',
+    severity: 'error',
+    message: 'required parameter "{0}" cannot follow optional parameter "{1}"',
+  },
+  recordAsFieldType: {
+    code: 'V2011',
+    severity: 'error',
+    message: '`record` is only allowed as a parameter type; use the collection name ({0}) to store a reference',
+  },
+  objectTypeParameter: {
+    code: 'V2012',
+    severity: 'error',
+    message: 'object type not allowed for parameter "{0}"; use a map or a collection',
+  },
+  badMapKey: { code: 'V2013', severity: 'error', message: 'map keys must be string or number, found {0}' },
+  unknownCollection: {
+    code: 'V2014',
+    severity: 'warning',
+    message: 'collection "{0}" is not declared in this schema; it must exist in the same namespace',
+  },
+  indexPathNotFound: { code: 'V2015', severity: 'error', message: 'index field "{0}" not found in schema' },
+  unindexableField: {
+    code: 'V2016',
+    severity: 'error',
+    message: 'cannot index field "{0}" of type {1}; only string, number, boolean, PublicKey and collection reference fields can be indexed',
+  },
+  collectionDecoratorArguments: {
+    code: 'V2017',
+    severity: 'error',
+    message: 'collection directive "{0}" cannot have arguments',
+  },
+  delegateOnCollection: {
+    code: 'V2018',
+    severity: 'error',
+    message: '@delegate is not allowed on a collection; put it on a PublicKey or collection reference field',
+  },
+  decoratorNotAuthenticable: {
+    code: 'V2019',
+    severity: 'error',
+    message: '{0} needs a PublicKey or collection reference field (or an array of those), but "{1}" is {2}',
+  },
+  decoratorUnknownField: { code: 'V2020', severity: 'error', message: '@call argument "{0}" is not a field of collection "{1}"' },
+  decoratorIgnored: { code: 'V2021', severity: 'warning', message: '{0} has no effect' },
+  constructorMissingId: {
+    code: 'V2022',
+    severity: 'error',
+    message: 'constructor must assign id: collection "{0}" needs `this.id = ...` in its constructor',
+  },
+  idAssignedOutsideConstructor: {
+    code: 'V2023',
+    severity: 'error',
+    message: 'the id can only be assigned in the constructor: a record\'s id never changes',
+  },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------
+  unknownName: { code: 'V3001', severity: 'error', message: 'cannot find name "{0}"{1}' },
+  unknownField: { code: 'V3002', severity: 'error', message: 'collection "{1}" has no field "{0}"{2}' },
+  unknownMember: { code: 'V3003', severity: 'error', message: '{1} has no property "{0}"{2}' },
+  unknownMethod: { code: 'V3004', severity: 'error', message: '{1} has no function "{0}"{2}' },
+  arrayMapUnsupported: {
+    code: 'V3005',
+    severity: 'error',
+    message: 'array method "{0}" needs a callback, and collection functions have no function values; use a for…of loop',
+  },
+  typeMismatchAssignment: { code: 'V3006', severity: 'error', message: 'cannot assign {0} to {1}' },
+  typeMismatchArgument: { code: 'V3007', severity: 'error', message: 'argument {0} of {1} must be {2}, found {3}' },
+  typeMismatchReturn: { code: 'V3008', severity: 'error', message: 'cannot return {0} from "{1}", whose return type is {2}' },
+  missingReturnValue: { code: 'V3009', severity: 'error', message: '"{0}" must return a value of type {1}' },
+  wrongArgumentCount: { code: 'V3010', severity: 'error', message: '{0} expects {1}, found {2}' },
+  nullNotAllowed: {
+    code: 'V3011',
+    severity: 'error',
+    message: 'cannot assign {0} to {1}: only optional fields, optional parameters and variables can hold null or undefined',
+  },
+  badOperand: { code: 'V3012', severity: 'error', message: 'operator {0} cannot be applied to {1}' },
+  incomparableTypes: {
+    code: 'V3013',
+    severity: 'error',
+    message: 'cannot compare {0} with {1}: values of different types are never equal',
+  },
+  foreignRecordReadOnly: {
+    code: 'V3014',
+    severity: 'error',
+    message: 'cannot modify a record of collection "{0}": records of other collections are read-only',
+  },
+  readOnlyTarget: { code: 'V3015', severity: 'error', message: 'cannot assign to {0}' },
+  constantAssignment: { code: 'V3016', severity: 'error', message: 'cannot assign to "{0}" because it is a constant' },
+  duplicateVariable: { code: 'V3017', severity: 'error', message: '"{0}" is already declared in this scope' },
+  constWithoutInitializer: { code: 'V3018', severity: 'error', message: 'const "{0}" must be initialised' },
+  breakOutsideLoop: { code: 'V3019', severity: 'error', message: '"{0}" can only be used inside a loop' },
+  notIterable: { code: 'V3020', severity: 'error', message: 'for…of needs an array or a map, found {0}' },
+  invalidDelete: { code: 'V3021', severity: 'error', message: 'delete needs a map entry or an optional field, found {0}' },
+  mixedArrayElements: { code: 'V3022', severity: 'error', message: 'array elements must have one type: found {0} and {1}' },
+  missingProperty: { code: 'V3023', severity: 'error', message: 'missing required property "{0}" of {1}' },
+  unknownProperty: { code: 'V3024', severity: 'error', message: 'unknown property "{0}": {1} has no such field' },
+  notCallable: { code: 'V3025', severity: 'error', message: '{0} is not a function' },
+  notAValue: { code: 'V3026', severity: 'error', message: '{0} cannot be used as a value{1}' },
+  invalidIndex: { code: 'V3027', severity: 'error', message: 'cannot index {0} with {1}' },
+  foreignFunctionCall: {
+    code: 'V3028',
+    severity: 'error',
+    message: 'cannot call function "{0}" on {1}: collection functions are called as this.{0}(...)',
+  },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

@@ -11,3 +11,5 @@ export { print, printType, printExpression, printStatement } from './printer.ts'
 export { toStableAst, type StableCollection, type StableCollectionAttribute, type StableType } from './stable-ast.ts';
 export * from './types.ts';
 export * from './builtins.ts';
+export { check, checkSchema, type CheckResult, type CheckSchemaResult } from './checker.ts';
+export type * from './checked.ts';

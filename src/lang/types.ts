@@ -257,12 +257,8 @@ export function isAssignable(source: Type, target: Type): boolean {
           }) && source.fields.every((sf) => target.fields.some((tf) => tf.name === sf.name))
         );
       }
-      // A string-keyed map fits an object whose fields are all optional and of the value type.
-      if (source.kind === 'map') {
-        return (
-          source.key.kind === 'string' && target.fields.every((tf) => tf.optional && isAssignable(source.value, tf.type))
-        );
-      }
+      // A map does not fit an object type, even one with only optional fields: its other keys
+      // would be dropped silently (Polybase did exactly that).
       return false;
     case 'reference':
       // Storing a record stores a reference to it.

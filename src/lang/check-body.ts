@@ -1,0 +1,1009 @@
+// Function bodies: resolves every name and gives every expression a type, with JavaScript's
+// semantics (Polybase ran bodies as JavaScript) minus its silent coercions: a mismatch that
+// Polybase only met at run time (or silently coerced) is a diagnostic here. Permissive where
+// JavaScript looseness is idiomatic and harmless: truthiness tests, comparing with null/undefined,
+// reading optional fields and map entries as their declared type.
+
+import type {
+  ArrayLiteral,
+  AssignmentExpression,
+  BinaryExpression,
+  CallExpression,
+  Expression,
+  ForOfStatement,
+  ForStatement,
+  IdentifierExpression,
+  IndexExpression,
+  MemberExpression,
+  ObjectLiteral,
+  Span,
+  Statement,
+  UnaryExpression,
+  UpdateExpression,
+  VariableDeclaration,
+} from './ast.ts';
+import {
+  type Builtin,
+  arity,
+  builtins,
+  lookupGlobal,
+  lookupMethod,
+  lookupNamespace,
+  membersOf,
+  receiverBindings,
+  receiverOf,
+} from './builtins.ts';
+import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
+import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
+import { Scope } from './scope.ts';
+import { didYouMean } from './suggest.ts';
+import {
+  type ObjectField,
+  type Type,
+  anyType,
+  arrayOf,
+  bindTypeParameters,
+  booleanType,
+  instantiate,
+  isAssignable,
+  isNullish,
+  namespaceType,
+  nullType,
+  numberType,
+  objectOf,
+  recordOf,
+  stringType,
+  typeToString,
+  typesEqual,
+  undefinedType,
+} from './types.ts';
+
+export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties'>;
+
+/** Array methods that need a callback: named specifically, since JavaScript users reach for them. */
+const callbackMethods = new Set([
+  'map', 'filter', 'forEach', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
+  'some', 'every', 'sort', 'flatMap',
+]);
+
+/** A place an assignment, update or delete writes to. */
+interface Target {
+  type: Type;
+  /** Whether null/undefined may be stored (optional fields and parameters, variables). */
+  nullable: boolean;
+  /** `field "name" of type string`, for messages. */
+  description: string;
+  /** Whether `delete` may remove it (map entries, optional fields and properties). */
+  deletable: boolean;
+}
+
+export interface BodyResult {
+  /** Whether the body contains `this.id = ...` (the constructor must). */
+  assignsId: boolean;
+}
+
+export function checkFunctionBody(
+  collections: ReadonlyMap<string, CheckedCollection>,
+  collection: CheckedCollection,
+  fn: CheckedFunction,
+  tables: SideTables,
+  diagnostics: Diagnostic[],
+): BodyResult {
+  const checker = new BodyChecker(collections, collection, fn, tables, diagnostics);
+  checker.run();
+  return { assignsId: checker.assignsId };
+}
+
+class BodyChecker {
+  assignsId = false;
+  private loopDepth = 0;
+  private scope: Scope = new Scope();
+  private readonly isConstructor: boolean;
+
+  constructor(
+    private readonly collections: ReadonlyMap<string, CheckedCollection>,
+    private readonly collection: CheckedCollection,
+    private readonly fn: CheckedFunction,
+    private readonly tables: SideTables,
+    private readonly diagnostics: Diagnostic[],
+  ) {
+    this.isConstructor = fn.name === 'constructor';
+  }
+
+  run(): void {
+    this.fn.parameters.forEach((p, index) => {
+      if (!this.scope.declaredHere(p.name)) {
+        this.scope.declare(p.name, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
+      }
+    });
+    // The body's top-level statements share the parameters' scope, as in JavaScript.
+    for (const statement of this.fn.node.body.body) this.statement(statement);
+  }
+
+  private report(kind: DiagnosticKind, span: Span, args: (string | number)[] = []): void {
+    this.diagnostics.push(diagnostic(kind, span, args));
+  }
+
+  private inScope<R>(body: () => R): R {
+    const saved = this.scope;
+    this.scope = new Scope(saved);
+    try {
+      return body();
+    } finally {
+      this.scope = saved;
+    }
+  }
+
+  // ===========================================================================================
+  // Statements
+
+  private statement(statement: Statement): void {
+    switch (statement.kind) {
+      case 'block':
+        this.inScope(() => statement.body.forEach((s) => this.statement(s)));
+        return;
+      case 'variable':
+        this.variable(statement);
+        return;
+      case 'expressionStatement':
+        this.value(statement.expression);
+        return;
+      case 'if':
+        this.value(statement.test);
+        this.inScope(() => this.statement(statement.consequent));
+        if (statement.alternate) this.inScope(() => this.statement(statement.alternate!));
+        return;
+      case 'while':
+        this.value(statement.test);
+        this.loop(() => this.statement(statement.body));
+        return;
+      case 'for':
+        this.forStatement(statement);
+        return;
+      case 'forOf':
+        this.forOf(statement);
+        return;
+      case 'break':
+      case 'continue':
+        if (this.loopDepth === 0) this.report('breakOutsideLoop', statement.span, [statement.kind]);
+        return;
+      case 'return':
+        this.returnStatement(statement.argument, statement.span);
+        return;
+      case 'throw':
+        this.value(statement.argument);
+        return;
+    }
+  }
+
+  private loop(body: () => void): void {
+    this.loopDepth++;
+    try {
+      this.inScope(body);
+    } finally {
+      this.loopDepth--;
+    }
+  }
+
+  private variable(declaration: VariableDeclaration): void {
+    const name = declaration.name.name;
+    const constant = declaration.declarationKind === 'const';
+    if (constant && !declaration.init) this.report('constWithoutInitializer', declaration.name.span, [name]);
+    const initType = declaration.init ? this.value(declaration.init) : anyType;
+    this.declare(declaration.name.name, declaration.name.span, {
+      kind: 'variable',
+      name,
+      constant,
+      type: variableType(initType),
+      declaration,
+    });
+  }
+
+  private declare(name: string, span: Span, binding: Binding): void {
+    if (this.scope.declaredHere(name)) {
+      this.report('duplicateVariable', span, [name]);
+      return;
+    }
+    this.scope.declare(name, binding);
+  }
+
+  private forStatement(statement: ForStatement): void {
+    this.inScope(() => {
+      if (statement.init?.kind === 'variable') this.variable(statement.init);
+      else if (statement.init) this.value(statement.init);
+      if (statement.test) this.value(statement.test);
+      if (statement.update) this.value(statement.update);
+      this.loop(() => this.statement(statement.body));
+    });
+  }
+
+  private forOf(statement: ForOfStatement): void {
+    const iterable = this.value(statement.iterable);
+    let element: Type;
+    if (iterable.kind === 'array') element = iterable.element;
+    else if (iterable.kind === 'map') element = iterable.value;
+    else if (iterable.kind === 'any') element = anyType;
+    else {
+      this.report('notIterable', statement.iterable.span, [typeToString(iterable)]);
+      element = anyType;
+    }
+    this.inScope(() => {
+      this.declare(statement.name.name, statement.name.span, {
+        kind: 'variable',
+        name: statement.name.name,
+        constant: statement.declarationKind === 'const',
+        type: element,
+        declaration: statement,
+      });
+      this.loop(() => this.statement(statement.body));
+    });
+  }
+
+  private returnStatement(argument: Expression | null, span: Span): void {
+    const declared = this.fn.returnType;
+    if (!argument) {
+      if (declared) this.report('missingReturnValue', span, [this.fn.name, typeToString(declared)]);
+      return;
+    }
+    const found = this.value(argument, declared ?? undefined);
+    if (declared && !fits(found, declared, false)) {
+      this.report('typeMismatchReturn', argument.span, [typeToString(found), this.fn.name, typeToString(declared)]);
+    }
+  }
+
+  // ===========================================================================================
+  // Expressions
+
+  /** The type of an expression used as a value (a namespace such as `Math` alone is not one). */
+  private value(expression: Expression, expected?: Type): Type {
+    const type = this.infer(expression, expected);
+    if (type.kind === 'namespace') {
+      this.report('notAValue', expression.span, [type.name, '']);
+      return anyType;
+    }
+    return type;
+  }
+
+  private infer(expression: Expression, expected?: Type): Type {
+    const type = this.inferUncached(expression, expected);
+    this.tables.types.set(expression, type);
+    return type;
+  }
+
+  private inferUncached(expression: Expression, expected: Type | undefined): Type {
+    switch (expression.kind) {
+      case 'number':
+        return numberType;
+      case 'string':
+        return stringType;
+      case 'boolean':
+        return booleanType;
+      case 'null':
+        return nullType;
+      case 'identifierExpression':
+        return this.identifier(expression);
+      case 'this':
+        return recordOf(this.collection.name);
+      case 'arrayLiteral':
+        return this.arrayLiteral(expression, expected);
+      case 'objectLiteral':
+        return this.objectLiteral(expression, expected);
+      case 'member':
+        return this.member(expression);
+      case 'index':
+        return this.index(expression);
+      case 'call':
+        return this.call(expression);
+      case 'unary':
+        return this.unary(expression);
+      case 'update':
+        return this.update(expression);
+      case 'binary':
+        return this.binary(expression);
+      case 'logical': {
+        const left = this.value(expression.left, expected);
+        const right = this.value(expression.right, expected);
+        return eitherOf(left, right);
+      }
+      case 'conditional': {
+        this.value(expression.test);
+        return eitherOf(this.value(expression.consequent, expected), this.value(expression.alternate, expected));
+      }
+      case 'assignment':
+        return this.assignment(expression);
+    }
+  }
+
+  // --- names ---------------------------------------------------------------------------------
+
+  private identifier(expression: IdentifierExpression): Type {
+    const name = expression.name;
+    const binding = this.resolve(name);
+    if (!binding) {
+      this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
+      return anyType;
+    }
+    this.tables.bindings.set(expression, binding);
+    switch (binding.kind) {
+      case 'parameter':
+      case 'variable':
+        return binding.type;
+      case 'undefined':
+        return undefinedType;
+      case 'namespace':
+        return namespaceType(binding.receiver);
+      case 'global':
+        if (binding.builtin.kind === 'function') {
+          this.report('notAValue', expression.span, [`the function "${name}"`, `; call it as ${name}(...)`]);
+          return anyType;
+        }
+        return binding.builtin.returns;
+    }
+  }
+
+  private resolve(name: string): Binding | undefined {
+    const local = this.scope.lookup(name);
+    if (local) return local;
+    if (name === 'undefined') return { kind: 'undefined' };
+    const receiver = lookupNamespace(name);
+    if (receiver) return { kind: 'namespace', receiver };
+    const builtin = lookupGlobal(name);
+    if (builtin) return { kind: 'global', builtin };
+    return undefined;
+  }
+
+  private knownNames(): string[] {
+    const globals = builtins.filter((b) => b.receiver === 'global').map((b) => b.name);
+    return [...this.scope.visibleNames(), 'undefined', 'Math', 'Object', 'Number', 'ctx', '$auth', ...globals];
+  }
+
+  // --- literals ------------------------------------------------------------------------------
+
+  private arrayLiteral(expression: ArrayLiteral, expected: Type | undefined): Type {
+    if (expected?.kind === 'array') {
+      for (const element of expression.elements) {
+        const found = this.value(element, expected.element);
+        if (!fits(found, expected.element, false)) {
+          this.mismatch(found, `an element of ${typeToString(expected)}`, element.span, false);
+        }
+      }
+      return expected;
+    }
+    let common: Type | undefined;
+    for (const element of expression.elements) {
+      const found = this.value(element);
+      if (!common || common.kind === 'any') common = found;
+      else if (isAssignable(found, common)) continue;
+      else if (isAssignable(common, found)) common = found;
+      else this.report('mixedArrayElements', element.span, [typeToString(common), typeToString(found)]);
+    }
+    return arrayOf(common && !isNullish(common) ? common : anyType);
+  }
+
+  private objectLiteral(expression: ObjectLiteral, expected: Type | undefined): Type {
+    if (expected?.kind === 'object') {
+      const seen = new Set<string>();
+      for (const property of expression.properties) {
+        const name = property.key.name;
+        seen.add(name);
+        const field = expected.fields.find((f) => f.name === name);
+        if (!field) {
+          this.report('unknownProperty', property.key.span, [name, typeToString(expected)]);
+          this.value(property.value);
+          continue;
+        }
+        const found = this.value(property.value, field.type);
+        if (!fits(found, field.type, field.optional)) {
+          this.mismatch(found, `property "${name}" of type ${typeToString(field.type)}`, property.value.span, field.optional);
+        }
+      }
+      for (const field of expected.fields) {
+        if (!field.optional && !seen.has(field.name)) {
+          this.report('missingProperty', expression.span, [field.name, typeToString(expected)]);
+        }
+      }
+      return expected;
+    }
+    if (expected?.kind === 'map') {
+      for (const property of expression.properties) {
+        const found = this.value(property.value, expected.value);
+        if (!fits(found, expected.value, false)) {
+          this.mismatch(found, `an entry of ${typeToString(expected)}`, property.value.span, false);
+        }
+      }
+      return expected;
+    }
+    // No target type to check against (`let o = { a: 1 }`): the literal's own shape.
+    if (expression.properties.length === 0) return anyType;
+    const fields: ObjectField[] = expression.properties.map((property) => {
+      const type = this.value(property.value);
+      return { name: property.key.name, optional: false, type: isNullish(type) ? anyType : type };
+    });
+    return objectOf(fields);
+  }
+
+  // --- members and indexes -------------------------------------------------------------------
+
+  private member(expression: MemberExpression): Type {
+    const objectType = this.infer(expression.object);
+    return this.memberOf(objectType, expression.property.name, expression);
+  }
+
+  /** Reading property `name` of a value of `objectType` (not calling it). */
+  private memberOf(objectType: Type, name: string, expression: MemberExpression): Type {
+    const span = expression.property.span;
+    switch (objectType.kind) {
+      case 'any':
+      case 'never':
+        return anyType;
+      case 'record': {
+        const target = this.collections.get(objectType.collection);
+        if (!target) return anyType; // declared elsewhere: its fields are unknown here
+        const field = target.fieldsByName.get(name);
+        if (field) return field.type;
+        if (target.functionsByName.has(name)) {
+          this.report('notAValue', span, [`the function "${name}"`, `; call it as this.${name}(...)`]);
+          return anyType;
+        }
+        this.report('unknownField', span, [name, target.name, didYouMean(name, target.fieldsByName.keys())]);
+        return anyType;
+      }
+      case 'reference':
+        if (name === 'id' || name === 'collectionId') return stringType;
+        this.report('unknownMember', span, [
+          name,
+          `a reference to ${objectType.collection}`,
+          `; a stored reference holds only id and collectionId (pass the record as a parameter to read its fields)`,
+        ]);
+        return anyType;
+      case 'object': {
+        const field = objectType.fields.find((f) => f.name === name);
+        if (field) return field.type;
+        this.report('unknownMember', span, [name, typeToString(objectType), didYouMean(name, objectType.fields.map((f) => f.name))]);
+        return anyType;
+      }
+      case 'map':
+        // `m.key` is `m["key"]` in JavaScript.
+        return objectType.value;
+      default: {
+        const builtin = lookupMethod(objectType, name);
+        if (builtin && (builtin.kind === 'property' || builtin.kind === 'constant')) {
+          this.tables.properties.set(expression, builtin);
+          return instantiate(builtin.returns, receiverBindings(objectType));
+        }
+        if (builtin) {
+          this.report('notAValue', span, [`the function "${name}"`, `; call it as ${name}(...)`]);
+          return anyType;
+        }
+        this.report('unknownMember', span, [
+          name,
+          describe(objectType),
+          didYouMean(name, membersOf(objectType).map((b) => b.name)),
+        ]);
+        return anyType;
+      }
+    }
+  }
+
+  private index(expression: IndexExpression): Type {
+    const objectType = this.value(expression.object);
+    const keyType = this.value(expression.index);
+    return this.elementOf(objectType, keyType, expression);
+  }
+
+  private elementOf(objectType: Type, keyType: Type, expression: IndexExpression): Type {
+    const badIndex = (): Type => {
+      this.report('invalidIndex', expression.index.span, [typeToString(objectType), typeToString(keyType)]);
+      return anyType;
+    };
+    switch (objectType.kind) {
+      case 'any':
+        return anyType;
+      case 'array':
+        return isNumeric(keyType) ? objectType.element : badIndex();
+      case 'string':
+        return isNumeric(keyType) ? stringType : badIndex();
+      case 'map':
+        return isKeyLike(keyType) ? objectType.value : badIndex();
+      case 'object':
+      case 'record':
+        if (expression.index.kind === 'string') {
+          const name = expression.index.value;
+          if (objectType.kind === 'object') {
+            const field = objectType.fields.find((f) => f.name === name);
+            if (field) return field.type;
+            this.report('unknownMember', expression.index.span, [name, typeToString(objectType), '']);
+            return anyType;
+          }
+          const target = this.collections.get(objectType.collection);
+          const field = target?.fieldsByName.get(name);
+          if (field || !target) return field?.type ?? anyType;
+          this.report('unknownField', expression.index.span, [name, target.name, '']);
+          return anyType;
+        }
+        return keyType.kind === 'string' || keyType.kind === 'any' ? anyType : badIndex();
+      default:
+        return badIndex();
+    }
+  }
+
+  // --- calls ---------------------------------------------------------------------------------
+
+  private call(expression: CallExpression): Type {
+    const callee = expression.callee;
+    if (callee.kind === 'identifierExpression') return this.callName(expression, callee);
+    if (callee.kind === 'member') return this.callMember(expression, callee);
+    const calleeType = this.value(callee);
+    if (calleeType.kind !== 'any') this.report('notCallable', callee.span, [typeToString(calleeType)]);
+    return this.uncheckedArguments(expression);
+  }
+
+  private uncheckedArguments(expression: CallExpression): Type {
+    for (const argument of expression.arguments) this.value(argument);
+    return anyType;
+  }
+
+  private callName(expression: CallExpression, callee: IdentifierExpression): Type {
+    const name = callee.name;
+    const binding = this.resolve(name);
+    if (!binding) {
+      this.report('unknownName', callee.span, [name, didYouMean(name, this.knownNames())]);
+      return this.uncheckedArguments(expression);
+    }
+    this.tables.bindings.set(callee, binding);
+    if (binding.kind === 'global' && binding.builtin.kind === 'function') {
+      this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
+      return this.callBuiltin(expression, binding.builtin, new Map(), name);
+    }
+    this.report('notCallable', callee.span, [`"${name}"`]);
+    return this.uncheckedArguments(expression);
+  }
+
+  private callMember(expression: CallExpression, callee: MemberExpression): Type {
+    const name = callee.property.name;
+    if (callee.object.kind === 'this') {
+      this.tables.types.set(callee.object, recordOf(this.collection.name));
+      const fn = this.collection.functionsByName.get(name);
+      if (fn && name !== 'constructor') {
+        this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
+        return this.callFunction(expression, fn);
+      }
+      if (!this.collection.fieldsByName.has(name)) {
+        const suffix =
+          name === 'constructor'
+            ? '; the constructor runs only when a record is created'
+            : didYouMean(name, [...this.collection.functionsByName.keys()].filter((n) => n !== 'constructor'));
+        this.report('unknownMethod', callee.property.span, [name, `collection "${this.collection.name}"`, suffix]);
+        return this.uncheckedArguments(expression);
+      }
+    }
+
+    const objectType = this.infer(callee.object);
+    if (objectType.kind === 'any' || objectType.kind === 'never') return this.uncheckedArguments(expression);
+    if (objectType.kind === 'record' && this.collections.get(objectType.collection)?.functionsByName.has(name)) {
+      this.report('foreignFunctionCall', callee.property.span, [name, `a record of ${objectType.collection}`]);
+      return this.uncheckedArguments(expression);
+    }
+    if (receiverOf(objectType)) {
+      const builtin = lookupMethod(objectType, name);
+      if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
+        if (builtin.mutates) this.checkWritableChain(callee.object);
+        this.tables.calls.set(expression, { kind: 'builtin', builtin });
+        return this.callBuiltin(expression, builtin, receiverBindings(objectType), `${describe(objectType)}.${name}`);
+      }
+      if (!builtin) {
+        if (objectType.kind === 'array' && callbackMethods.has(name)) {
+          this.report('arrayMapUnsupported', callee.property.span, [name]);
+        } else {
+          this.report('unknownMethod', callee.property.span, [
+            name,
+            describe(objectType),
+            didYouMean(name, membersOf(objectType).map((b) => b.name)),
+          ]);
+        }
+        return this.uncheckedArguments(expression);
+      }
+    }
+    const memberType = this.memberOf(objectType, name, callee);
+    this.tables.types.set(callee, memberType);
+    if (memberType.kind !== 'any') this.report('notCallable', callee.span, [`${typeToString(memberType)} value "${name}"`]);
+    return this.uncheckedArguments(expression);
+  }
+
+  private callBuiltin(expression: CallExpression, builtin: Builtin, bindings: Map<string, Type>, label: string): Type {
+    const { min, max } = arity(builtin);
+    this.checkArgumentCount(expression, label, min, max);
+    expression.arguments.forEach((argument, i) => {
+      const parameter = builtin.parameters[Math.min(i, builtin.parameters.length - 1)];
+      if (!parameter || (i >= builtin.parameters.length && !parameter.rest)) {
+        this.value(argument);
+        return;
+      }
+      let target: Type;
+      let found: Type;
+      if (hasUnboundParameters(parameter.type, bindings)) {
+        found = this.value(argument);
+        bindTypeParameters(parameter.type, found, bindings);
+        target = instantiate(parameter.type, bindings);
+      } else {
+        target = instantiate(parameter.type, bindings);
+        found = this.value(argument, target);
+      }
+      if (!fits(found, target, false)) {
+        this.report('typeMismatchArgument', argument.span, [i + 1, label, typeToString(target), typeToString(found)]);
+      }
+    });
+    return instantiate(builtin.returns, bindings);
+  }
+
+  private callFunction(expression: CallExpression, fn: CheckedFunction): Type {
+    const label = `this.${fn.name}`;
+    const min = fn.parameters.filter((p) => !p.optional).length;
+    this.checkArgumentCount(expression, label, min, fn.parameters.length);
+    expression.arguments.forEach((argument, i) => {
+      const parameter = fn.parameters[i];
+      if (!parameter) {
+        this.value(argument);
+        return;
+      }
+      const found = this.value(argument, parameter.type);
+      if (!fits(found, parameter.type, parameter.optional)) {
+        this.report('typeMismatchArgument', argument.span, [i + 1, label, typeToString(parameter.type), typeToString(found)]);
+      }
+    });
+    return fn.returnType ?? anyType;
+  }
+
+  private checkArgumentCount(expression: CallExpression, label: string, min: number, max: number): void {
+    const count = expression.arguments.length;
+    if (count >= min && count <= max) return;
+    const expected =
+      min === max ? plural(min, 'argument') : max === Infinity ? `at least ${plural(min, 'argument')}` : `${min} to ${max} arguments`;
+    const extra = expression.arguments[max];
+    const span = count > max && extra ? { start: extra.span.start, end: expression.arguments[count - 1]!.span.end } : expression.span;
+    this.report('wrongArgumentCount', span, [label, expected, count]);
+  }
+
+  // --- operators -----------------------------------------------------------------------------
+
+  private unary(expression: UnaryExpression): Type {
+    if (expression.operator === 'delete') {
+      const target = this.target(expression.argument, 'delete');
+      if (target && !target.deletable) this.report('invalidDelete', expression.argument.span, [target.description]);
+      return booleanType;
+    }
+    const operand = this.value(expression.argument);
+    switch (expression.operator) {
+      case '!':
+        return booleanType;
+      case '+':
+        if (!isNumeric(operand) && operand.kind !== 'string') {
+          this.report('badOperand', expression.span, ['unary +', typeToString(operand)]);
+        }
+        return numberType;
+      case '-':
+      case '~':
+        if (!isNumeric(operand)) this.report('badOperand', expression.span, [`unary ${expression.operator}`, typeToString(operand)]);
+        return numberType;
+    }
+  }
+
+  private update(expression: UpdateExpression): Type {
+    const target = this.target(expression.argument, 'update');
+    if (target && !isNumeric(target.type)) {
+      this.report('badOperand', expression.span, [expression.operator, typeToString(target.type)]);
+    }
+    return numberType;
+  }
+
+  private binary(expression: BinaryExpression): Type {
+    const left = this.value(expression.left);
+    const right = this.value(expression.right);
+    const operator = expression.operator;
+    const bad = (): void =>
+      this.report('badOperand', expression.span, [operator, `${typeToString(left)} and ${typeToString(right)}`]);
+    switch (operator) {
+      case '+': {
+        const result = plusResult(left, right);
+        if (!result) bad();
+        return result ?? anyType;
+      }
+      case '==':
+      case '!=':
+      case '===':
+      case '!==':
+        if (!comparable(left, right)) {
+          this.report('incomparableTypes', expression.span, [typeToString(left), typeToString(right)]);
+        }
+        return booleanType;
+      case '<':
+      case '<=':
+      case '>':
+      case '>=':
+        if (!orderable(left, right)) bad();
+        return booleanType;
+      default:
+        if (!isNumeric(left) || !isNumeric(right)) bad();
+        return numberType;
+    }
+  }
+
+  // --- assignments ---------------------------------------------------------------------------
+
+  private assignment(expression: AssignmentExpression): Type {
+    const target = this.target(expression.target, 'assign', expression.operator === '=');
+    if (!target) {
+      this.value(expression.value);
+      return anyType;
+    }
+    if (expression.operator === '=') {
+      const found = this.value(expression.value, target.type);
+      if (!fits(found, target.type, target.nullable)) {
+        this.mismatch(found, target.description, expression.value.span, target.nullable);
+      }
+      return target.type.kind === 'any' ? found : target.type;
+    }
+    const found = this.value(expression.value);
+    const operator = expression.operator;
+    const ok = operator === '+=' ? plusAssignable(target.type, found) : isNumeric(target.type) && isNumeric(found);
+    if (!ok) {
+      this.report('badOperand', expression.span, [operator, `${typeToString(target.type)} and ${typeToString(found)}`]);
+    }
+    return target.type;
+  }
+
+  private mismatch(found: Type, description: string, span: Span, nullable: boolean): void {
+    if (isNullish(found) && !nullable) this.report('nullNotAllowed', span, [typeToString(found), description]);
+    else this.report('typeMismatchAssignment', span, [typeToString(found), description]);
+  }
+
+  /**
+   * Resolves what an assignment (`=` when `plain`), update or delete writes to, reporting writes
+   * that are not allowed; undefined when the write is reported as invalid.
+   */
+  private target(expression: Expression, operation: 'assign' | 'update' | 'delete', plain = false): Target | undefined {
+    switch (expression.kind) {
+      case 'identifierExpression':
+        return this.variableTarget(expression, operation);
+      case 'member': {
+        const objectType = this.infer(expression.object);
+        const target = this.propertyTarget(objectType, expression.property.name, expression.object, expression.property.span, expression.span, operation, plain);
+        if (target) this.tables.types.set(expression, target.type);
+        return target;
+      }
+      case 'index': {
+        const objectType = this.value(expression.object);
+        const keyType = this.value(expression.index);
+        let target: Target | undefined;
+        if ((objectType.kind === 'record' || objectType.kind === 'object') && expression.index.kind === 'string') {
+          target = this.propertyTarget(objectType, expression.index.value, expression.object, expression.index.span, expression.span, operation, plain);
+        } else if (objectType.kind === 'string') {
+          this.report('readOnlyTarget', expression.span, ['a character of a string: strings cannot be changed']);
+        } else {
+          const type = this.elementOf(objectType, keyType, expression);
+          if (this.checkWritableChain(expression.object)) {
+            target = {
+              type,
+              nullable: objectType.kind === 'any',
+              description: objectType.kind === 'any' ? 'this element' : `an element of ${typeToString(objectType)}`,
+              deletable: objectType.kind === 'map' || objectType.kind === 'any',
+            };
+          }
+        }
+        if (target) this.tables.types.set(expression, target.type);
+        return target;
+      }
+      default:
+        this.value(expression);
+        this.report('readOnlyTarget', expression.span, ['this expression']);
+        return undefined;
+    }
+  }
+
+  private variableTarget(expression: IdentifierExpression, operation: 'assign' | 'update' | 'delete'): Target | undefined {
+    const name = expression.name;
+    const binding = this.resolve(name);
+    if (!binding) {
+      this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
+      return undefined;
+    }
+    this.tables.bindings.set(expression, binding);
+    if (binding.kind === 'variable' || binding.kind === 'parameter') {
+      this.tables.types.set(expression, binding.type);
+      if (binding.kind === 'variable' && binding.constant && operation !== 'delete') {
+        this.report('constantAssignment', expression.span, [name]);
+        return undefined;
+      }
+      const what = binding.kind === 'variable' ? 'variable' : 'parameter';
+      return {
+        type: binding.type,
+        nullable: binding.kind === 'variable' || binding.optional,
+        description: `${what} "${name}" of type ${typeToString(binding.type)}`,
+        deletable: false,
+      };
+    }
+    this.report('readOnlyTarget', expression.span, [`"${name}"`]);
+    return undefined;
+  }
+
+  private propertyTarget(
+    objectType: Type,
+    name: string,
+    object: Expression,
+    nameSpan: Span,
+    span: Span,
+    operation: 'assign' | 'update' | 'delete',
+    plain: boolean,
+  ): Target | undefined {
+    if (objectType.kind === 'record') {
+      if (objectType.collection !== this.collection.name) {
+        this.report('foreignRecordReadOnly', span, [objectType.collection]);
+        return undefined;
+      }
+      const field = this.collection.fieldsByName.get(name);
+      if (!field) {
+        if (this.collection.functionsByName.has(name)) this.report('readOnlyTarget', nameSpan, [`the function "${name}"`]);
+        else this.report('unknownField', nameSpan, [name, this.collection.name, didYouMean(name, this.collection.fieldsByName.keys())]);
+        return undefined;
+      }
+      if (name === 'id') {
+        if (this.isConstructor && object.kind === 'this' && operation === 'assign') {
+          if (plain) this.assignsId = true;
+        } else {
+          this.report('idAssignedOutsideConstructor', span);
+          return undefined;
+        }
+      }
+      return {
+        type: field.type,
+        nullable: field.optional,
+        description: `field "${name}" of type ${typeToString(field.type)}`,
+        deletable: field.optional,
+      };
+    }
+    if (!this.checkWritableChain(object)) return undefined;
+    switch (objectType.kind) {
+      case 'any':
+      case 'never':
+        return { type: anyType, nullable: true, description: `property "${name}"`, deletable: true };
+      case 'object': {
+        const field = objectType.fields.find((f) => f.name === name);
+        if (!field) {
+          this.report('unknownMember', nameSpan, [name, typeToString(objectType), didYouMean(name, objectType.fields.map((f) => f.name))]);
+          return undefined;
+        }
+        return {
+          type: field.type,
+          nullable: field.optional,
+          description: `property "${name}" of type ${typeToString(field.type)}`,
+          deletable: field.optional,
+        };
+      }
+      case 'map':
+        return { type: objectType.value, nullable: false, description: `an entry of ${typeToString(objectType)}`, deletable: true };
+      default:
+        this.report('readOnlyTarget', span, [`${describe(objectType)}.${name}`]);
+        return undefined;
+    }
+  }
+
+  /**
+   * Whether writing inside `expression` (`expression.x = …`, `expression[k] = …`, a mutating
+   * method on it) is allowed: not when the value lives in a record of another collection or in a
+   * stored reference. Reports the first offence.
+   */
+  private checkWritableChain(expression: Expression): boolean {
+    let current: Expression = expression;
+    for (;;) {
+      const type = this.tables.types.get(current);
+      if (type?.kind === 'record' && type.collection !== this.collection.name) {
+        this.report('foreignRecordReadOnly', expression.span, [type.collection]);
+        return false;
+      }
+      if (type?.kind === 'reference') {
+        this.report('readOnlyTarget', expression.span, [`a stored reference to ${type.collection}`]);
+        return false;
+      }
+      if (type?.kind === 'namespace' || type?.kind === 'publicKey') {
+        this.report('readOnlyTarget', expression.span, [typeToString(type)]);
+        return false;
+      }
+      if (current.kind === 'member' || current.kind === 'index') current = current.object;
+      else return true;
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Type rules
+
+function fits(found: Type, target: Type, nullable: boolean): boolean {
+  if (found.kind === 'any' || found.kind === 'never' || target.kind === 'any') return true;
+  if (isNullish(found)) return nullable;
+  return isAssignable(found, target);
+}
+
+function isNumeric(type: Type): boolean {
+  return type.kind === 'number' || type.kind === 'any' || type.kind === 'never';
+}
+
+function isKeyLike(type: Type): boolean {
+  return type.kind === 'string' || isNumeric(type);
+}
+
+/** Values a string concatenates without surprises (no "[object Object]", no "undefined"). */
+function isTextLike(type: Type): boolean {
+  return type.kind === 'string' || type.kind === 'boolean' || isNumeric(type);
+}
+
+function plusResult(left: Type, right: Type): Type | undefined {
+  if (left.kind === 'string' && isTextLike(right)) return stringType;
+  if (right.kind === 'string' && isTextLike(left)) return stringType;
+  if (left.kind === 'number' && right.kind === 'number') return numberType;
+  // With an unknown side the result may be a number or a string.
+  if ((left.kind === 'any' && isTextLike(right)) || (right.kind === 'any' && isTextLike(left))) return anyType;
+  return undefined;
+}
+
+function plusAssignable(target: Type, value: Type): boolean {
+  if (target.kind === 'string') return isTextLike(value);
+  if (target.kind === 'any') return isTextLike(value);
+  return isNumeric(target) && isNumeric(value);
+}
+
+function orderable(left: Type, right: Type): boolean {
+  if (left.kind === 'any' || right.kind === 'any') return isTextLike(left) && isTextLike(right);
+  return (left.kind === 'number' && right.kind === 'number') || (left.kind === 'string' && right.kind === 'string');
+}
+
+/** Whether `==` between the two can ever be true (JavaScript compares objects by identity and
+ *  loosely converts primitives; both hide bugs, so values of different types are rejected). */
+function comparable(left: Type, right: Type): boolean {
+  if (left.kind === 'any' || right.kind === 'any' || left.kind === 'never' || right.kind === 'never') return true;
+  if (isNullish(left) || isNullish(right)) return true;
+  const collectionOf = (t: Type): string | undefined =>
+    t.kind === 'reference' || t.kind === 'record' ? t.collection : undefined;
+  const a = collectionOf(left);
+  const b = collectionOf(right);
+  if (a !== undefined || b !== undefined) return a === b;
+  return left.kind === right.kind;
+}
+
+/** The type of `a || b`, `a ?? b`, `c ? a : b`: the common type, else anything. */
+function eitherOf(left: Type, right: Type): Type {
+  if (typesEqual(left, right)) return left;
+  if (isNullish(left) || left.kind === 'never') return right;
+  if (isNullish(right) || right.kind === 'never') return left;
+  if (left.kind === 'array' && right.kind === 'array') {
+    if (right.element.kind === 'any') return left;
+    if (left.element.kind === 'any') return right;
+  }
+  return anyType;
+}
+
+/** A `let` initialised with nothing, null or undefined can later hold anything. */
+function variableType(init: Type): Type {
+  if (isNullish(init) || init.kind === 'void' || init.kind === 'never') return anyType;
+  return init;
+}
+
+function hasUnboundParameters(type: Type, bindings: ReadonlyMap<string, Type>): boolean {
+  switch (type.kind) {
+    case 'typeParameter':
+      return !bindings.has(type.name);
+    case 'array':
+      return hasUnboundParameters(type.element, bindings);
+    case 'map':
+      return hasUnboundParameters(type.key, bindings) || hasUnboundParameters(type.value, bindings);
+    default:
+      return false;
+  }
+}
+
+function describe(type: Type): string {
+  return type.kind === 'namespace' ? type.name : typeToString(type);
+}
+
+function plural(count: number, noun: string): string {
+  return `${count} ${noun}${count === 1 ? '' : 's'}`;
+}

@@ -1,0 +1,331 @@
+// Schema rules: what must hold of collections, fields, types, indexes, decorators and function
+// headers, independent of function bodies. Resolves every declared type to a semantic type and
+// builds the `CheckedCollection`s the body checker and later phases use.
+
+import {
+  type Collection,
+  type Decorator,
+  type FieldDeclaration,
+  type FunctionDeclaration,
+  type IndexDeclaration,
+  type Program,
+  type TypeNode,
+  fieldsOf,
+  functionsOf,
+  indexesOf,
+} from './ast.ts';
+import type {
+  CheckedCollection,
+  CheckedField,
+  CheckedFunction,
+  CheckedIndex,
+  CheckedParameter,
+} from './checked.ts';
+import { type Diagnostic, diagnostic } from './diagnostics.ts';
+import {
+  type ObjectField,
+  type Type,
+  arrayOf,
+  booleanType,
+  bytesType,
+  isAuthenticable,
+  isIndexable,
+  mapOf,
+  numberType,
+  objectOf,
+  publicKeyType,
+  recordOf,
+  referenceTo,
+  stringType,
+  typeToString,
+} from './types.ts';
+
+/** Where a type is written: parameters get whole records for collection names. */
+type TypeRole = 'field' | 'parameter' | 'return';
+
+export interface SchemaResult {
+  collections: CheckedCollection[];
+  collectionsByName: Map<string, CheckedCollection>;
+}
+
+export function checkSchemaRules(program: Program, diagnostics: Diagnostic[]): SchemaResult {
+  const declared = new Set(program.collections.map((c) => c.name.name));
+  const warnedCollections = new Set<string>();
+  const collections: CheckedCollection[] = [];
+  const collectionsByName = new Map<string, CheckedCollection>();
+
+  for (const node of program.collections) {
+    const name = node.name.name;
+    const first = collectionsByName.get(name);
+    if (first) {
+      diagnostics.push(
+        diagnostic('duplicateCollection', node.name.span, [name], [
+          { message: `"${name}" is first declared here`, span: first.node.name.span },
+        ]),
+      );
+      continue;
+    }
+    const checker = new CollectionRules(node, declared, warnedCollections, diagnostics);
+    const checked = checker.check();
+    collections.push(checked);
+    collectionsByName.set(name, checked);
+  }
+  return { collections, collectionsByName };
+}
+
+class CollectionRules {
+  private readonly name: string;
+
+  constructor(
+    private readonly node: Collection,
+    private readonly declared: ReadonlySet<string>,
+    private readonly warnedCollections: Set<string>,
+    private readonly diagnostics: Diagnostic[],
+  ) {
+    this.name = node.name.name;
+  }
+
+  check(): CheckedCollection {
+    if (this.name.startsWith('$')) this.report(diagnostic('dollarCollectionName', this.node.name.span, [this.name]));
+    const permissions = this.collectionDecorators(this.node.decorators);
+    const { fields, fieldsByName } = this.fields(fieldsOf(this.node));
+    this.idField(fieldsByName);
+    const { functions, functionsByName } = this.functions(functionsOf(this.node), fieldsByName);
+    const indexes = indexesOf(this.node).map((index) => this.index(index, fieldsByName));
+    return {
+      name: this.name,
+      permissions,
+      fields,
+      fieldsByName,
+      functions,
+      functionsByName,
+      constructorFunction: functionsByName.get('constructor'),
+      indexes,
+      node: this.node,
+    };
+  }
+
+  private report(d: Diagnostic): void {
+    this.diagnostics.push(d);
+  }
+
+  // --- decorators ---------------------------------------------------------------------------
+
+  private collectionDecorators(decorators: Decorator[]): CheckedCollection['permissions'] {
+    const permissions = { public: false, read: false, call: false };
+    for (const decorator of decorators) {
+      if (decorator.name === 'delegate') {
+        this.report(diagnostic('delegateOnCollection', decorator.span));
+        continue;
+      }
+      if (decorator.arguments && decorator.arguments.length > 0) {
+        this.report(diagnostic('collectionDecoratorArguments', decorator.span, [decorator.name]));
+      }
+      permissions[decorator.name] = true;
+    }
+    return permissions;
+  }
+
+  private fieldDecorators(field: FieldDeclaration, type: Type): Pick<CheckedField, 'read' | 'delegate' | 'call'> {
+    const flags = { read: false, delegate: false, call: false };
+    for (const decorator of field.decorators) {
+      if (decorator.name === 'public') {
+        this.report(diagnostic('decoratorIgnored', decorator.span, ['@public on a field']));
+        continue;
+      }
+      if (!isAuthenticable(type)) {
+        this.report(
+          diagnostic('decoratorNotAuthenticable', decorator.span, [`@${decorator.name}`, field.name.name, typeToString(type)]),
+        );
+        continue;
+      }
+      flags[decorator.name] = true;
+      if (decorator.arguments && decorator.arguments.length > 0) {
+        this.report(diagnostic('decoratorIgnored', decorator.span, [`the arguments of @${decorator.name} on a field`]));
+      }
+    }
+    return flags;
+  }
+
+  private functionDecorators(fn: FunctionDeclaration, fieldsByName: Map<string, CheckedField>): CheckedFunction['call'] {
+    const call = { decorated: false, fields: [] as string[] };
+    for (const decorator of fn.decorators) {
+      if (decorator.name !== 'call') {
+        this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a function`]));
+        continue;
+      }
+      call.decorated = true;
+      for (const argument of decorator.arguments ?? []) {
+        const field = fieldsByName.get(argument.name);
+        if (!field) {
+          this.report(diagnostic('decoratorUnknownField', argument.span, [argument.name, this.name]));
+        } else if (!isAuthenticable(field.type)) {
+          this.report(diagnostic('decoratorNotAuthenticable', argument.span, ['@call', argument.name, typeToString(field.type)]));
+        } else if (!call.fields.includes(argument.name)) {
+          call.fields.push(argument.name);
+        }
+      }
+    }
+    return call;
+  }
+
+  // --- fields --------------------------------------------------------------------------------
+
+  private fields(nodes: FieldDeclaration[]): Pick<CheckedCollection, 'fields' | 'fieldsByName'> {
+    const fields: CheckedField[] = [];
+    const fieldsByName = new Map<string, CheckedField>();
+    for (const node of nodes) {
+      const name = node.name.name;
+      const type = this.resolveType(node.type, 'field', true);
+      const first = fieldsByName.get(name);
+      if (first) {
+        this.report(
+          diagnostic('duplicateField', node.name.span, [name, `collection "${this.name}"`], [
+            { message: `"${name}" is first declared here`, span: first.node.name.span },
+          ]),
+        );
+        continue;
+      }
+      const field: CheckedField = { name, optional: node.optional, type, ...this.fieldDecorators(node, type), node };
+      fields.push(field);
+      fieldsByName.set(name, field);
+    }
+    return { fields, fieldsByName };
+  }
+
+  private idField(fieldsByName: Map<string, CheckedField>): void {
+    const id = fieldsByName.get('id');
+    if (!id) {
+      this.report(diagnostic('missingId', this.node.name.span, [this.name]));
+      return;
+    }
+    if (id.type.kind !== 'string') this.report(diagnostic('idNotString', id.node.type.span, [typeToString(id.type)]));
+    if (id.optional) this.report(diagnostic('optionalId', id.node.name.span));
+  }
+
+  // --- functions -----------------------------------------------------------------------------
+
+  private functions(
+    nodes: FunctionDeclaration[],
+    fieldsByName: Map<string, CheckedField>,
+  ): Pick<CheckedCollection, 'functions' | 'functionsByName'> {
+    const functions: CheckedFunction[] = [];
+    const functionsByName = new Map<string, CheckedFunction>();
+    for (const node of nodes) {
+      const name = node.name.name;
+      const checked: CheckedFunction = {
+        name,
+        parameters: this.parameters(node),
+        returnType: node.returnType ? this.resolveType(node.returnType, 'return', true) : null,
+        call: this.functionDecorators(node, fieldsByName),
+        node,
+      };
+      const first = functionsByName.get(name);
+      if (first) {
+        this.report(
+          diagnostic('duplicateFunction', node.name.span, [name, this.name], [
+            { message: `"${name}" is first declared here`, span: first.node.name.span },
+          ]),
+        );
+        continue;
+      }
+      if (fieldsByName.has(name)) {
+        this.report(
+          diagnostic('functionFieldClash', node.name.span, [name, this.name], [
+            { message: `the field "${name}" is declared here`, span: fieldsByName.get(name)!.node.name.span },
+          ]),
+        );
+      }
+      functions.push(checked);
+      functionsByName.set(name, checked);
+    }
+    return { functions, functionsByName };
+  }
+
+  private parameters(fn: FunctionDeclaration): CheckedParameter[] {
+    const parameters: CheckedParameter[] = [];
+    const seen = new Set<string>();
+    let firstOptional: string | undefined;
+    for (const node of fn.parameters) {
+      const name = node.name.name;
+      if (seen.has(name)) this.report(diagnostic('duplicateParameter', node.name.span, [name]));
+      seen.add(name);
+      if (node.optional) firstOptional ??= name;
+      else if (firstOptional !== undefined) {
+        this.report(diagnostic('optionalParameterOrder', node.name.span, [name, firstOptional]));
+      }
+      if (node.type.kind === 'objectType') this.report(diagnostic('objectTypeParameter', node.type.span, [name]));
+      parameters.push({ name, optional: node.optional, type: this.resolveType(node.type, 'parameter', true), node });
+    }
+    return parameters;
+  }
+
+  // --- indexes -------------------------------------------------------------------------------
+
+  private index(node: IndexDeclaration, fieldsByName: Map<string, CheckedField>): CheckedIndex {
+    for (const indexField of node.fields) {
+      const path = indexField.path.map((segment) => segment.name).join('.');
+      const type = this.typeAtPath(indexField.path.map((segment) => segment.name), fieldsByName);
+      if (!type) this.report(diagnostic('indexPathNotFound', indexField.span, [path]));
+      else if (!isIndexable(type)) this.report(diagnostic('unindexableField', indexField.span, [path, typeToString(type)]));
+    }
+    return {
+      fields: node.fields.map((f) => ({ path: f.path.map((segment) => segment.name), direction: f.direction })),
+      node,
+    };
+  }
+
+  private typeAtPath(path: string[], fieldsByName: Map<string, CheckedField>): Type | undefined {
+    let type = fieldsByName.get(path[0] ?? '')?.type;
+    for (const segment of path.slice(1)) {
+      if (type?.kind !== 'object') return undefined;
+      type = type.fields.find((f) => f.name === segment)?.type;
+    }
+    return type;
+  }
+
+  // --- types ---------------------------------------------------------------------------------
+
+  /** `topLevel` is false inside arrays, maps and objects (where a collection name is a stored reference). */
+  private resolveType(node: TypeNode, role: TypeRole, topLevel: boolean): Type {
+    switch (node.kind) {
+      case 'primitiveType':
+        return { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType }[node.name];
+      case 'publicKeyType':
+        return publicKeyType;
+      case 'arrayType':
+        return arrayOf(this.resolveType(node.element, role, false));
+      case 'mapType': {
+        const key = this.resolveType(node.key, role, false);
+        if (key.kind !== 'string' && key.kind !== 'number') {
+          this.report(diagnostic('badMapKey', node.key.span, [typeToString(key)]));
+        }
+        return mapOf(key, this.resolveType(node.value, role, false));
+      }
+      case 'objectType': {
+        const fields: ObjectField[] = [];
+        for (const field of node.fields) {
+          const name = field.name.name;
+          if (fields.some((f) => f.name === name)) {
+            this.report(diagnostic('duplicateField', field.name.span, [name, 'object type']));
+            continue;
+          }
+          fields.push({ name, optional: field.optional, type: this.resolveType(field.type, role, false) });
+        }
+        return objectOf(fields);
+      }
+      case 'referenceType': {
+        const collection = node.collection.name;
+        if (!this.declared.has(collection) && !this.warnedCollections.has(collection)) {
+          this.warnedCollections.add(collection);
+          this.report(diagnostic('unknownCollection', node.collection.span, [collection]));
+        }
+        return role === 'parameter' && topLevel ? recordOf(collection) : referenceTo(collection);
+      }
+      case 'recordType':
+        if (role === 'parameter' && topLevel) return recordOf(this.name);
+        this.report(diagnostic('recordAsFieldType', node.span, [this.name]));
+        return referenceTo(this.name);
+    }
+  }
+}
