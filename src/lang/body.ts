@@ -101,6 +101,10 @@ function syntaxErrorDiagnostic(error: unknown, start: number, end: number): Diag
   }
   if (error instanceof SyntaxError && typeof (error as { pos?: unknown }).pos === 'number') {
     const at = start + (error as SyntaxError & { pos: number }).pos;
+    if (error.message.startsWith('Not enough stack space')) {
+      // acorn's own guard against recursing too deeply (thousands of chained operators).
+      return diagnostic('nestingTooDeep', { start: at, end: at }, [MAX_TREE_DEPTH, 'statements and expressions']);
+    }
     // acorn appends "(line:column)" relative to the body; our renderer shows file coordinates.
     const message = error.message.replace(/ \(\d+:\d+\)$/, '');
     const readable = message.charAt(0).toLowerCase() + message.slice(1);
