@@ -129,6 +129,8 @@ function printBlock(head: string, block: BlockStatement, indent: string): string
 /** The body of `if`, `while`, `for`: a block after the head, or a single statement on the same line. */
 function printBody(head: string, body: Statement, indent: string): string[] {
   if (body.kind === 'block') return printBlock(head, body, indent);
+  // A declaration cannot stand alone as a body: keep its meaning with braces.
+  if (body.kind === 'variable') return printBlock(head, { kind: 'block', body: [body], span: body.span }, indent);
   const lines = printStatement(body, indent + INDENT);
   if (lines.length === 1) return [`${indent}${head} ${lines[0]!.trimStart()}`];
   return [indent + head, ...lines];
@@ -142,8 +144,9 @@ export function printStatement(statement: Statement, indent = ''): string[] {
       return [`${indent}${printVariable(statement)};`];
     case 'expressionStatement': {
       const text = printExpression(statement.expression);
-      // `{` at the start of a statement would open a block, not an object literal.
-      return [`${indent}${text.startsWith('{') ? `(${text})` : text};`];
+      // `{` at the start of a statement would open a block, and `let [` a declaration.
+      const ambiguous = text.startsWith('{') || /^let\s*\[/.test(text);
+      return [`${indent}${ambiguous ? `(${text})` : text};`];
     }
     case 'if':
       return printIf(statement, indent);
@@ -181,14 +184,17 @@ function printVariable(declaration: VariableDeclaration): string {
 }
 
 function printIf(statement: Extract<Statement, { kind: 'if' }>, indent: string): string[] {
-  const lines = printBody(`if (${printExpression(statement.test)})`, statement.consequent, indent);
   const alternate = statement.alternate;
+  let consequent = statement.consequent;
+  // `if (a) if (b) x; else y;` gives the `else` to the inner `if`: an outer `else` needs braces.
+  if (alternate !== null && endsWithOpenIf(consequent)) consequent = { kind: 'block', body: [consequent], span: consequent.span };
+  const lines = printBody(`if (${printExpression(statement.test)})`, consequent, indent);
   if (alternate === null) return lines;
   const elseLines =
     alternate.kind === 'if'
       ? printIf(alternate, indent).map((line, i) => (i === 0 ? `${indent}else ${line.trimStart()}` : line))
       : printBody('else', alternate, indent);
-  if (statement.consequent.kind === 'block') {
+  if (consequent.kind === 'block') {
     // `} else …` on the closing brace's line.
     lines[lines.length - 1] += ' ' + elseLines[0]!.trimStart();
     lines.push(...elseLines.slice(1));
@@ -196,6 +202,20 @@ function printIf(statement: Extract<Statement, { kind: 'if' }>, indent: string):
     lines.push(...elseLines);
   }
   return lines;
+}
+
+/** Whether an `else` written after `statement` would attach to an `if` inside it. */
+function endsWithOpenIf(statement: Statement): boolean {
+  switch (statement.kind) {
+    case 'if':
+      return statement.alternate === null || endsWithOpenIf(statement.alternate);
+    case 'while':
+    case 'for':
+    case 'forOf':
+      return endsWithOpenIf(statement.body);
+    default:
+      return false;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

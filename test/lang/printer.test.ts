@@ -99,6 +99,38 @@ describe('printExpression: minimum parentheses under JavaScript precedence', () 
   });
 });
 
+describe('printStatement: bodies without braces', () => {
+  const ifStatement = (test: string, consequent: Statement, alternate: Statement | null = null): Statement => ({
+    kind: 'if',
+    test: id(test),
+    consequent,
+    alternate,
+    span,
+  });
+  const x = statement(id('x'));
+  const y = statement(id('y'));
+
+  it('prints a single-statement body on the same line, and else on the next', () => {
+    expect(printStatement(ifStatement('a', x, y))).toEqual(['if (a) x;', 'else y;']);
+    expect(printStatement(ifStatement('a', x, ifStatement('b', y)))).toEqual(['if (a) x;', 'else if (b) y;']);
+  });
+
+  it('puts a nested if on its own indented lines', () => {
+    expect(printStatement(ifStatement('a', ifStatement('b', x, y)))).toEqual(['if (a)', '  if (b) x;', '  else y;']);
+  });
+
+  it('adds braces where an else would attach to an inner if', () => {
+    const whileOpenIf: Statement = { kind: 'while', test: id('c'), body: ifStatement('b', x), span };
+    expect(printStatement(ifStatement('a', ifStatement('b', x), y))).toEqual(['if (a) {', '  if (b) x;', '} else y;']);
+    expect(printStatement(ifStatement('a', whileOpenIf, y))).toEqual(['if (a) {', '  while (c) if (b) x;', '} else y;']);
+  });
+
+  it('adds braces around a declaration used as a body', () => {
+    const declaration: Statement = { kind: 'variable', declarationKind: 'let', name: { kind: 'identifier', name: 'v', span }, init: null, span };
+    expect(printStatement({ kind: 'while', test: id('a'), body: declaration, span })).toEqual(['while (a) {', '  let v;', '}']);
+  });
+});
+
 describe('literals', () => {
   it('prints numbers in their shortest round-trip form', () => {
     expect(printNumber(1e21)).toBe('1e+21');
@@ -213,6 +245,30 @@ describe('print: canonical layout', () => {
         "      throw error('no');",
         '    }',
         '    return;',
+        '  }',
+        '}',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('prints types: nested objects, maps of objects, references and arrays', () => {
+    const text = `collection T { m: map<string, {a: string; b?: map<number, User[]>;}>; e: {}; @read @call() k: PublicKey[];
+      f(r: record, u?: User): {x: bytes;} { return {x: 'AA=='}; } }`;
+    expect(canonical(text)).toBe(
+      [
+        'collection T {',
+        '  m: map<string, {',
+        '    a: string;',
+        '    b?: map<number, User[]>;',
+        '  }>;',
+        '  e: {};',
+        '  @read @call() k: PublicKey[];',
+        '',
+        '  f (r: record, u?: User): {',
+        '    x: bytes;',
+        '  } {',
+        "    return { x: 'AA==' };",
         '  }',
         '}',
         '',

@@ -31,6 +31,20 @@ describe('parse(print(ast)) gives back ast', () => {
   });
 });
 
+describe('printed bodies where `/` follows a postfix update or a keyword-named member', () => {
+  // The printer writes `a++ / 2` and `a.new / 2`; the lexer must read that `/` as a division, not
+  // as the start of a regular expression that swallows the rest of the line.
+  it.each([
+    "collection A { f () { x = a++ / 2; y = '/'; } }",
+    'collection A { f () { x = a-- / 2; if (b) { c = 1 / 2; } } }',
+    "collection A { f () { x = a.new / 2; y = '/'; } }",
+    "collection A { f () { x = a.return / b.delete / 2; y = '/'; } }",
+  ])('%s', (text) => {
+    const program = parseClean(text);
+    expect(stripSpans(parseClean(print(program)))).toEqual(stripSpans(program));
+  });
+});
+
 function polylangFiles(directory: string): string[] {
   const entries = readdirSync(directory, { withFileTypes: true, recursive: true });
   return entries
