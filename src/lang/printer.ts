@@ -374,7 +374,6 @@ export function printNumber(value: number): string {
 
 const SIMPLE_ESCAPES: Record<string, string> = {
   '\\': '\\\\',
-  "'": "\\'",
   '\n': '\\n',
   '\r': '\\r',
   '\t': '\\t',
@@ -383,15 +382,24 @@ const SIMPLE_ESCAPES: Record<string, string> = {
   '\v': '\\v',
 };
 
-/** A single-quoted literal whose cooked value is exactly `value`. */
+/**
+ * A string literal whose cooked value is exactly `value`: single-quoted, unless the text has more
+ * single quotes than double quotes (then double-quoted, as Prettier does). Besides reading better,
+ * this keeps `"it's"` free of escapes, which Polylang 0.6 did not understand.
+ */
 export function printString(value: string): string {
-  let out = "'";
+  const singles = value.split("'").length - 1;
+  const doubles = value.split('"').length - 1;
+  const quote = singles > doubles ? '"' : "'";
+  let out = quote;
   for (let i = 0; i < value.length; i++) {
     const char = value[i]!;
     const code = value.charCodeAt(i);
     const simple = SIMPLE_ESCAPES[char];
     if (simple !== undefined) {
       out += simple;
+    } else if (char === quote) {
+      out += '\\' + quote;
     } else if (code >= 0xd800 && code <= 0xdbff && isLowSurrogate(value.charCodeAt(i + 1))) {
       out += char + value[i + 1]!; // a well-formed pair stays as written
       i++;
@@ -401,7 +409,7 @@ export function printString(value: string): string {
       out += char;
     }
   }
-  return out + "'";
+  return out + quote;
 }
 
 function isLowSurrogate(code: number): boolean {

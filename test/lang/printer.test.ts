@@ -142,7 +142,10 @@ describe('literals', () => {
   });
 
   it('prints strings single-quoted, escaping what would not read back', () => {
-    expect(printString("it's")).toBe("'it\\'s'");
+    expect(printString('plain')).toBe("'plain'");
+    expect(printString("it's")).toBe('"it\'s"');
+    expect(printString(`it's "x"`)).toBe(`'it\\'s "x"'`);
+    expect(printString(`'a' "b" 'c'`)).toBe(`"'a' \\"b\\" 'c'"`);
     expect(printString('a\\b')).toBe("'a\\\\b'");
     expect(printString('a\nb\tc')).toBe("'a\\nb\\tc'");
     expect(printString('\u0000\u001f\u007f')).toBe("'\\u0000\\u001f\\u007f'");
@@ -153,7 +156,7 @@ describe('literals', () => {
   });
 
   it('prints strings that JavaScript reads back to the same value', () => {
-    for (const value of ["it's", 'a\\b\n', '\0' + '1', '\ud83d', '\ude00\ud83d', '😀', '\r\n\v\f\b']) {
+    for (const value of ["it's", `'"'`, `"'"`, 'a\\b\n', '\0' + '1', '\ud83d', '\ude00\ud83d', '😀', '\r\n\v\f\b']) {
       // The printed literal is valid JavaScript whose value is the original string.
       expect(readJsString(printString(value))).toBe(value);
     }

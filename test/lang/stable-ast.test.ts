@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { parse } from '../../src/lang/parse.ts';
+import { print } from '../../src/lang/printer.ts';
 import { SourceFile } from '../../src/lang/source.ts';
 import { toStableAst } from '../../src/lang/stable-ast.ts';
 
@@ -282,6 +283,26 @@ describe('toStableAst matches @polybase/polylang@0.6.0', () => {
       compared++;
     }
     expect(compared).toBeGreaterThan(0);
+  });
+
+  it('still matches after formatting: printed Polylang schemas stay Polylang schemas', async () => {
+    const withoutCode = (stable: unknown): string =>
+      JSON.stringify(stable, (key, value: unknown) => (key === 'code' ? undefined : value));
+    const directory = new URL('../../fixtures/schemas/', import.meta.url);
+    const texts = [
+      ...Object.values(schemas),
+      ...readdirSync(directory)
+        .filter((name) => name.endsWith('.polylang'))
+        .map((name) => readFileSync(new URL(name, directory), 'utf8')),
+    ];
+    for (const code of texts) {
+      const original = await polylangStableAst(code, 'ns');
+      const printed = print(parse(code).program!);
+      const reprinted = await polylangStableAst(printed, 'ns').catch((error: Error) => {
+        throw new Error(`Polylang 0.6 rejects the printed schema: ${error.message}\n${printed}`);
+      });
+      expect(withoutCode(reprinted)).toBe(withoutCode(original));
+    }
   });
 
   it('accepts the source as a plain string', () => {
