@@ -6,6 +6,7 @@ import { printRows, type BenchRow, type Suite } from './harness.ts';
 
 const suites: Record<string, () => Promise<{ default: Suite }>> = {
   // name: () => import('./name.ts'),
+  lang: () => import('./lang.ts'),
   auth: () => import('./auth.ts'),
 };
 

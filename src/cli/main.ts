@@ -1,5 +1,6 @@
 // `vellum`: the command line. Each command lives in its own file and registers itself here.
 import { Command } from 'commander';
+import { registerCheck } from './check.ts';
 import { registerSign } from './sign.ts';
 
 const program = new Command();
@@ -14,6 +15,7 @@ program
   });
 
 // Commands (one line each):
+registerCheck(program);
 registerSign(program);
 
 await program.parseAsync(process.argv);

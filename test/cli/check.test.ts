@@ -109,7 +109,9 @@ describe('directories', () => {
   test('the whole fixtures/schemas folder is valid', () => {
     const count = loadFixtures('schemas').length;
     const { status, stdout } = vellumCheck('fixtures/schemas');
-    expect(stdout).toBe(`no errors in ${count} files\n`);
+    // Warnings (a reference to a collection declared in another file) are printed but do not fail.
+    expect(stdout.trimEnd().split('\n').at(-1)).toMatch(new RegExp(`^no errors in ${count} files(, \\d+ warnings?)?$`));
+    expect(stdout).not.toContain(': error ');
     expect(status).toBe(0);
   });
 

@@ -12,6 +12,7 @@ export type RejectionReason = 'both' | 'polybase-runtime';
 export interface FixtureHeaders {
   about?: string;
   source?: string;
+  note?: string;
   extension?: string;
   /** The diagnostic code the first error must carry (fixtures/rejected only). */
   expect?: string;
@@ -57,6 +58,7 @@ export function parseHeaders(text: string, name = '<text>'): FixtureHeaders {
     switch (key) {
       case 'about':
       case 'source':
+      case 'note':
       case 'extension':
       case 'expect':
         headers[key] = value;
