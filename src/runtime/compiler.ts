@@ -1,0 +1,853 @@
+// The compiler from function bodies (AST) to closures. A resolver pass runs as part of compilation:
+// every variable becomes a slot index in its function's frame, so a read is `frame.slots[i]`, and a
+// use before its declaration (JavaScript's temporal dead zone) is known statically.
+//
+// Each statement pays its gas on entry: one for the statement and one per expression node in it
+// (loops pay their test and update on every iteration), so metering is one subtraction per
+// statement. Calls of built-ins and allocations pay more, by size, where they happen.
+
+import {
+  lookupGlobal,
+  lookupNamespace,
+  printExpression,
+  type AssignmentExpression,
+  type BinaryExpression,
+  type BlockStatement,
+  type CallExpression,
+  type Expression,
+  type FunctionDeclaration,
+  type MemberExpression,
+  type Statement,
+  type UnaryExpression,
+  type UpdateExpression,
+  type VariableDeclaration,
+} from '../lang/index.ts';
+import { runtimeBuiltins, type RuntimeBuiltin } from './builtins.ts';
+import { RuntimeFault, describeValue, jsFault, limitFault } from './errors.ts';
+import { GAS } from './limits.ts';
+import {
+  add,
+  compare,
+  deleteIndex,
+  getIndex,
+  getMember,
+  looseEquals,
+  numeric,
+  setIndex,
+  strictEquals,
+  toNumeric,
+  type NumericOperator,
+} from './operations.ts';
+import { charge, outOfGas, type ExecState } from './state.ts';
+import { PublicKey, kindOf, newObject, type RuntimeObject } from './values.ts';
+
+export const NORMAL = 0;
+export const BREAK = 1;
+export const CONTINUE = 2;
+export const RETURN = 3;
+
+export class Frame {
+  ret: unknown = undefined;
+  constructor(
+    readonly self: RuntimeObject,
+    readonly st: ExecState,
+    readonly slots: unknown[],
+  ) {}
+}
+
+export type Eval = (f: Frame) => unknown;
+export type Exec = (f: Frame) => number;
+
+export interface CompiledFunction {
+  name: string;
+  declaration: FunctionDeclaration;
+  parameterCount: number;
+  slotCount: number;
+  body: Exec;
+}
+
+/** Calls a function of the collection on `self` (the entry call and `this.f(...)`). */
+export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction, args: readonly unknown[]): unknown {
+  if (st.depth >= st.limits.maxCallDepth) {
+    throw limitFault(`call depth limit exceeded: more than ${st.limits.maxCallDepth} nested calls of collection functions`);
+  }
+  if ((st.gas -= GAS.call) < 0) throw outOfGas(st);
+  const slots = new Array<unknown>(fn.slotCount).fill(undefined);
+  const n = Math.min(args.length, fn.parameterCount);
+  for (let i = 0; i < n; i++) slots[i] = args[i];
+  const frame = new Frame(self, st, slots);
+  const caller = st.span;
+  st.depth++;
+  const completion = fn.body(frame);
+  st.depth--;
+  st.span = caller;
+  return completion === RETURN ? frame.ret : undefined;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Static gas: nodes per expression
+
+function nodes(e: Expression | null): number {
+  if (e === null) return 0;
+  switch (e.kind) {
+    case 'number':
+    case 'string':
+    case 'boolean':
+    case 'null':
+    case 'identifierExpression':
+    case 'this':
+      return GAS.node;
+    case 'arrayLiteral':
+      return GAS.node + e.elements.length * GAS.element + e.elements.reduce((sum, x) => sum + nodes(x), 0);
+    case 'objectLiteral':
+      return GAS.node + e.properties.length * GAS.key + e.properties.reduce((sum, p) => sum + nodes(p.value), 0);
+    case 'member':
+      return GAS.node + nodes(e.object);
+    case 'index':
+      return GAS.node + nodes(e.object) + nodes(e.index);
+    case 'call':
+      return GAS.node + nodes(e.callee) + e.arguments.reduce((sum, x) => sum + nodes(x), 0);
+    case 'unary':
+    case 'update':
+      return GAS.node + nodes(e.argument);
+    case 'binary':
+    case 'logical':
+      return GAS.node + nodes(e.left) + nodes(e.right);
+    case 'conditional':
+      return GAS.node + nodes(e.test) + nodes(e.consequent) + nodes(e.alternate);
+    case 'assignment':
+      return GAS.node + nodes(e.target) + nodes(e.value);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scopes
+
+interface Binding {
+  slot: number;
+  constant: boolean;
+  initialized: boolean;
+}
+
+class Scope {
+  readonly names = new Map<string, Binding>();
+  constructor(readonly parent: Scope | null) {}
+
+  lookup(name: string): Binding | undefined {
+    for (let scope: Scope | null = this; scope; scope = scope.parent) {
+      const binding = scope.names.get(name);
+      if (binding) return binding;
+    }
+    return undefined;
+  }
+}
+
+/** Gas-free constant reads: a built-in constant's value computed once. */
+function builtinConstant(builtin: RuntimeBuiltin): unknown {
+  return builtin.call({ gas: Infinity } as ExecState, undefined, []); // constants cost nothing to compute
+}
+
+/** Namespaces used as values (`let m = Math;`): their constants, nothing callable. */
+const namespaceValues: Record<string, RuntimeObject> = (() => {
+  const values: Record<string, RuntimeObject> = {};
+  for (const [name, id] of [['Math', 'Math'], ['Object', 'Object'], ['Number', 'Number']] as const) {
+    const object = newObject();
+    for (const builtin of runtimeBuiltins.values()) {
+      if (builtin.entry.receiver === id && builtin.entry.kind === 'constant') {
+        object[builtin.entry.name] = builtinConstant(builtin);
+      }
+    }
+    values[name] = Object.freeze(object);
+  }
+  return values;
+})();
+
+function fault(message: string): Eval {
+  return () => {
+    throw jsFault(message);
+  };
+}
+
+function constant(value: unknown): Eval {
+  return () => value;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The compiler of one function
+
+export class FunctionCompiler {
+  private nextSlot = 0;
+  private scope: Scope;
+
+  constructor(
+    private readonly functions: ReadonlyMap<string, CompiledFunction>,
+    private readonly declaration: FunctionDeclaration,
+  ) {
+    this.scope = new Scope(null);
+    for (const parameter of declaration.parameters) {
+      this.scope.names.set(parameter.name.name, { slot: this.nextSlot++, constant: false, initialized: true });
+    }
+  }
+
+  compile(target: CompiledFunction): void {
+    target.body = this.block(this.declaration.body);
+    target.slotCount = this.nextSlot;
+    target.parameterCount = this.declaration.parameters.length;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Statements
+
+  private withScope<T>(statements: readonly Statement[], build: () => T): T {
+    const outer = this.scope;
+    this.scope = new Scope(outer);
+    for (const statement of statements) {
+      if (statement.kind === 'variable' && !this.scope.names.has(statement.name.name)) {
+        this.scope.names.set(statement.name.name, {
+          slot: this.nextSlot++,
+          constant: statement.declarationKind === 'const',
+          initialized: false,
+        });
+      }
+    }
+    try {
+      return build();
+    } finally {
+      this.scope = outer;
+    }
+  }
+
+  private block(block: BlockStatement): Exec {
+    return this.withScope(block.body, () => sequence(block.body.map((s) => this.statement(s))));
+  }
+
+  /** A statement in a position that is not a block (`if (x) y = 1;`): its own scope. */
+  private nested(statement: Statement): Exec {
+    if (statement.kind === 'block') return this.block(statement);
+    return this.withScope([statement], () => this.statement(statement));
+  }
+
+  private statement(s: Statement): Exec {
+    switch (s.kind) {
+      case 'block':
+        return this.block(s);
+      case 'variable':
+        return this.variable(s);
+      case 'expressionStatement': {
+        const run = this.expression(s.expression);
+        const cost = GAS.statement + nodes(s.expression);
+        const span = s.span;
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          run(f);
+          return NORMAL;
+        };
+      }
+      case 'if': {
+        const test = this.expression(s.test);
+        const consequent = this.nested(s.consequent);
+        const alternate = s.alternate ? this.nested(s.alternate) : null;
+        const cost = GAS.statement + nodes(s.test);
+        const span = s.span;
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          if (test(f)) return consequent(f);
+          return alternate ? alternate(f) : NORMAL;
+        };
+      }
+      case 'while': {
+        const test = this.expression(s.test);
+        const body = this.nested(s.body);
+        const cost = GAS.statement + nodes(s.test);
+        const span = s.span;
+        return (f) => {
+          const st = f.st;
+          for (;;) {
+            if ((st.gas -= cost) < 0) throw outOfGas(st);
+            st.span = span;
+            if (!test(f)) return NORMAL;
+            const completion = body(f);
+            if (completion === BREAK) return NORMAL;
+            if (completion === RETURN) return RETURN;
+          }
+        };
+      }
+      case 'for':
+        return this.forStatement(s);
+      case 'forOf':
+        return this.forOf(s);
+      case 'break':
+      case 'continue': {
+        const completion = s.kind === 'break' ? BREAK : CONTINUE;
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
+          return completion;
+        };
+      }
+      case 'return': {
+        const argument = s.argument ? this.expression(s.argument) : constant(undefined);
+        const cost = GAS.statement + nodes(s.argument);
+        const span = s.span;
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          f.ret = argument(f);
+          return RETURN;
+        };
+      }
+      case 'throw': {
+        const argument = this.expression(s.argument);
+        const cost = GAS.statement + nodes(s.argument);
+        const span = s.span;
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          const value = argument(f);
+          throw new RuntimeFault(
+            'function/javascript-exception',
+            `JavaScript exception error: ${typeof value === 'string' ? value : describeValue(value, 1000)}`,
+          );
+        };
+      }
+    }
+  }
+
+  private variable(s: VariableDeclaration): Exec {
+    const binding = this.scope.names.get(s.name.name);
+    const cost = GAS.statement + nodes(s.init);
+    const span = s.span;
+    if (!binding || binding.initialized) {
+      return () => {
+        throw jsFault(`Identifier '${s.name.name}' has already been declared`);
+      };
+    }
+    const init = s.init ? this.expression(s.init) : constant(undefined);
+    binding.initialized = true;
+    const slot = binding.slot;
+    return (f) => {
+      const st = f.st;
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.span = span;
+      f.slots[slot] = init(f);
+      return NORMAL;
+    };
+  }
+
+  private forStatement(s: Extract<Statement, { kind: 'for' }>): Exec {
+    const headerDeclarations = s.init && s.init.kind === 'variable' ? [s.init] : [];
+    return this.withScope(headerDeclarations, () => {
+      const init: Exec | null =
+        s.init === null
+          ? null
+          : s.init.kind === 'variable'
+            ? this.variable(s.init)
+            : this.statement({ kind: 'expressionStatement', expression: s.init, span: s.init.span });
+      const test = s.test ? this.expression(s.test) : null;
+      const update = s.update ? this.expression(s.update) : null;
+      const body = this.nested(s.body);
+      const cost = GAS.statement + nodes(s.test) + nodes(s.update);
+      const span = s.span;
+      return (f) => {
+        const st = f.st;
+        if (init) init(f);
+        for (;;) {
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          if (test && !test(f)) return NORMAL;
+          const completion = body(f);
+          if (completion === BREAK) return NORMAL;
+          if (completion === RETURN) return RETURN;
+          if (update) update(f);
+        }
+      };
+    });
+  }
+
+  private forOf(s: Extract<Statement, { kind: 'forOf' }>): Exec {
+    const iterable = this.expression(s.iterable);
+    const declaration: VariableDeclaration = {
+      kind: 'variable',
+      declarationKind: s.declarationKind,
+      name: s.name,
+      init: null,
+      span: s.name.span,
+    };
+    return this.withScope([declaration], () => {
+      const binding = this.scope.names.get(s.name.name)!;
+      binding.initialized = true;
+      const slot = binding.slot;
+      const body = this.nested(s.body);
+      const cost = GAS.statement + nodes(s.iterable);
+      const span = s.span;
+      const source = printExpression(s.iterable);
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.span = span;
+        const value = iterable(f);
+        let items: readonly unknown[];
+        let live = false;
+        if (Array.isArray(value)) {
+          items = value;
+          live = true; // like JavaScript's array iterator: sees elements pushed during the loop
+        } else if (typeof value === 'string') {
+          charge(st, Math.floor(value.length / GAS.charsPerGas));
+          items = Array.from(value);
+        } else if (value instanceof Uint8Array) {
+          items = Array.from(value);
+        } else if (typeof value === 'object' && value !== null && !(value instanceof PublicKey)) {
+          // A map gives its values.
+          const keys = Object.keys(value);
+          charge(st, keys.length);
+          items = keys.map((k) => (value as RuntimeObject)[k]);
+        } else {
+          throw jsFault(`${source} is not iterable`);
+        }
+        const count = live ? Infinity : items.length;
+        for (let i = 0; i < count && i < items.length; i++) {
+          if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
+          st.span = span;
+          f.slots[slot] = items[i];
+          const completion = body(f);
+          if (completion === BREAK) return NORMAL;
+          if (completion === RETURN) return RETURN;
+        }
+        return NORMAL;
+      };
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Expressions
+
+  private expression(e: Expression): Eval {
+    switch (e.kind) {
+      case 'number':
+      case 'string':
+      case 'boolean':
+        return constant(e.value);
+      case 'null':
+        return constant(null);
+      case 'this':
+        return (f) => f.self;
+      case 'identifierExpression':
+        return this.identifier(e.name);
+      case 'arrayLiteral': {
+        const elements = e.elements.map((x) => this.expression(x));
+        return (f) => elements.map((element) => element(f));
+      }
+      case 'objectLiteral': {
+        const keys = e.properties.map((p) => p.key.name);
+        const values = e.properties.map((p) => this.expression(p.value));
+        return (f) => {
+          const object = newObject();
+          for (let i = 0; i < keys.length; i++) object[keys[i]!] = values[i]!(f);
+          return object;
+        };
+      }
+      case 'member':
+        return this.member(e);
+      case 'index': {
+        const object = this.expression(e.object);
+        const index = this.expression(e.index);
+        return (f) => getIndex(f.st, object(f), index(f));
+      }
+      case 'call':
+        return this.call(e);
+      case 'unary':
+        return this.unary(e);
+      case 'update':
+        return this.update(e);
+      case 'binary':
+        return this.binary(e);
+      case 'logical': {
+        const left = this.expression(e.left);
+        const right = this.expression(e.right);
+        switch (e.operator) {
+          case '&&':
+            return (f) => left(f) && right(f);
+          case '||':
+            return (f) => left(f) || right(f);
+          case '??':
+            return (f) => left(f) ?? right(f);
+        }
+        break;
+      }
+      case 'conditional': {
+        const test = this.expression(e.test);
+        const consequent = this.expression(e.consequent);
+        const alternate = this.expression(e.alternate);
+        return (f) => (test(f) ? consequent(f) : alternate(f));
+      }
+      case 'assignment':
+        return this.assignment(e);
+    }
+    return fault(`unsupported expression`);
+  }
+
+  private identifier(name: string): Eval {
+    const binding = this.scope.lookup(name);
+    if (binding) {
+      if (!binding.initialized) return fault(`Cannot access '${name}' before initialization`);
+      const slot = binding.slot;
+      return (f) => f.slots[slot];
+    }
+    if (name === 'undefined') return constant(undefined);
+    const namespace = lookupNamespace(name);
+    if (namespace === 'ctx') return (f) => f.st.ctx;
+    if (namespace) return constant(namespaceValues[name]);
+    const global = lookupGlobal(name);
+    if (global) {
+      const builtin = runtimeBuiltins.get(global.id);
+      if (global.kind === 'constant' && builtin) return constant(builtinConstant(builtin));
+      return fault(`${name} is a function and cannot be used as a value; call it`);
+    }
+    return fault(`${name} is not defined`);
+  }
+
+  /** The namespace an expression names, when it is `Math`, `ctx`… and not shadowed by a variable. */
+  private namespaceOf(e: Expression): string | undefined {
+    if (e.kind !== 'identifierExpression' || this.scope.lookup(e.name)) return undefined;
+    return lookupNamespace(e.name);
+  }
+
+  private member(e: MemberExpression): Eval {
+    const name = e.property.name;
+    if (e.object.kind === 'this') return (f) => f.self[name];
+    const namespace = this.namespaceOf(e.object);
+    if (namespace) {
+      const builtin = runtimeBuiltins.get(`${namespace}.${name}`);
+      if (!builtin) return constant(undefined);
+      if (builtin.entry.kind === 'constant') return constant(builtinConstant(builtin));
+      if (builtin.entry.kind === 'property') {
+        const call = builtin.call;
+        return (f) => call(f.st, f.st.ctx, []);
+      }
+      return fault(`${printExpression(e)} is a function and cannot be used as a value; call it`);
+    }
+    const object = this.expression(e.object);
+    return (f) => getMember(object(f), name);
+  }
+
+  private call(e: CallExpression): Eval {
+    const args = e.arguments.map((a) => this.expression(a));
+    const evalArgs = (f: Frame): unknown[] => {
+      const values = new Array<unknown>(args.length);
+      for (let i = 0; i < args.length; i++) values[i] = args[i]!(f);
+      return values;
+    };
+    const callee = e.callee;
+    const calleeText = printExpression(callee);
+
+    if (callee.kind === 'identifierExpression') {
+      if (this.scope.lookup(callee.name)) {
+        const read = this.identifier(callee.name);
+        return (f) => {
+          read(f);
+          throw jsFault(`${callee.name} is not a function`);
+        };
+      }
+      const global = lookupGlobal(callee.name);
+      const builtin = global && global.kind === 'function' ? runtimeBuiltins.get(global.id) : undefined;
+      if (!builtin) {
+        return fault(global ? `${callee.name} is not a function` : `${callee.name} is not defined`);
+      }
+      const call = builtin.call;
+      return (f) => call(f.st, undefined, evalArgs(f));
+    }
+
+    if (callee.kind === 'member') {
+      const name = callee.property.name;
+      if (callee.object.kind === 'this') {
+        const target = this.functions.get(name);
+        if (target) return (f) => invoke(f.st, f.self, target, evalArgs(f));
+        return (f) => {
+          evalArgs(f);
+          throw jsFault(`${calleeText} is not a function`);
+        };
+      }
+      const namespace = this.namespaceOf(callee.object);
+      if (namespace) {
+        const builtin = runtimeBuiltins.get(`${namespace}.${name}`);
+        if (!builtin || builtin.entry.kind !== 'function') return fault(`${calleeText} is not a function`);
+        const call = builtin.call;
+        return (f) => call(f.st, undefined, evalArgs(f));
+      }
+      return this.methodCall(callee, evalArgs, calleeText);
+    }
+
+    const evaluateCallee = this.expression(callee);
+    return (f) => {
+      evaluateCallee(f);
+      throw jsFault(`${calleeText} is not a function`);
+    };
+  }
+
+  private methodCall(callee: MemberExpression, evalArgs: (f: Frame) => unknown[], calleeText: string): Eval {
+    const name = callee.property.name;
+    const object = this.expression(callee.object);
+    const method = (receiver: string) => {
+      const builtin = runtimeBuiltins.get(`${receiver}.${name}`);
+      return builtin && builtin.entry.kind === 'method' ? builtin.call : undefined;
+    };
+    const onString = method('string');
+    const onNumber = method('number');
+    const onArray = method('array');
+    const onPublicKey = method('publicKey');
+    return (f) => {
+      const receiver = object(f);
+      if (receiver === undefined || receiver === null) {
+        throw jsFault(`Cannot read properties of ${String(receiver)} (reading '${name}')`);
+      }
+      const args = evalArgs(f);
+      const call =
+        typeof receiver === 'string'
+          ? onString
+          : typeof receiver === 'number'
+            ? onNumber
+            : Array.isArray(receiver)
+              ? onArray
+              : receiver instanceof PublicKey
+                ? onPublicKey
+                : undefined;
+      if (!call) throw jsFault(`${calleeText} is not a function (it is called on ${kindOf(receiver)})`);
+      return call(f.st, receiver, args);
+    };
+  }
+
+  private unary(e: UnaryExpression): Eval {
+    if (e.operator === 'delete') {
+      const target = e.argument;
+      if (target.kind === 'member' || target.kind === 'index') {
+        const object = this.expression(target.object);
+        const key = target.kind === 'member' ? constant(target.property.name) : this.expression(target.index);
+        return (f) => deleteIndex(object(f), key(f));
+      }
+      const argument = this.expression(target);
+      return (f) => {
+        argument(f);
+        return true;
+      };
+    }
+    const argument = this.expression(e.argument);
+    switch (e.operator) {
+      case '!':
+        return (f) => !argument(f);
+      case '-':
+        return (f) => {
+          const v = argument(f);
+          return typeof v === 'number' ? -v : -toNumeric(v, '-');
+        };
+      case '+':
+        return (f) => toNumeric(argument(f), '+');
+      case '~':
+        return (f) => ~toNumeric(argument(f), '~');
+    }
+  }
+
+  private binary(e: BinaryExpression): Eval {
+    const left = this.expression(e.left);
+    const right = this.expression(e.right);
+    const operator = e.operator;
+    switch (operator) {
+      case '+':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b);
+        };
+      case '-':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
+        };
+      case '*':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' && typeof b === 'number' ? a * b : numeric('*', a, b);
+        };
+      case '/':
+      case '%':
+      case '**':
+      case '&':
+      case '|':
+      case '^':
+      case '<<':
+      case '>>':
+      case '>>>':
+        return (f) => numeric(operator, left(f), right(f));
+      case '<':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' && typeof b === 'number' ? a < b : compare(f.st, '<', a, b);
+        };
+      case '<=':
+      case '>':
+      case '>=':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          if (typeof a === 'number' && typeof b === 'number') {
+            return operator === '<=' ? a <= b : operator === '>' ? a > b : a >= b;
+          }
+          return compare(f.st, operator, a, b);
+        };
+      case '===':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' ? a === b : strictEquals(f.st, a, b);
+        };
+      case '!==':
+        return (f) => {
+          const a = left(f);
+          const b = right(f);
+          return typeof a === 'number' ? a !== b : !strictEquals(f.st, a, b);
+        };
+      case '==':
+        return (f) => looseEquals(f.st, left(f), right(f));
+      case '!=':
+        return (f) => !looseEquals(f.st, left(f), right(f));
+    }
+  }
+
+  private assignment(e: AssignmentExpression): Eval {
+    const value = this.expression(e.value);
+    const combine = compoundOperator(e.operator);
+    const target = e.target;
+
+    if (target.kind === 'identifierExpression') {
+      const binding = this.scope.lookup(target.name);
+      if (!binding) {
+        return fault(
+          lookupNamespace(target.name) || lookupGlobal(target.name) || target.name === 'undefined'
+            ? `Cannot assign to ${target.name}`
+            : `${target.name} is not defined`,
+        );
+      }
+      if (!binding.initialized) return fault(`Cannot access '${target.name}' before initialization`);
+      if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
+      const slot = binding.slot;
+      if (!combine) return (f) => (f.slots[slot] = value(f));
+      return (f) => (f.slots[slot] = combine(f.st, f.slots[slot], value(f)));
+    }
+
+    if (target.kind === 'member' && this.namespaceOf(target.object)) {
+      return fault(`Cannot assign to ${printExpression(target)}`);
+    }
+    const object = this.expression(target.object);
+    const key = target.kind === 'member' ? constant(target.property.name) : this.expression(target.index);
+    if (target.kind === 'member' && target.object.kind === 'this' && !combine) {
+      const name = target.property.name;
+      return (f) => {
+        const self = f.self;
+        const v = value(f);
+        if (!(name in self)) setIndex(f.st, self, name, v);
+        else self[name] = v;
+        return v;
+      };
+    }
+    if (!combine) {
+      return (f) => {
+        const o = object(f);
+        const k = key(f);
+        const v = value(f);
+        setIndex(f.st, o, k, v);
+        return v;
+      };
+    }
+    return (f) => {
+      const o = object(f);
+      const k = key(f);
+      const v = combine(f.st, getIndex(f.st, o, k), value(f));
+      setIndex(f.st, o, k, v);
+      return v;
+    };
+  }
+
+  private update(e: UpdateExpression): Eval {
+    const delta = e.operator === '++' ? 1 : -1;
+    const prefix = e.prefix;
+    const target = e.argument;
+    if (target.kind === 'identifierExpression') {
+      const binding = this.scope.lookup(target.name);
+      if (!binding) return fault(`${target.name} is not defined`);
+      if (!binding.initialized) return fault(`Cannot access '${target.name}' before initialization`);
+      if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
+      const slot = binding.slot;
+      return (f) => {
+        const current = f.slots[slot];
+        const old = typeof current === 'number' ? current : toNumeric(current, e.operator);
+        const next = old + delta;
+        f.slots[slot] = next;
+        return prefix ? next : old;
+      };
+    }
+    if (target.kind === 'member' || target.kind === 'index') {
+      const object = this.expression(target.object);
+      const key = target.kind === 'member' ? constant(target.property.name) : this.expression(target.index);
+      return (f) => {
+        const o = object(f);
+        const k = key(f);
+        const old = toNumeric(getIndex(f.st, o, k), e.operator);
+        const next = old + delta;
+        setIndex(f.st, o, k, next);
+        return prefix ? next : old;
+      };
+    }
+    return fault(`Invalid left-hand side expression in ${prefix ? 'prefix' : 'postfix'} operation`);
+  }
+}
+
+type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
+
+function compoundOperator(operator: AssignmentExpression['operator']): Combine | null {
+  switch (operator) {
+    case '=':
+      return null;
+    case '+=':
+      return (st, a, b) => (typeof a === 'number' && typeof b === 'number' ? a + b : add(st, a, b));
+    case '-=':
+    case '*=':
+    case '/=':
+    case '%=':
+    case '**=': {
+      const op = operator.slice(0, -1) as NumericOperator;
+      return (_st, a, b) => numeric(op, a, b);
+    }
+  }
+}
+
+function sequence(statements: Exec[]): Exec {
+  switch (statements.length) {
+    case 0:
+      return () => NORMAL;
+    case 1:
+      return statements[0]!;
+    case 2: {
+      const [a, b] = statements as [Exec, Exec];
+      return (f) => {
+        const completion = a(f);
+        return completion !== NORMAL ? completion : b(f);
+      };
+    }
+    default:
+      return (f) => {
+        for (let i = 0; i < statements.length; i++) {
+          const completion = statements[i]!(f);
+          if (completion !== NORMAL) return completion;
+        }
+        return NORMAL;
+      };
+  }
+}

@@ -1,0 +1,313 @@
+// execute(collection, function, snapshot, args, ctx, limits) → transition, as a pure function: the
+// snapshot and the arguments are never modified (they are converted into fresh runtime values), and
+// any failure returns a typed error and no changes.
+
+import type { Parameter } from '../lang/index.ts';
+import type { CompiledCollection } from './collection.ts';
+import { invoke } from './compiler.ts';
+import { RuntimeFault, invalidArgs, type RuntimeError } from './errors.ts';
+import { resolveLimits, type ExecutionLimits } from './limits.ts';
+import { ExecState } from './state.ts';
+import { PublicKey, deepFreeze, newObject, publicKeyFrom, recordCollectionOf, tagRecord, type RuntimeObject } from './values.ts';
+import {
+  ConversionError,
+  fieldsFromWire,
+  fieldsToWire,
+  genericFromWire,
+  genericToWire,
+  lastSegment,
+  typeText,
+  valueFromWire,
+  valueToWire,
+  wireEquals,
+  type JsonValue,
+  type WireRecord,
+} from './wire.ts';
+
+/** What the caller knows about the request. */
+export interface ExecutionContext {
+  /** The signer's key (a PublicKey, its JWK or its `0x` hex form); absent on an unsigned request. */
+  publicKey?: PublicKey | object | string | undefined;
+}
+
+/**
+ * A record argument as the caller (the service) passes it: the reference the client sent, with the
+ * record it loaded. `recordArguments()` lists which references a call needs.
+ */
+export interface RecordArgument {
+  collectionId: string;
+  id: string;
+  data: WireRecord;
+}
+
+export interface ChangedRecord {
+  collectionId: string;
+  id: string;
+  record: WireRecord;
+}
+
+export interface Transition {
+  /** The record after the call, in wire form; null when the call deleted it (`selfdestruct()`). */
+  record: WireRecord | null;
+  deleted: boolean;
+  /** Other records of this collection that the call changed (record arguments), in wire form. */
+  changed: ChangedRecord[];
+  /** The function's return value in wire form; undefined when it returned nothing. */
+  returnValue: JsonValue | undefined;
+  gasUsed: number;
+}
+
+export type ExecuteResult =
+  | { ok: true; transition: Transition }
+  | { ok: false; error: RuntimeError; gasUsed: number };
+
+const MAX_ARGUMENTS = 1000;
+
+export function execute(
+  collection: CompiledCollection,
+  functionName: string,
+  snapshot: WireRecord | null | undefined,
+  args: readonly unknown[],
+  ctx: ExecutionContext = {},
+  limits?: Partial<ExecutionLimits>,
+): ExecuteResult {
+  let st: ExecState | undefined;
+  try {
+    st = new ExecState(resolveLimits(limits), runtimeContext(ctx));
+    return { ok: true, transition: run(collection, functionName, snapshot, args, st) };
+  } catch (error) {
+    return { ok: false, error: toRuntimeError(error, collection, st), gasUsed: st ? st.gasUsed : 0 };
+  }
+}
+
+function runtimeContext(ctx: ExecutionContext): RuntimeObject {
+  const object = newObject();
+  if (ctx.publicKey !== undefined && ctx.publicKey !== null) {
+    try {
+      object.publicKey = publicKeyFrom(ctx.publicKey);
+    } catch (error) {
+      throw invalidArgs(`invalid ctx.publicKey: ${(error as Error).message}`);
+    }
+  }
+  return Object.freeze(object);
+}
+
+function run(
+  collection: CompiledCollection,
+  functionName: string,
+  snapshot: WireRecord | null | undefined,
+  args: readonly unknown[],
+  st: ExecState,
+): Transition {
+  const fn = collection.functions.get(functionName);
+  if (!fn) {
+    throw new RuntimeFault('function/not-found', `method "${functionName}" not found in collection "${collection.collectionId}"`);
+  }
+  const isConstructor = functionName === 'constructor';
+  if (!isConstructor && (snapshot === null || snapshot === undefined)) {
+    throw new RuntimeFault('record/not-found', `method "${functionName}" needs the record it runs on, and none was given`);
+  }
+  if (!Array.isArray(args)) throw invalidArgs(`method ${functionName} args invalid, expected an array of arguments`);
+
+  // `this`: empty for a constructor, otherwise a fresh copy of the snapshot.
+  const self = tagRecord(isConstructor ? newObject() : recordFromSnapshot(collection, snapshot!), collection.collectionId);
+  const originalId = isConstructor ? undefined : (snapshot as WireRecord).id;
+
+  const records = new RecordArguments(collection, self, isConstructor ? undefined : (originalId as string));
+  const values = argumentValues(collection, functionName, fn.declaration.parameters, args, records);
+
+  const result = invoke(st, self, fn, values);
+
+  let record: WireRecord | null = null;
+  if (!st.selfdestructed) {
+    if (isConstructor) {
+      if (self.id === undefined || self.id === null) {
+        throw new RuntimeFault('constructor/no-id-assigned', 'constructor must assign id');
+      }
+    } else if (self.id !== originalId) {
+      throw new RuntimeFault('record/id-modified', 'record ID was modified');
+    }
+    record = recordToWire(collection, self, '');
+  }
+  const changed = records.changed();
+  const returnValue = returnToWire(collection, fn.declaration.returnType, result);
+  return { record, deleted: st.selfdestructed, changed, returnValue, gasUsed: st.gasUsed };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Records
+
+function recordFromSnapshot(collection: CompiledCollection, snapshot: WireRecord): RuntimeObject {
+  if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) {
+    throw new RuntimeFault('record/invalid-field', 'the record snapshot must be an object');
+  }
+  if (typeof snapshot.id !== 'string') {
+    throw new RuntimeFault('record/invalid-field', `value at field "id" does not match the schema type, expected type: string, got value: ${JSON.stringify(snapshot.id) ?? 'undefined'}`);
+  }
+  try {
+    return fieldsFromWire(collection.fields, snapshot, '', collection.storedConversion);
+  } catch (error) {
+    throw recordFault(error);
+  }
+}
+
+function recordToWire(collection: CompiledCollection, record: RuntimeObject, prefix: string): WireRecord {
+  try {
+    return fieldsToWire(collection.fields, record, prefix, collection.conversion);
+  } catch (error) {
+    throw recordFault(error);
+  }
+}
+
+function recordFault(error: unknown): unknown {
+  if (!(error instanceof ConversionError)) return error;
+  if (error.kind === 'missing') return new RuntimeFault('record/missing-field', `record is missing field "${error.path}"`);
+  const detail = error.detail.startsWith('expected type:')
+    ? `value at field "${error.path}" does not match the schema type, ${error.detail}`
+    : `value at field "${error.path}" is invalid: ${error.detail}`;
+  return new RuntimeFault('record/invalid-field', detail);
+}
+
+/** The record arguments of one call: same-collection ones are shared by id (and with `this`) and may change. */
+class RecordArguments {
+  private readonly own = new Map<string, { value: RuntimeObject; input: WireRecord }>();
+
+  constructor(
+    private readonly collection: CompiledCollection,
+    private readonly self: RuntimeObject,
+    private readonly selfId: string | undefined,
+  ) {}
+
+  load(parameter: string, expected: string, argument: unknown): RuntimeObject {
+    const fail = (detail: string) => invalidArgs(`invalid argument type for parameter "${parameter}": ${detail}`);
+    if (typeof argument !== 'object' || argument === null || Array.isArray(argument)) {
+      throw fail(`expected a record of "${expected}" as { collectionId, id, data }`);
+    }
+    const { collectionId, id, data } = argument as Partial<RecordArgument>;
+    if (id === undefined) throw fail('record reference missing "id" field');
+    if (typeof id !== 'string') throw fail('record reference has invalid field type');
+    const fullId = typeof collectionId === 'string' ? collectionId : this.collection.sibling(expected)?.collectionId ?? expected;
+    if (lastSegment(fullId) !== expected) {
+      throw fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
+    }
+    if (typeof data !== 'object' || data === null || Array.isArray(data)) {
+      throw fail(`the record "${id}" of "${fullId}" was not loaded (pass { collectionId, id, data })`);
+    }
+    if (data.id !== id) throw fail(`the loaded record's id ${JSON.stringify(data.id)} is not the referenced id ${JSON.stringify(id)}`);
+
+    const sameCollection = expected === this.collection.name;
+    if (sameCollection) {
+      if (id === this.selfId) return this.self;
+      const seen = this.own.get(id);
+      if (seen) return seen.value;
+      const value = tagRecord(this.convert(this.collection, data, parameter, fail), fullId);
+      this.own.set(id, { value, input: data });
+      return value;
+    }
+    const schema = this.collection.sibling(expected);
+    const value = schema ? this.convert(schema, data, parameter, fail) : (genericFromWire(data) as RuntimeObject);
+    return deepFreeze(tagRecord(value, fullId));
+  }
+
+  private convert(schema: CompiledCollection, data: WireRecord, parameter: string, fail: (d: string) => Error): RuntimeObject {
+    try {
+      return fieldsFromWire(schema.fields, data, '', schema.storedConversion);
+    } catch (error) {
+      if (error instanceof ConversionError) throw fail(`${error.detail} (at "${parameter}.${error.path}")`);
+      throw error;
+    }
+  }
+
+  /** The same-collection records the call changed, in wire form. */
+  changed(): ChangedRecord[] {
+    const changed: ChangedRecord[] = [];
+    for (const [id, { value, input }] of this.own) {
+      if (value.id !== id) throw new RuntimeFault('record/id-modified', `record ID was modified (record argument "${id}")`);
+      const record = recordToWire(this.collection, value, '');
+      if (!wireEquals(record, input)) changed.push({ collectionId: recordCollectionOf(value)!, id, record });
+    }
+    return changed;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Arguments
+
+function argumentValues(
+  collection: CompiledCollection,
+  functionName: string,
+  parameters: readonly Parameter[],
+  args: readonly unknown[],
+  records: RecordArguments,
+): unknown[] {
+  const required = parameters.filter((p) => !p.optional).length;
+  if (args.length < required) throw invalidArgs(`method ${functionName} args invalid, expected ${required} got ${args.length}`);
+  if (args.length > parameters.length || args.length > MAX_ARGUMENTS) {
+    throw invalidArgs(`method ${functionName} args invalid, expected ${parameters.length} got ${args.length}`);
+  }
+  return parameters.map((parameter, i) => {
+    const name = parameter.name.name;
+    const value = args[i];
+    if (value === undefined || value === null) {
+      if (parameter.optional) return undefined;
+      throw invalidArgs(`invalid argument type for parameter "${name}": expected type: ${describeType(parameter)}, got value: ${String(value)}`);
+    }
+    const type = parameter.type;
+    if (type.kind === 'recordType') return records.load(name, collection.name, value);
+    if (type.kind === 'referenceType') return records.load(name, type.collection.name, value);
+    try {
+      return valueFromWire(type, value, name, collection.conversion);
+    } catch (error) {
+      if (!(error instanceof ConversionError)) throw error;
+      const where = error.path === name ? '' : ` (at "${error.path}")`;
+      throw invalidArgs(`invalid argument type for parameter "${name}": ${error.detail}${where}`);
+    }
+  });
+}
+
+function describeType(parameter: Parameter): string {
+  return typeText(parameter.type);
+}
+
+function returnToWire(collection: CompiledCollection, returnType: Parameter['type'] | null, value: unknown): JsonValue | undefined {
+  if (value === undefined) return undefined;
+  if (!returnType) return genericToWire(value);
+  try {
+    return valueToWire(returnType, value, 'return value', collection.conversion);
+  } catch (error) {
+    if (!(error instanceof ConversionError)) throw error;
+    throw new RuntimeFault('function/invalid-return', `the return value does not match the declared type ${typeText(returnType)}: ${error.detail}`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors
+
+function toRuntimeError(error: unknown, collection: CompiledCollection, st: ExecState | undefined): RuntimeError {
+  let result: RuntimeError;
+  let inBody = false;
+  if (error instanceof RuntimeFault) {
+    result = error.toError();
+    inBody = error.reason.startsWith('function/') && error.reason !== 'function/not-found' && error.reason !== 'function/invalid-args' && error.reason !== 'function/invalid-return';
+  } else if (error instanceof RangeError && /call stack/i.test(error.message)) {
+    result = { reason: 'function/limit-exceeded', message: 'stack overflow: the function nests too deeply' };
+    inBody = true;
+  } else if (error instanceof RangeError && /limit (gas|max)/.test(error.message)) {
+    result = { reason: 'function/invalid-args', message: error.message };
+  } else if (error instanceof Error) {
+    result = { reason: 'function/javascript-exception', message: `JavaScript exception error: ${error.message}` };
+    inBody = true;
+  } else {
+    result = { reason: 'function/javascript-exception', message: `JavaScript exception error: ${String(error)}` };
+    inBody = true;
+  }
+  if (inBody && st?.span) {
+    result.span = st.span;
+    if (collection.source) {
+      const position = collection.source.position(st.span.start);
+      result.line = position.line;
+      result.column = position.column;
+    }
+  }
+  return result;
+}

@@ -1,0 +1,19 @@
+// The function runtime: compile a collection once, execute its functions over record snapshots, and
+// evaluate permissions. Everything here is deterministic and never throws on bad input.
+
+export { compileCollection, CollectionNotFoundError, type CompiledCollection, type CompileOptions } from './collection.ts';
+export {
+  execute,
+  type ChangedRecord,
+  type ExecuteResult,
+  type ExecutionContext,
+  type RecordArgument,
+  type Transition,
+} from './execute.ts';
+export { recordArguments, type RecordArgumentRequest } from './references.ts';
+export { canCall, canRead, type CallPermission, type PermissionLoader, type LoadedRecord } from './permissions.ts';
+export { DEFAULT_LIMITS, MAX_GAS, GAS, type ExecutionLimits } from './limits.ts';
+export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
+export { PublicKey } from './values.ts';
+export { typeText, type JsonValue, type WireRecord } from './wire.ts';
+export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

@@ -1,0 +1,55 @@
+// Limits of one execution and the gas schedule of the interpreter. Gas is counted in whole units and
+// depends only on the program and its inputs, so the same call uses the same gas on every machine.
+// The costs of built-ins are data in the catalogue (src/lang/builtins.ts); these are the rest.
+
+export interface ExecutionLimits {
+  /** Gas available to the call. */
+  gas: number;
+  /** How deep functions of the collection may call each other (`this.f()` inside `this.g()`). */
+  maxCallDepth: number;
+  /** Longest string a function may build, in UTF-16 code units. */
+  maxStringLength: number;
+  /** Longest array a function may build. */
+  maxArrayLength: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
+  gas: 10_000_000,
+  maxCallDepth: 100,
+  maxStringLength: 1 << 20,
+  maxArrayLength: 1 << 20,
+});
+
+/** The most gas a caller may ask for: keeps every call within a few seconds. */
+export const MAX_GAS = 1_000_000_000;
+
+export function resolveLimits(limits: Partial<ExecutionLimits> | undefined): ExecutionLimits {
+  const resolved = { ...DEFAULT_LIMITS, ...limits };
+  for (const [name, value] of Object.entries(resolved)) {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`limit ${name} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+  if (resolved.gas > MAX_GAS) throw new RangeError(`limit gas must be at most ${MAX_GAS}, got ${resolved.gas}`);
+  return resolved;
+}
+
+/** The gas schedule (documented in docs/runtime.md). */
+export const GAS = Object.freeze({
+  /** Every statement executed, and every loop test evaluated. */
+  statement: 1,
+  /** Every operator, literal, variable access, member access or call inside an expression. */
+  node: 1,
+  /** A call between functions of the collection (`this.f()`), on top of its nodes. */
+  call: 20,
+  /** Calls of a built-in: the catalogue's cost; this is the floor for one without an entry. */
+  builtinFloor: 1,
+  /** Strings: one unit per this many UTF-16 code units created (concatenation, built-ins). */
+  charsPerGas: 16,
+  /** Arrays: units per element created (literals, push, growth by index). */
+  element: 1,
+  /** Maps and objects: units per key added. */
+  key: 4,
+  /** Comparing or hashing strings: one unit per this many code units beyond the first 64. */
+  compareCharsPerGas: 64,
+});

@@ -1,0 +1,147 @@
+// Permissions as pure functions, following Polybase DB (reference section 6):
+//   read: the collection is @public or @read, or a @read/@delegate field holds the caller's key, or
+//         references (through @delegate fields of the referenced records, recursively) lead to it;
+//   call: constructors always; otherwise the record must be readable, and then the collection is
+//         @public/@call and the function has no @call(fields), or a @call field or one of the
+//         function's @call(fields) holds the key, directly or through @delegate references.
+// Records are in wire form. The loader fetches referenced records for the delegation walk, which is
+// guarded against cycles and bounded in depth and in the number of records it loads.
+
+import type { Collection, FieldDeclaration, TypeNode } from '../lang/index.ts';
+import type { CompiledCollection } from './collection.ts';
+import { PublicKey, publicKeyFrom } from './values.ts';
+import type { WireRecord } from './wire.ts';
+
+export interface LoadedRecord {
+  collection: CompiledCollection | Collection;
+  record: WireRecord;
+}
+
+/** Loads a referenced record (for `@delegate` chains); null when it does not exist. */
+export type PermissionLoader = (collectionId: string, id: string) => Promise<LoadedRecord | null>;
+
+export type CallPermission =
+  | { allowed: true }
+  | { allowed: false; reason: 'unauthorized'; message: 'unauthorized read' | 'you do not have permission to call this function' };
+
+/** How far a delegation chain is followed, and how many records one check may load. */
+export const MAX_DELEGATE_DEPTH = 16;
+export const MAX_DELEGATE_LOADS = 256;
+
+function nodeOf(collection: CompiledCollection | Collection): Collection {
+  return 'node' in collection ? collection.node : collection;
+}
+
+function hasCollectionDecorator(node: Collection, name: 'public' | 'read' | 'call'): boolean {
+  return node.decorators.some((d) => d.name === name);
+}
+
+function fieldHas(field: FieldDeclaration, name: 'read' | 'delegate' | 'call'): boolean {
+  return field.decorators.some((d) => d.name === name);
+}
+
+function isAuthenticable(type: TypeNode): boolean {
+  if (type.kind === 'publicKeyType' || type.kind === 'referenceType') return true;
+  return type.kind === 'arrayType' && (type.element.kind === 'publicKeyType' || type.element.kind === 'referenceType');
+}
+
+function fieldsOf(node: Collection): FieldDeclaration[] {
+  return node.items.filter((item): item is FieldDeclaration => item.kind === 'field' && isAuthenticable(item.type));
+}
+
+function toKey(value: unknown): PublicKey | undefined {
+  try {
+    return publicKeyFrom(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** One permission check: the caller's key, the loader and the walk's bookkeeping. */
+class Walk {
+  private loads = 0;
+  private readonly visited = new Set<string>();
+
+  constructor(
+    private readonly key: PublicKey,
+    private readonly loader: PermissionLoader,
+  ) {}
+
+  /** Whether any of `fields` of `record` holds the key, directly or through @delegate references. */
+  async anyField(fields: readonly FieldDeclaration[], record: WireRecord, depth: number): Promise<boolean> {
+    for (const field of fields) {
+      const value = record[field.name.name];
+      if (value === undefined || value === null) continue;
+      const values = Array.isArray(value) ? value : [value];
+      const element = field.type.kind === 'arrayType' ? field.type.element : field.type;
+      for (const item of values) {
+        if (element.kind === 'publicKeyType') {
+          const candidate = toKey(item);
+          if (candidate && candidate.equals(this.key)) return true;
+        } else if (element.kind === 'referenceType' && (await this.reference(item, depth))) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  private async reference(value: unknown, depth: number): Promise<boolean> {
+    if (depth >= MAX_DELEGATE_DEPTH || this.loads >= MAX_DELEGATE_LOADS) return false;
+    if (typeof value !== 'object' || value === null) return false;
+    const { collectionId, id } = value as { collectionId?: unknown; id?: unknown };
+    if (typeof collectionId !== 'string' || typeof id !== 'string' || collectionId === '') return false;
+    const visitKey = `${collectionId}\u0000${id}`;
+    if (this.visited.has(visitKey)) return false;
+    this.visited.add(visitKey);
+    this.loads++;
+    const loaded = await this.loader(collectionId, id);
+    if (!loaded) return false;
+    const delegates = fieldsOf(nodeOf(loaded.collection)).filter((f) => fieldHas(f, 'delegate'));
+    return this.anyField(delegates, loaded.record, depth + 1);
+  }
+}
+
+export async function canRead(
+  collection: CompiledCollection | Collection,
+  record: WireRecord,
+  publicKey: PublicKey | undefined,
+  loader: PermissionLoader,
+): Promise<boolean> {
+  const node = nodeOf(collection);
+  if (hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'read')) return true;
+  if (!publicKey) return false;
+  const fields = fieldsOf(node).filter((f) => fieldHas(f, 'read') || fieldHas(f, 'delegate'));
+  return new Walk(publicKey, loader).anyField(fields, record, 0);
+}
+
+export async function canCall(
+  collection: CompiledCollection | Collection,
+  functionName: string,
+  record: WireRecord | null,
+  publicKey: PublicKey | undefined,
+  loader: PermissionLoader,
+): Promise<CallPermission> {
+  if (functionName === 'constructor') return { allowed: true };
+  const denied = { allowed: false, reason: 'unauthorized', message: 'you do not have permission to call this function' } as const;
+  const node = nodeOf(collection);
+  if (!record || !(await canRead(collection, record, publicKey, loader))) {
+    return { allowed: false, reason: 'unauthorized', message: 'unauthorized read' };
+  }
+  const authenticable = fieldsOf(node);
+  const fn = node.items.find((item) => item.kind === 'function' && item.name.name === functionName);
+  const named = new Set<string>();
+  if (fn && fn.kind === 'function') {
+    for (const decorator of fn.decorators) {
+      if (decorator.name !== 'call') continue;
+      for (const argument of decorator.arguments ?? []) named.add(argument.name);
+    }
+  }
+  const methodFields = authenticable.filter((f) => named.has(f.name.name));
+  if ((hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call')) && methodFields.length === 0) {
+    return { allowed: true };
+  }
+  if (!publicKey) return denied;
+  const candidates = authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name));
+  return (await new Walk(publicKey, loader).anyField(candidates, record, 0)) ? { allowed: true } : denied;
+}

@@ -1,0 +1,52 @@
+// The mutable state of one execution: gas left, call depth, the selfdestruct flag and where the
+// running statement is (for error positions). One ExecState per `execute`, never shared.
+
+import type { Span } from '../lang/index.ts';
+import { RuntimeFault, limitFault } from './errors.ts';
+import { GAS, type ExecutionLimits } from './limits.ts';
+import type { RuntimeObject } from './values.ts';
+
+export class ExecState {
+  gas: number;
+  depth = 0;
+  selfdestructed = false;
+  /** The statement running now, for the position of an error. */
+  span: Span | null = null;
+
+  constructor(
+    readonly limits: ExecutionLimits,
+    /** `ctx` / `$auth` as the function sees it: a frozen object with `publicKey` when signed. */
+    readonly ctx: RuntimeObject,
+  ) {
+    this.gas = limits.gas;
+  }
+
+  get gasUsed(): number {
+    return this.limits.gas - Math.max(this.gas, 0);
+  }
+}
+
+export function outOfGas(st: ExecState): RuntimeFault {
+  st.gas = -1;
+  return new RuntimeFault('function/out-of-gas', `out of gas: the call needs more than its limit of ${st.limits.gas} gas`);
+}
+
+export function charge(st: ExecState, amount: number): void {
+  if ((st.gas -= amount) < 0) throw outOfGas(st);
+}
+
+/** Gas and the length cap for a string of `length` code units being created. */
+export function allocateString(st: ExecState, length: number): void {
+  if (length > st.limits.maxStringLength) {
+    throw limitFault(`string too long: ${length} characters (the limit is ${st.limits.maxStringLength})`);
+  }
+  if (length >= GAS.charsPerGas) charge(st, Math.floor(length / GAS.charsPerGas));
+}
+
+/** Gas and the length cap for an array growing to `newLength` by `added` elements. */
+export function allocateElements(st: ExecState, newLength: number, added: number): void {
+  if (newLength > st.limits.maxArrayLength) {
+    throw limitFault(`array too long: ${newLength} elements (the limit is ${st.limits.maxArrayLength})`);
+  }
+  if (added > 0) charge(st, added * GAS.element);
+}
