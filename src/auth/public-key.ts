@@ -67,7 +67,7 @@ export class PublicKey {
     const fields = jwk as Record<string, unknown>;
     const expected: Record<string, string> = { kty: 'EC', crv: 'secp256k1', alg: 'ES256K', use: 'sig' };
     for (const name of Object.keys(fields)) {
-      if (!(name in expected) && name !== 'x' && name !== 'y') throw invalid(`unexpected JWK member ${quote(name)}`);
+      if (!Object.hasOwn(expected, name) && name !== 'x' && name !== 'y') throw invalid(`unexpected JWK member ${quote(name)}`);
     }
     for (const [name, value] of Object.entries(expected)) {
       const optional = name === 'alg' || name === 'use';

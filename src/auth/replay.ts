@@ -1,7 +1,8 @@
 // Single use of write signatures. A signature on a POST is accepted once; the guard remembers it until it
 // expires (after that the time window rejects it anyway), so its memory is bounded by the traffic of one
 // validity window. `ReplayGuard` is the seam: the record service can put a store-backed guard behind it that
-// records the claim in the same transaction as the write.
+// records the claim in the same transaction as the write (a guard may also just note the id and expiry it is
+// given, answer 'claimed', and let the write's transaction insert them, refusing the write on a conflict).
 
 export type ClaimResult = 'claimed' | 'already-used' | 'full';
 

@@ -121,6 +121,8 @@ describe('PublicKey refuses what is not a key', () => {
     ['the wrong alg', { ...expected.jwk, alg: 'ES256' }, 'JWK member "alg" must be "ES256K"'],
     ['the wrong use', { ...expected.jwk, use: 'enc' }, 'JWK member "use" must be "sig"'],
     ['an extra member', { ...expected.jwk, d: 'secret' }, 'unexpected JWK member "d"'],
+    ['a member named like an Object method', { ...expected.jwk, constructor: 'x' }, 'unexpected JWK member "constructor"'],
+    ['a __proto__ member from JSON', JSON.parse(`{"__proto__": 1, ${JSON.stringify(expected.jwk).slice(1)}`), 'unexpected JWK member "__proto__"'],
     ['no x', { ...expected.jwk, x: undefined }, 'JWK member "x" must be 32 bytes of base64url'],
     ['x as a number', { ...expected.jwk, x: 5 }, 'got number'],
     ['standard base64 in y', { ...expected.jwk, y: 'CouGyv6VDfWY7wiswu4kEohFae3H8IZVhe7ueX1b2o0+' }, 'JWK member "y" must be 32 bytes'],
