@@ -1,0 +1,160 @@
+// The change feed. Every commit appends one log entry, keyed by its timestamp, listing the records it put or
+// deleted, and stamps the collection (and a deleted record) with that timestamp. `waitForChange` answers a
+// long-poll: it resolves as soon as a change newer than `since` touches the collection (or the record), or with
+// null at the timeout. It sleeps on the backend's commit notifications (in-process for SQLite, LISTEN/NOTIFY
+// for PostgreSQL), then reads the new log entries: no polling loop.
+
+import { changeKey, changeLogRange, clockKey, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
+import { decodeU64 } from './encoding.ts';
+import type { KvStore } from './kv.ts';
+
+export interface Change {
+  readonly collectionId: string;
+  readonly id: string;
+  /** `drop`: the whole collection was deleted (`id` is empty). */
+  readonly kind: 'put' | 'delete' | 'drop';
+}
+
+export interface CommitChanges {
+  readonly timestamp: number;
+  readonly changes: readonly Change[];
+}
+
+/** A collection, or one record of it. */
+export interface ChangeTarget {
+  readonly collectionId: string;
+  readonly id?: string;
+}
+
+interface Waiter {
+  readonly target: ChangeTarget;
+  readonly since: number;
+  readonly finish: (timestamp: number | null) => void;
+}
+
+const LOG_PAGE = 500;
+export const MAX_WAIT_MS = 10 * 60 * 1000;
+
+export class ChangeFeed {
+  readonly #kv: KvStore;
+  readonly #waiters = new Set<Waiter>();
+  readonly #unsubscribe: () => void;
+  #activation: Promise<void> | undefined;
+  #ready = false;
+  #lastSeen = 0;
+  #refreshing = false;
+  #again = false;
+
+  constructor(kv: KvStore) {
+    this.#kv = kv;
+    this.#unsubscribe = kv.onCommit(() => {
+      if (this.#ready) this.#refresh();
+    });
+  }
+
+  /** The commits after `since`, oldest first, at most `limit` of them. */
+  async changesSince(since: number, limit = 1000): Promise<CommitChanges[]> {
+    const entries = await this.#kv.scan({ gte: changeKey(Math.floor(since) + 1), lt: changeLogRange.lt }, { limit });
+    return entries.map((entry) => ({ timestamp: decodeU64(entry.key, 1), changes: JSON.parse(entry.value.toString('utf8')) as Change[] }));
+  }
+
+  /** The timestamp of the last change of the target (0 when it never changed). */
+  async lastChange(target: ChangeTarget): Promise<number> {
+    if (target.id === undefined) {
+      const stamp = await this.#kv.get(collectionChangedKey(target.collectionId));
+      return stamp ? decodeU64(stamp) : 0;
+    }
+    const record = await this.#kv.get(recordKey(target.collectionId, target.id));
+    if (record) return decodeU64(record);
+    const deleted = await this.#kv.get(recordDeletedKey(target.collectionId, target.id));
+    return deleted ? decodeU64(deleted) : 0;
+  }
+
+  /**
+   * Resolves with the timestamp of a change newer than `since` to the target, as soon as there is one, or with
+   * null after `timeoutMs` (at most ten minutes) or when `signal` aborts.
+   */
+  async waitForChange(target: ChangeTarget, since: number, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
+    const timeout = Number.isFinite(timeoutMs) ? Math.min(Math.max(0, timeoutMs), MAX_WAIT_MS) : MAX_WAIT_MS;
+    await this.#activate();
+    if (signal?.aborted) return null;
+    return new Promise<number | null>((resolve) => {
+      let done = false;
+      const finish = (timestamp: number | null) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.#waiters.delete(waiter);
+        resolve(timestamp);
+      };
+      const onAbort = () => finish(null);
+      const waiter: Waiter = { target, since, finish };
+      const timer = setTimeout(() => finish(null), timeout);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.#waiters.add(waiter);
+      // Registered first, checked second: a change committed in between is caught by one or the other.
+      this.lastChange(target).then(
+        (last) => {
+          if (last > since) finish(last);
+        },
+        () => {},
+      );
+    });
+  }
+
+  close(): void {
+    this.#unsubscribe();
+    for (const waiter of [...this.#waiters]) waiter.finish(null);
+  }
+
+  /** Starts following the log from the current clock, the first time someone waits. */
+  #activate(): Promise<void> {
+    this.#activation ??= (async () => {
+      const clock = await this.#kv.get(clockKey);
+      this.#lastSeen = clock ? decodeU64(clock) : 0;
+      this.#ready = true;
+      this.#refresh(); // commits made while the clock was being read
+    })();
+    return this.#activation;
+  }
+
+  #refresh(): void {
+    if (this.#refreshing) {
+      this.#again = true;
+      return;
+    }
+    this.#refreshing = true;
+    void (async () => {
+      try {
+        do {
+          this.#again = false;
+          await this.#readNewEntries();
+        } while (this.#again);
+      } catch {
+        // The database is unreachable for now: waiters time out, and the next commit notification retries.
+      } finally {
+        this.#refreshing = false;
+      }
+    })();
+  }
+
+  async #readNewEntries(): Promise<void> {
+    for (;;) {
+      const batch = await this.changesSince(this.#lastSeen, LOG_PAGE);
+      for (const commit of batch) {
+        this.#lastSeen = commit.timestamp;
+        if (this.#waiters.size > 0) this.#deliver(commit);
+      }
+      if (batch.length < LOG_PAGE) return;
+    }
+  }
+
+  #deliver(commit: CommitChanges): void {
+    for (const waiter of [...this.#waiters]) {
+      if (commit.timestamp <= waiter.since) continue;
+      const { collectionId, id } = waiter.target;
+      if (commit.changes.some((c) => c.collectionId === collectionId && (id === undefined || c.id === id || c.kind === 'drop'))) waiter.finish(commit.timestamp);
+    }
+  }
+}

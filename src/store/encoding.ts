@@ -1,0 +1,152 @@
+// Order-preserving byte encoding of typed values, for index keys.
+//
+// Each value is one self-delimiting component: a type tag, then the value's bytes. Components are
+// prefix-free (no component is a prefix of a different one), so a key made of several components compares
+// field by field, and inverting every byte of a component reverses its order (descending fields) without
+// disturbing the fields after it. Comparing two keys is plain `memcmp`, which is what SQLite (BLOB) and
+// PostgreSQL (BYTEA) do.
+//
+//   null / missing  0x01                       (first when ascending, last when descending)
+//   string          0x04  utf-8 with 0x00 -> 0x00 0xFF, then 0x00 0x01 (or 0x00 0x02 when truncated)
+//   number          0x05  IEEE-754 big-endian, sign bit flipped (>= 0) or every bit flipped (< 0); -0 is 0
+//   boolean         0x06  0x00 false, 0x01 true
+//   PublicKey       0x08  the 64 raw bytes x || y
+//   reference       0x09  collectionId as a string body, then id as a string body
+//
+// The tag order (null < string < number < boolean < PublicKey < reference) is Polybase's.
+
+export type KeyValue =
+  | { readonly kind: 'null' }
+  | { readonly kind: 'string'; readonly value: string }
+  | { readonly kind: 'number'; readonly value: number }
+  | { readonly kind: 'boolean'; readonly value: boolean }
+  | { readonly kind: 'publicKey'; readonly value: Uint8Array }
+  | { readonly kind: 'reference'; readonly collectionId: string; readonly id: string };
+
+export type Direction = 'asc' | 'desc';
+
+export const TAG = {
+  null: 0x01,
+  string: 0x04,
+  number: 0x05,
+  boolean: 0x06,
+  publicKey: 0x08,
+  reference: 0x09,
+} as const;
+
+/**
+ * Index keys hold at most this many UTF-8 bytes of a string value (PostgreSQL's B-tree refuses keys over
+ * ~2.7 kB). Longer strings are cut and marked, so they still sort after every shorter string with the same
+ * start; two long strings that share their first 256 bytes compare by record id instead, and query results
+ * are re-checked against the full value, so filters stay exact.
+ */
+export const MAX_INDEXED_STRING_BYTES = 256;
+
+export const NULL_VALUE: KeyValue = { kind: 'null' };
+
+/** Encodes one value as a key component. */
+export function encodeValue(value: KeyValue, direction: Direction = 'asc', truncate = true): Buffer {
+  const bytes = encodeAscending(value, truncate);
+  return direction === 'asc' ? bytes : invert(bytes);
+}
+
+/** Encodes a sequence of components into one key. */
+export function encodeTuple(values: readonly KeyValue[], directions?: readonly Direction[]): Buffer {
+  return Buffer.concat(values.map((value, i) => encodeValue(value, directions?.[i] ?? 'asc')));
+}
+
+/** A string as an untruncated key component (collection ids and record ids in keys). */
+export function encodeString(text: string): Buffer {
+  return Buffer.concat([Buffer.of(TAG.string), stringBody(text, false)]);
+}
+
+/** The one-byte prefix shared by every component of a type (used to bound a range scan to one type). */
+export function typeTag(kind: KeyValue['kind'], direction: Direction): Buffer {
+  const tag = TAG[kind];
+  return Buffer.of(direction === 'asc' ? tag : 0xff - tag);
+}
+
+function encodeAscending(value: KeyValue, truncate: boolean): Buffer {
+  switch (value.kind) {
+    case 'null':
+      return Buffer.of(TAG.null);
+    case 'string':
+      return Buffer.concat([Buffer.of(TAG.string), stringBody(value.value, truncate)]);
+    case 'number':
+      return Buffer.concat([Buffer.of(TAG.number), numberBody(value.value)]);
+    case 'boolean':
+      return Buffer.of(TAG.boolean, value.value ? 1 : 0);
+    case 'publicKey':
+      if (value.value.length !== 64) throw new RangeError('a PublicKey key component must be 64 bytes');
+      return Buffer.concat([Buffer.of(TAG.publicKey), value.value]);
+    case 'reference':
+      return Buffer.concat([Buffer.of(TAG.reference), stringBody(value.collectionId, truncate), stringBody(value.id, truncate)]);
+  }
+}
+
+function numberBody(n: number): Buffer {
+  if (Number.isNaN(n)) throw new RangeError('NaN cannot be encoded in a key');
+  const bytes = Buffer.alloc(8);
+  bytes.writeDoubleBE(n === 0 ? 0 : n); // -0 is 0
+  if (bytes[0]! & 0x80) {
+    for (let i = 0; i < 8; i++) bytes[i] = ~bytes[i]! & 0xff;
+  } else {
+    bytes[0] = bytes[0]! | 0x80;
+  }
+  return bytes;
+}
+
+function stringBody(text: string, truncate: boolean): Buffer {
+  let utf8 = Buffer.from(text, 'utf8');
+  let truncated = false;
+  if (truncate && utf8.length > MAX_INDEXED_STRING_BYTES) {
+    utf8 = utf8.subarray(0, MAX_INDEXED_STRING_BYTES);
+    truncated = true;
+  }
+  let zeros = 0;
+  for (const byte of utf8) if (byte === 0) zeros++;
+  const out = Buffer.alloc(utf8.length + zeros + 2);
+  let o = 0;
+  for (const byte of utf8) {
+    out[o++] = byte;
+    if (byte === 0) out[o++] = 0xff;
+  }
+  out[o++] = 0x00;
+  out[o] = truncated ? 0x02 : 0x01;
+  return out;
+}
+
+export function invert(bytes: Buffer): Buffer {
+  const out = Buffer.alloc(bytes.length);
+  for (let i = 0; i < bytes.length; i++) out[i] = 0xff - bytes[i]!;
+  return out;
+}
+
+/**
+ * The smallest key greater than every key that starts with `prefix` (for half-open ranges), or undefined
+ * when there is none (a prefix of only 0xFF bytes).
+ */
+export function prefixEnd(prefix: Buffer): Buffer | undefined {
+  let end = prefix.length;
+  while (end > 0 && prefix[end - 1] === 0xff) end--;
+  if (end === 0) return undefined;
+  const out = Buffer.from(prefix.subarray(0, end));
+  out[end - 1] = out[end - 1]! + 1;
+  return out;
+}
+
+/** The smallest key greater than `key` itself. */
+export function keySuccessor(key: Buffer): Buffer {
+  return Buffer.concat([key, Buffer.of(0)]);
+}
+
+/** A 64-bit big-endian unsigned integer (timestamps in keys and values). */
+export function encodeU64(n: number): Buffer {
+  const bytes = Buffer.alloc(8);
+  bytes.writeBigUInt64BE(BigInt(n));
+  return bytes;
+}
+
+export function decodeU64(bytes: Uint8Array, offset = 0): number {
+  return Number(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readBigUInt64BE(offset));
+}

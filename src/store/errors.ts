@@ -1,0 +1,93 @@
+// Typed store errors. The service maps `code` to an HTTP status and sends `{code, reason, message}` as the
+// error envelope; `reason` strings are Polybase's where Polybase had one (record-service.md section 7).
+
+export type ErrorCode =
+  | 'invalid-argument' // 400
+  | 'failed-precondition' // 400
+  | 'not-found' // 404
+  | 'already-exists' // 409
+  | 'aborted' // 409: a concurrent commit changed what this one read; retry
+  | 'internal'; // 500
+
+export type ErrorReason =
+  | 'indexer/missing-index'
+  | 'indexer/query-inequality-not-last'
+  | 'indexer/invalid-query-value'
+  | 'indexer/invalid-query'
+  | 'indexer/invalid-cursor'
+  | 'collection/not-found'
+  | 'collection/invalid-schema'
+  | 'collection/invalid-id'
+  | 'record/not-object'
+  | 'record/id-not-string'
+  | 'record/invalid-id'
+  | 'record/conflict'
+  | 'store/invalid-commit'
+  | 'auth/invalid-signature'
+  | 'store/internal';
+
+const statusOf: Record<ErrorCode, number> = {
+  'invalid-argument': 400,
+  'failed-precondition': 400,
+  'not-found': 404,
+  'already-exists': 409,
+  aborted: 409,
+  internal: 500,
+};
+
+export class StoreError extends Error {
+  override readonly name = 'StoreError';
+  constructor(
+    readonly code: ErrorCode,
+    readonly reason: ErrorReason,
+    message: string,
+  ) {
+    super(message);
+  }
+
+  get status(): number {
+    return statusOf[this.code];
+  }
+
+  toJSON(): { code: ErrorCode; reason: ErrorReason; message: string } {
+    return { code: this.code, reason: this.reason, message: this.message };
+  }
+}
+
+/** A commit whose expectations no longer hold (a record it read has changed). Retry the whole operation. */
+export class ConflictError extends StoreError {
+  constructor(
+    message: string,
+    readonly collectionId: string,
+    readonly id: string,
+  ) {
+    super('aborted', 'record/conflict', message);
+  }
+}
+
+/** The commit tried to mark a signature as used that is already used (a replayed request). */
+export class SignatureReplayError extends StoreError {
+  constructor() {
+    super('invalid-argument', 'auth/invalid-signature', 'signature has already been used');
+  }
+}
+
+export function isStoreError(error: unknown): error is StoreError {
+  return error instanceof StoreError;
+}
+
+export function invalidQuery(message: string): StoreError {
+  return new StoreError('invalid-argument', 'indexer/invalid-query', message);
+}
+
+export function invalidQueryValue(message: string): StoreError {
+  return new StoreError('invalid-argument', 'indexer/invalid-query-value', message);
+}
+
+export function invalidCursor(message: string): StoreError {
+  return new StoreError('invalid-argument', 'indexer/invalid-cursor', message);
+}
+
+export function collectionNotFound(collectionId: string): StoreError {
+  return new StoreError('not-found', 'collection/not-found', `collection "${collectionId}" not found`);
+}

@@ -1,0 +1,55 @@
+// The public face of src/store: the record store, its backends, layouts, key encoding and errors.
+
+export {
+  RecordStore,
+  retryOnConflict,
+  DEFAULT_LIMIT,
+  DEFAULT_SCAN_LIMIT,
+  MAX_LIMIT,
+  type CommitRequest,
+  type DefineOptions,
+  type DefineResult,
+  type Expectation,
+  type GetResult,
+  type JsonObject,
+  type ListOptions,
+  type ListQuery,
+  type ListResult,
+  type ReadFilter,
+  type RebuildProgress,
+  type SignatureClaim,
+  type Write,
+} from './record-store.ts';
+export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
+export { SqliteKv, openSqlite, type SqliteOptions } from './sqlite.ts';
+export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
+export type { KvStore, KvEntry, KvOp, ScanOptions, TransactionBody } from './kv.ts';
+export type { KeyRange } from './keys.ts';
+export { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
+export { ChangeFeed, MAX_WAIT_MS, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
+export { encodeValue, encodeTuple, MAX_INDEXED_STRING_BYTES, type Direction, type KeyValue } from './encoding.ts';
+export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
+export { planQuery, type Plan } from './planner.ts';
+export { timestampToSeconds, secondsToTimestamp } from './timestamps.ts';
+export {
+  StoreError,
+  ConflictError,
+  SignatureReplayError,
+  isStoreError,
+  type ErrorCode,
+  type ErrorReason,
+} from './errors.ts';
+
+import { RecordStore } from './record-store.ts';
+import { openSqlite, type SqliteOptions } from './sqlite.ts';
+import { openPostgres, type PostgresOptions } from './postgres.ts';
+
+/** A record store on SQLite: a file path (WAL mode), or `:memory:`. */
+export function openSqliteStore(path = ':memory:', options: SqliteOptions = {}): RecordStore {
+  return new RecordStore(openSqlite(path, options));
+}
+
+/** A record store on PostgreSQL; several processes may open the same database and table. */
+export async function openPostgresStore(options: PostgresOptions): Promise<RecordStore> {
+  return new RecordStore(await openPostgres(options));
+}

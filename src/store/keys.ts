@@ -1,0 +1,93 @@
+// Where everything lives in the one sorted key space. The first byte says what a key is; collection ids and
+// record ids are untruncated string components (encoding.ts), which are prefix-free, so "every key of
+// collection C" is one contiguous range.
+//
+//   0x00 'clock'                                  -> u64 the last commit timestamp (the commit lock in SQL)
+//   0x00 'layout' coll                            -> JSON StoredLayout
+//   0x10 coll id                                  -> u64 version (the commit timestamp) + record JSON
+//   0x11 coll index(8 bytes) value... id          -> the record's key (so a scan can join to the record)
+//   0x12 coll                                     -> u64 timestamp of the last change in the collection
+//   0x13 coll id                                  -> u64 timestamp of the record's deletion
+//   0x14 timestamp(u64)                           -> JSON Change[] of that commit
+//   0x15 signature                                -> u64 expiry (ms)
+//   0x16 expiry(u64) signature                    -> the signature (to forget expired signatures by range)
+
+import { encodeString, encodeU64, prefixEnd } from './encoding.ts';
+
+export interface KeyRange {
+  /** Inclusive lower bound. */
+  readonly gte: Buffer;
+  /** Exclusive upper bound. */
+  readonly lt: Buffer;
+}
+
+const SYSTEM = 0x00;
+const RECORD = 0x10;
+const INDEX = 0x11;
+const COLLECTION_CHANGED = 0x12;
+const RECORD_DELETED = 0x13;
+const CHANGE_LOG = 0x14;
+const SIGNATURE = 0x15;
+const SIGNATURE_EXPIRY = 0x16;
+
+export const MAX_COLLECTION_ID_BYTES = 256;
+export const MAX_RECORD_ID_BYTES = 512;
+
+export const clockKey = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('clock')]);
+
+export function layoutKey(collectionId: string): Buffer {
+  return Buffer.concat([Buffer.of(SYSTEM), Buffer.from('layout'), encodeString(collectionId)]);
+}
+
+export function recordPrefix(collectionId: string): Buffer {
+  return Buffer.concat([Buffer.of(RECORD), encodeString(collectionId)]);
+}
+
+export function recordKey(collectionId: string, id: string): Buffer {
+  return Buffer.concat([recordPrefix(collectionId), encodeString(id)]);
+}
+
+export function indexPrefix(collectionId: string, indexId: string): Buffer {
+  return Buffer.concat([Buffer.of(INDEX), encodeString(collectionId), Buffer.from(indexId, 'hex')]);
+}
+
+/** Every index entry of a collection, whatever the index. */
+export function collectionIndexesPrefix(collectionId: string): Buffer {
+  return Buffer.concat([Buffer.of(INDEX), encodeString(collectionId)]);
+}
+
+export function collectionChangedKey(collectionId: string): Buffer {
+  return Buffer.concat([Buffer.of(COLLECTION_CHANGED), encodeString(collectionId)]);
+}
+
+export function recordDeletedKey(collectionId: string, id: string): Buffer {
+  return Buffer.concat([Buffer.of(RECORD_DELETED), encodeString(collectionId), encodeString(id)]);
+}
+
+export function recordDeletedPrefix(collectionId: string): Buffer {
+  return Buffer.concat([Buffer.of(RECORD_DELETED), encodeString(collectionId)]);
+}
+
+export function changeKey(timestamp: number): Buffer {
+  return Buffer.concat([Buffer.of(CHANGE_LOG), encodeU64(timestamp)]);
+}
+
+export const changeLogRange: KeyRange = { gte: Buffer.of(CHANGE_LOG), lt: Buffer.of(CHANGE_LOG + 1) };
+
+export function signatureKey(signature: string): Buffer {
+  return Buffer.concat([Buffer.of(SIGNATURE), encodeString(signature)]);
+}
+
+export function signatureExpiryKey(expiresAt: number, signature: string): Buffer {
+  return Buffer.concat([Buffer.of(SIGNATURE_EXPIRY), encodeU64(expiresAt), encodeString(signature)]);
+}
+
+export const signatureExpiryRange = (before: number): KeyRange => ({
+  gte: Buffer.of(SIGNATURE_EXPIRY),
+  lt: Buffer.concat([Buffer.of(SIGNATURE_EXPIRY), encodeU64(before)]),
+});
+
+/** Every key that starts with `prefix`. */
+export function prefixRange(prefix: Buffer): KeyRange {
+  return { gte: prefix, lt: prefixEnd(prefix)! };
+}

@@ -1,0 +1,53 @@
+// The one storage interface: a sorted map from byte keys to byte values, with serialised transactions.
+// Both backends (sqlite.ts, postgres.ts) implement it and pass the same conformance suite.
+//
+// A transaction names the keys it reads up front. The backend takes the database-wide commit lock (the clock
+// row), reads those keys as they are now, picks the commit timestamp (greater than every earlier one, close to
+// the wall clock in microseconds), and calls `body` with the values and the timestamp. `body` is synchronous
+// and pure: it returns the writes, or throws to abort (nothing is written). The writes, and the clock, are
+// committed atomically. Because every transaction holds the same lock, transactions are serial, timestamps
+// follow commit order, and a transaction never sees half of another.
+
+import type { KeyRange } from './keys.ts';
+
+export interface KvEntry {
+  readonly key: Buffer;
+  readonly value: Buffer;
+  /** With `join`: the value stored under the key held in `value` (an index entry's record), if any. */
+  readonly target?: Buffer | undefined;
+}
+
+export type KvOp =
+  | { readonly kind: 'put'; readonly key: Buffer; readonly value: Buffer }
+  | { readonly kind: 'delete'; readonly key: Buffer }
+  | { readonly kind: 'deleteRange'; readonly range: KeyRange };
+
+export interface ScanOptions {
+  /** Largest key first. */
+  readonly reverse?: boolean;
+  readonly limit: number;
+  /** Also fetch, in the same statement, the value stored under each entry's value (used as a key). */
+  readonly join?: boolean;
+}
+
+export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: number) => { ops: KvOp[]; result: T };
+
+export interface KvStore {
+  readonly backend: 'sqlite' | 'postgres';
+  get(key: Buffer): Promise<Buffer | undefined>;
+  scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]>;
+  count(range: KeyRange): Promise<number>;
+  /** Runs one serialised transaction (see above); resolves with the body's result and the commit timestamp. */
+  transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }>;
+  /**
+   * Calls `listener` after commits: every commit of this process, and on PostgreSQL every commit of any
+   * process sharing the database (LISTEN/NOTIFY). Several commits may be reported by one call.
+   */
+  onCommit(listener: () => void): () => void;
+  close(): Promise<void>;
+}
+
+/** The next commit timestamp: microseconds since the epoch, strictly after the previous one. */
+export function nextTimestamp(previous: number): number {
+  return Math.max(previous + 1, Date.now() * 1000);
+}

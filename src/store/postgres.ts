@@ -1,0 +1,234 @@
+// The shared backend: PostgreSQL through `pg`, for several service processes on one database.
+//
+// The SQL is deliberately small and portable (see docs/store.md): one table `(key BYTEA PRIMARY KEY, value
+// BYTEA NOT NULL)`, point reads, range scans with ORDER BY key and LIMIT, a self-join from index entries to
+// records, multi-row INSERT ... ON CONFLICT DO UPDATE, DELETE by key and by range, and SELECT ... FOR UPDATE on
+// the clock row as the commit lock. Change notifications use LISTEN/NOTIFY (`pg_notify` inside the commit, so
+// it is delivered only if the commit happens).
+
+import pg from 'pg';
+import { EventEmitter } from 'node:events';
+import { clockKey, type KeyRange } from './keys.ts';
+import { decodeU64, encodeU64 } from './encoding.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+
+export interface PostgresOptions {
+  /** A `postgres://` URL; or give `pool` settings instead. */
+  readonly connectionString?: string;
+  readonly pool?: pg.PoolConfig;
+  /** The table name (letters, digits, underscores); several stores can share one database under different names. */
+  readonly table?: string;
+  /** Listen for other processes' commits (default true). */
+  readonly listen?: boolean;
+}
+
+const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
+const ROWS_PER_STATEMENT = 500;
+const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
+const MAX_ATTEMPTS = 5;
+
+export class PostgresKv implements KvStore {
+  readonly backend = 'postgres';
+  readonly pool: pg.Pool;
+  readonly table: string;
+  readonly #channel: string;
+  readonly #events = new EventEmitter();
+  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc' | 'joinAsc' | 'joinDesc', string>;
+  #listener: pg.Client | undefined;
+  #closed = false;
+  #reconnectTimer: NodeJS.Timeout | undefined;
+
+  private constructor(pool: pg.Pool, table: string) {
+    this.pool = pool;
+    this.table = table;
+    this.#channel = `${table}_commits`;
+    this.#events.setMaxListeners(0);
+    const t = table;
+    const range = 'key >= $1 AND key < $2';
+    const joinRange = 'i.key >= $1 AND i.key < $2';
+    this.#sql = {
+      get: `SELECT value FROM ${t} WHERE key = $1`,
+      clock: `SELECT value FROM ${t} WHERE key = $1 FOR UPDATE`,
+      reads: `SELECT key, value FROM ${t} WHERE key = ANY($1::bytea[])`,
+      setClock: `UPDATE ${t} SET value = $2 WHERE key = $1`,
+      count: `SELECT count(*) AS n FROM ${t} WHERE ${range}`,
+      scanAsc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
+      scanDesc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
+      joinAsc: `SELECT i.key, i.value, r.value AS target FROM ${t} AS i LEFT JOIN ${t} AS r ON r.key = i.value WHERE ${joinRange} ORDER BY i.key ASC LIMIT $3`,
+      joinDesc: `SELECT i.key, i.value, r.value AS target FROM ${t} AS i LEFT JOIN ${t} AS r ON r.key = i.value WHERE ${joinRange} ORDER BY i.key DESC LIMIT $3`,
+    };
+  }
+
+  static async open(options: PostgresOptions): Promise<PostgresKv> {
+    const table = options.table ?? 'vellum_kv';
+    if (!TABLE_NAME.test(table)) throw new RangeError(`invalid table name "${table}" (letters, digits and underscores)`);
+    const pool = new pg.Pool({ max: 10, ...options.pool, ...(options.connectionString ? { connectionString: options.connectionString } : {}) });
+    pool.on('error', () => {
+      // An idle client lost its connection; the pool replaces it on the next checkout.
+    });
+    const kv = new PostgresKv(pool, table);
+    try {
+      await kv.#createTable();
+      if (options.listen ?? true) await kv.#listen();
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return kv;
+  }
+
+  async #createTable(): Promise<void> {
+    const create = `CREATE TABLE IF NOT EXISTS ${this.table} (key BYTEA PRIMARY KEY, value BYTEA NOT NULL)`;
+    try {
+      await this.pool.query(create);
+    } catch {
+      await this.pool.query(create); // two processes creating it at once: the loser's retry sees it
+    }
+    await this.pool.query(`INSERT INTO ${this.table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [clockKey, encodeU64(0)]);
+  }
+
+  async #listen(): Promise<void> {
+    const client = new pg.Client(this.pool.options);
+    client.on('notification', () => this.#events.emit('commit'));
+    client.on('error', () => this.#reconnectLater(client));
+    client.on('end', () => this.#reconnectLater(client));
+    await client.connect();
+    await client.query(`LISTEN ${this.#channel}`);
+    this.#listener = client;
+    this.#events.emit('commit'); // commits made while not listening are picked up now
+  }
+
+  #reconnectLater(client: pg.Client): void {
+    if (this.#closed || this.#listener !== client || this.#reconnectTimer) return;
+    this.#listener = undefined;
+    client.end().catch(() => {});
+    this.#reconnectTimer = setTimeout(() => {
+      this.#reconnectTimer = undefined;
+      if (!this.#closed) this.#listen().catch(() => this.#reconnectLater(client));
+    }, 1000);
+    this.#reconnectTimer.unref();
+  }
+
+  async get(key: Buffer): Promise<Buffer | undefined> {
+    const result = await this.pool.query<{ value: Buffer }>({ name: `${this.table}_get`, text: this.#sql.get, values: [key] });
+    return result.rows[0]?.value;
+  }
+
+  async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
+    const name = options.join ? (options.reverse ? 'joinDesc' : 'joinAsc') : options.reverse ? 'scanDesc' : 'scanAsc';
+    const result = await this.pool.query<{ key: Buffer; value: Buffer; target?: Buffer | null }>({
+      name: `${this.table}_${name}`,
+      text: this.#sql[name],
+      values: [range.gte, range.lt, options.limit],
+    });
+    return result.rows.map((row) => ({ key: row.key, value: row.value, target: row.target ?? undefined }));
+  }
+
+  async count(range: KeyRange): Promise<number> {
+    const result = await this.pool.query<{ n: string }>(this.#sql.count, [range.gte, range.lt]);
+    return Number(result.rows[0]!.n);
+  }
+
+  async transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const outcome = await this.#transactOnce(reads, body);
+        this.#events.emit('commit');
+        return outcome;
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+      }
+    }
+  }
+
+  async #transactOnce<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
+    const client = await this.pool.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const clock = await client.query<{ value: Buffer }>({ name: `${this.table}_clock`, text: this.#sql.clock, values: [clockKey] });
+      const timestamp = nextTimestamp(clock.rows[0] ? decodeU64(clock.rows[0].value) : 0);
+      const found = new Map<string, Buffer>();
+      if (reads.length > 0) {
+        const rows = await client.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [reads] });
+        for (const row of rows.rows) found.set(row.key.toString('hex'), row.value);
+      }
+      const { ops, result } = body(
+        reads.map((key) => found.get(key.toString('hex'))),
+        timestamp,
+      );
+      await this.#apply(client, ops);
+      await client.query({ name: `${this.table}_setClock`, text: this.#sql.setClock, values: [clockKey, encodeU64(timestamp)] });
+      await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(timestamp)]);
+      await client.query('COMMIT');
+      return { result, timestamp };
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** Applies the writes in order, with consecutive puts (and consecutive deletes) sent as one statement. */
+  async #apply(client: pg.PoolClient, ops: readonly KvOp[]): Promise<void> {
+    let i = 0;
+    while (i < ops.length) {
+      const op = ops[i]!;
+      if (op.kind === 'deleteRange') {
+        await client.query(`DELETE FROM ${this.table} WHERE key >= $1 AND key < $2`, [op.range.gte, op.range.lt]);
+        i++;
+        continue;
+      }
+      let end = i;
+      while (end < ops.length && end - i < ROWS_PER_STATEMENT && ops[end]!.kind === op.kind) end++;
+      const group = ops.slice(i, end);
+      i = end;
+      if (op.kind === 'delete') {
+        await client.query(`DELETE FROM ${this.table} WHERE key = ANY($1::bytea[])`, [group.map((o) => (o as { key: Buffer }).key)]);
+        continue;
+      }
+      // The same key twice in one INSERT ... ON CONFLICT is an error in PostgreSQL: the last write wins.
+      const rows = new Map<string, [Buffer, Buffer]>();
+      for (const put of group as { key: Buffer; value: Buffer }[]) rows.set(put.key.toString('hex'), [put.key, put.value]);
+      const values: Buffer[] = [];
+      const tuples: string[] = [];
+      for (const [key, value] of rows.values()) {
+        tuples.push(`($${values.length + 1}, $${values.length + 2})`);
+        values.push(key, value);
+      }
+      await client.query(
+        `INSERT INTO ${this.table} (key, value) VALUES ${tuples.join(', ')} ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+        values,
+      );
+    }
+  }
+
+  onCommit(listener: () => void): () => void {
+    this.#events.on('commit', listener);
+    return () => this.#events.off('commit', listener);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearTimeout(this.#reconnectTimer);
+    this.#events.removeAllListeners();
+    const listener = this.#listener;
+    this.#listener = undefined;
+    await listener?.end().catch(() => {});
+    await this.pool.end();
+  }
+
+  /** Drops the table (tests and tools). */
+  async drop(): Promise<void> {
+    await this.pool.query(`DROP TABLE IF EXISTS ${this.table}`);
+  }
+}
+
+export function openPostgres(options: PostgresOptions): Promise<PostgresKv> {
+  return PostgresKv.open(options);
+}

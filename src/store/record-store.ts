@@ -1,0 +1,576 @@
+// The record store: records, their index entries and the change log, on a sorted key-value backend.
+//
+// - `defineCollection` stores a collection's layout and (re)builds its indexes.
+// - `get` and `list` read; `list` plans the query onto one index range, pages with cursors, applies the
+//   caller's read filter while filling the page, and bounds how many entries one request scans.
+// - `commit` writes several records of several collections atomically, with their index entries, the change
+//   log, optimistic version checks and a replay-protection claim, all in one transaction.
+// - `waitForChange` answers long-polls from the change feed.
+
+import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
+import { ChangeFeed, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
+import { decodeCursor, encodeCursor } from './cursor.ts';
+import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError, StoreError } from './errors.ts';
+import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
+import {
+  changeKey,
+  clockKey,
+  collectionChangedKey,
+  collectionIndexesPrefix,
+  indexPrefix,
+  layoutKey,
+  MAX_COLLECTION_ID_BYTES,
+  MAX_RECORD_ID_BYTES,
+  prefixRange,
+  recordDeletedKey,
+  recordDeletedPrefix,
+  recordKey,
+  recordPrefix,
+  signatureExpiryKey,
+  signatureExpiryRange,
+  signatureKey,
+} from './keys.ts';
+import type { KvOp, KvStore } from './kv.ts';
+import type { Layout } from './layout.ts';
+import { absoluteRange, planQuery, recordMatches } from './planner.ts';
+
+export type { JsonObject } from './index-entries.ts';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+/** How many index entries one list request may read, unless the caller says otherwise. */
+export const DEFAULT_SCAN_LIMIT = 5000;
+
+export interface ListQuery {
+  readonly where?: unknown;
+  readonly sort?: unknown;
+  readonly limit?: unknown;
+  readonly after?: unknown;
+  readonly before?: unknown;
+}
+
+/** The caller's read permission: only records it accepts are returned. */
+export type ReadFilter = (record: JsonObject) => boolean | Promise<boolean>;
+
+export interface ListOptions {
+  /** The most index entries to read for this request (default 5000, never less than the limit). */
+  readonly scanLimit?: number;
+}
+
+export interface ListResult {
+  readonly records: JsonObject[];
+  /**
+   * `after` continues after the last entry read, `before` goes back from the first one. When nothing was read,
+   * both repeat the request's cursor (so polling `after` at the end keeps its place), or are null.
+   */
+  readonly cursor: { readonly before: string | null; readonly after: string | null };
+  /** The store's timestamp when the request began: send it back as `since` to long-poll for changes. */
+  readonly timestamp: number;
+}
+
+export interface GetResult {
+  readonly record: JsonObject | null;
+  /** The timestamp of the commit that wrote this version of the record (null when there is no record). */
+  readonly version: number | null;
+  readonly timestamp: number;
+}
+
+export type Write =
+  | { readonly kind: 'put'; readonly collectionId: string; readonly record: JsonObject }
+  | { readonly kind: 'delete'; readonly collectionId: string; readonly id: string };
+
+/** The commit goes ahead only if the record is still at `version` (null: the record must not exist). */
+export interface Expectation {
+  readonly collectionId: string;
+  readonly id: string;
+  readonly version: number | null;
+}
+
+/** Marks a request signature as used until `expiresAt` (ms since the epoch). */
+export interface SignatureClaim {
+  readonly signature: string;
+  readonly expiresAt: number;
+  /** Defaults to Date.now(). */
+  readonly now?: number;
+}
+
+export interface CommitRequest {
+  readonly writes?: readonly Write[];
+  readonly expect?: readonly Expectation[];
+  readonly claimSignature?: SignatureClaim;
+}
+
+export interface RebuildProgress {
+  readonly collectionId: string;
+  /** The ids of the indexes being built. */
+  readonly indexes: readonly string[];
+  readonly done: number;
+  readonly total: number;
+}
+
+export interface DefineOptions {
+  readonly onProgress?: (progress: RebuildProgress) => void;
+  /** Records per rebuild transaction (default 500). */
+  readonly batchSize?: number;
+}
+
+export interface DefineResult {
+  /** Ids of the indexes added (built for the existing records). */
+  readonly added: readonly string[];
+  /** Ids of the indexes removed (their entries deleted). */
+  readonly removed: readonly string[];
+  /** How many records were indexed by the rebuild. */
+  readonly rebuilt: number;
+}
+
+export class RecordStore {
+  readonly kv: KvStore;
+  readonly changes: ChangeFeed;
+  readonly #layouts = new Map<string, { bytes: Buffer; indexes: CollectionIndexes }>();
+
+  constructor(kv: KvStore) {
+    this.kv = kv;
+    this.changes = new ChangeFeed(kv);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Collections
+
+  /**
+   * Stores the collection's layout. New or changed indexes are built for the existing records (in batches, with
+   * progress reports) while writes go on: every commit already maintains them, and queries use them once they
+   * are complete. Removed indexes are deleted. Running it again with the same layout does nothing, and after an
+   * interruption it resumes the unfinished builds.
+   */
+  async defineCollection(collectionId: string, layout: Layout, options: DefineOptions = {}): Promise<DefineResult> {
+    checkCollectionId(collectionId);
+    const key = layoutKey(collectionId);
+    const { result } = await this.kv.transact([key], ([current]) => {
+      const old = current ? parseStoredLayout(current) : undefined;
+      const oldIds = new Set(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []);
+      const newIds = new Set(layout.indexes.filter((i) => !i.primary).map((i) => i.id));
+      const added = [...newIds].filter((id) => !oldIds.has(id));
+      const removed = [...oldIds].filter((id) => !newIds.has(id));
+      const building = [...new Set([...added, ...(old?.building ?? []).filter((id) => newIds.has(id))])];
+      const stored: StoredLayout = { layout, building };
+      const bytes = Buffer.from(JSON.stringify(stored));
+      const ops: KvOp[] = current?.equals(bytes) ? [] : [{ kind: 'put', key, value: bytes }];
+      for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
+      return { ops, result: { added, removed, building, bytes } };
+    });
+    let rebuilt = 0;
+    if (result.building.length > 0) {
+      rebuilt = await this.#build(collectionId, result.bytes, result.building, options);
+    }
+    return { added: result.added, removed: result.removed, rebuilt };
+  }
+
+  async #build(collectionId: string, layoutBytes: Buffer, building: readonly string[], options: DefineOptions): Promise<number> {
+    const key = layoutKey(collectionId);
+    const stored = parseStoredLayout(layoutBytes);
+    const indexes = new CollectionIndexes(collectionId, stored);
+    const only = new Set(building);
+    const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    const records = prefixRange(recordPrefix(collectionId));
+    const total = await this.kv.count(records);
+    let done = 0;
+    options.onProgress?.({ collectionId, indexes: building, done, total });
+    let from = records.gte;
+    for (;;) {
+      const batch = await this.kv.scan({ gte: from, lt: records.lt }, { limit: batchSize });
+      if (batch.length === 0) break;
+      // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
+      await this.kv.transact([key, ...batch.map((e) => e.key)], ([current, ...values]) => {
+        if (!current?.equals(layoutBytes)) throw layoutChanged(collectionId);
+        const ops: KvOp[] = [];
+        for (const value of values) {
+          if (!value) continue;
+          const record = parseRecord(value);
+          for (const entry of indexes.entriesOf(record, only)) ops.push({ kind: 'put', key: entry, value: recordKey(collectionId, String(record.id)) });
+        }
+        return { ops, result: undefined };
+      });
+      done += batch.length;
+      // Records created during the build can make `done` pass the count taken at the start.
+      options.onProgress?.({ collectionId, indexes: building, done, total: Math.max(done, total) });
+      from = keySuccessor(batch.at(-1)!.key);
+      if (batch.length < batchSize) break;
+    }
+    const ready = Buffer.from(JSON.stringify({ layout: stored.layout, building: [] } satisfies StoredLayout));
+    await this.kv.transact([key], ([current]) => {
+      if (!current?.equals(layoutBytes)) throw layoutChanged(collectionId);
+      return { ops: [{ kind: 'put', key, value: ready }], result: undefined };
+    });
+    return done;
+  }
+
+  /** Deletes the collection: its layout, records, index entries and deletion stamps. */
+  async deleteCollection(collectionId: string): Promise<void> {
+    checkCollectionId(collectionId);
+    await this.kv.transact([layoutKey(collectionId)], ([current], timestamp) => {
+      if (!current) throw collectionNotFound(collectionId);
+      const drop: Change[] = [{ collectionId, id: '', kind: 'drop' }];
+      const ops: KvOp[] = [
+        { kind: 'delete', key: layoutKey(collectionId) },
+        { kind: 'deleteRange', range: prefixRange(recordPrefix(collectionId)) },
+        { kind: 'deleteRange', range: prefixRange(collectionIndexesPrefix(collectionId)) },
+        { kind: 'deleteRange', range: prefixRange(recordDeletedPrefix(collectionId)) },
+        { kind: 'put', key: collectionChangedKey(collectionId), value: encodeU64(timestamp) },
+        { kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(drop)) },
+      ];
+      return { ops, result: undefined };
+    });
+    this.#layouts.delete(collectionId);
+  }
+
+  /** The collection's layout, or null when it is not defined. */
+  async getLayout(collectionId: string): Promise<Layout | null> {
+    const bytes = await this.kv.get(layoutKey(collectionId));
+    return bytes ? this.#indexes(collectionId, bytes).layout : null;
+  }
+
+  /** Ids of the collection's indexes that are still being built (empty when all are usable). */
+  async buildingIndexes(collectionId: string): Promise<readonly string[]> {
+    const bytes = await this.kv.get(layoutKey(collectionId));
+    if (!bytes) throw collectionNotFound(collectionId);
+    return [...this.#indexes(collectionId, bytes).building];
+  }
+
+  #indexes(collectionId: string, bytes: Buffer): CollectionIndexes {
+    const cached = this.#layouts.get(collectionId);
+    if (cached?.bytes.equals(bytes)) return cached.indexes;
+    const indexes = new CollectionIndexes(collectionId, parseStoredLayout(bytes));
+    this.#layouts.set(collectionId, { bytes, indexes });
+    return indexes;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Reading
+
+  /** The current timestamp: every change so far has a timestamp at most this. */
+  async timestamp(): Promise<number> {
+    const clock = await this.kv.get(clockKey);
+    return clock ? decodeU64(clock) : 0;
+  }
+
+  async get(collectionId: string, id: string): Promise<GetResult> {
+    checkCollectionId(collectionId);
+    checkRecordId(id);
+    const timestamp = await this.timestamp();
+    const [layout, value] = await Promise.all([this.kv.get(layoutKey(collectionId)), this.kv.get(recordKey(collectionId, id))]);
+    if (!layout) throw collectionNotFound(collectionId);
+    if (!value) return { record: null, version: null, timestamp };
+    return { record: parseRecord(value), version: decodeU64(value), timestamp };
+  }
+
+  async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const limit = parseLimit(query.limit);
+    const hasAfter = query.after !== undefined && query.after !== null;
+    const hasBefore = query.before !== undefined && query.before !== null;
+    if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
+
+    const timestamp = await this.timestamp();
+    const layoutBytes = await this.kv.get(layoutKey(collectionId));
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const indexes = this.#indexes(collectionId, layoutBytes);
+    const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
+    const prefix = indexes.prefixOf(plan.index);
+    let { gte, lt } = absoluteRange(prefix, plan.range);
+
+    const backward = hasBefore;
+    const requestCursor = (backward ? query.before : query.after) as string | undefined;
+    const scanReverse = plan.reverse !== backward;
+    if (requestCursor !== undefined) {
+      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index.id)]);
+      if (!scanReverse) gte = maxKey(gte, keySuccessor(position));
+      else lt = minKey(lt, position);
+    }
+
+    const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
+    const records: JsonObject[] = [];
+    let first: Buffer | undefined;
+    let last: Buffer | undefined;
+    let scanned = 0;
+    while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
+      const want = Math.min(scanLimit - scanned, Math.max(limit - records.length, 32));
+      const entries = await this.kv.scan({ gte, lt }, { reverse: scanReverse, limit: want, join: !plan.index.primary });
+      for (const entry of entries) {
+        scanned++;
+        first ??= entry.key;
+        last = entry.key;
+        const value = plan.index.primary ? entry.value : entry.target;
+        if (value) {
+          const record = parseRecord(value);
+          if (recordMatches(record, plan.conditions) && (!readFilter || (await readFilter(record)))) records.push(record);
+        }
+        if (records.length === limit) break;
+      }
+      if (entries.length < want || last === undefined) break;
+      if (!scanReverse) gte = keySuccessor(last);
+      else lt = last;
+    }
+
+    if (backward) {
+      records.reverse();
+      [first, last] = [last, first];
+    }
+    const position = (key: Buffer) => encodeCursor(plan.index.id, key.subarray(prefix.length));
+    const cursor =
+      first && last
+        ? { before: position(first), after: position(last) }
+        : { before: requestCursor ?? null, after: requestCursor ?? null };
+    return { records, cursor, timestamp };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Writing
+
+  /**
+   * Commits the writes atomically with their index entries and a change-log entry. Throws ConflictError (and
+   * writes nothing) when an expectation no longer holds, SignatureReplayError when the signature is already
+   * claimed, and `collection/not-found` when a collection is not defined.
+   */
+  async commit(request: CommitRequest): Promise<{ timestamp: number }> {
+    const writes = request.writes ?? [];
+    const expectations = request.expect ?? [];
+    checkWrites(writes);
+    checkExpectations(expectations);
+    const claim = request.claimSignature;
+    if (claim) checkClaim(claim);
+
+    const reads: Buffer[] = [];
+    const slots = new Map<string, number>();
+    const slot = (key: Buffer): number => {
+      const hex = key.toString('hex');
+      let at = slots.get(hex);
+      if (at === undefined) {
+        at = reads.push(key) - 1;
+        slots.set(hex, at);
+      }
+      return at;
+    };
+    const collections = [...new Set(writes.map((w) => w.collectionId))];
+    const layoutSlots = collections.map((c) => slot(layoutKey(c)));
+    const writeSlots = writes.map((w) => slot(recordKey(w.collectionId, w.kind === 'put' ? String(w.record.id) : w.id)));
+    const expectSlots = expectations.map((e) => slot(recordKey(e.collectionId, e.id)));
+    const claimSlot = claim ? slot(signatureKey(claim.signature)) : -1;
+
+    const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
+      const indexes = new Map<string, CollectionIndexes>();
+      collections.forEach((c, i) => {
+        const bytes = current[layoutSlots[i]!];
+        if (!bytes) throw collectionNotFound(c);
+        indexes.set(c, this.#indexes(c, bytes));
+      });
+      expectations.forEach((e, i) => {
+        const value = current[expectSlots[i]!];
+        const version = value ? decodeU64(value) : null;
+        if (version !== e.version) {
+          throw new ConflictError(
+            `record "${e.id}" in collection "${e.collectionId}" changed since it was read (expected version ${e.version}, found ${version})`,
+            e.collectionId,
+            e.id,
+          );
+        }
+      });
+
+      const ops: KvOp[] = [];
+      if (claim) {
+        const existing = current[claimSlot];
+        const now = claim.now ?? Date.now();
+        if (existing && decodeU64(existing) > now) throw new SignatureReplayError();
+        if (existing) ops.push({ kind: 'delete', key: signatureExpiryKey(decodeU64(existing), claim.signature) });
+        ops.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
+        ops.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
+      }
+
+      const changes: Change[] = [];
+      const stamp = encodeU64(timestamp);
+      writes.forEach((write, i) => {
+        const collectionIndexes = indexes.get(write.collectionId)!;
+        const oldValue = current[writeSlots[i]!];
+        const oldEntries = oldValue ? collectionIndexes.entriesOf(parseRecord(oldValue)) : [];
+        if (write.kind === 'delete') {
+          if (!oldValue) return;
+          for (const key of oldEntries) ops.push({ kind: 'delete', key });
+          ops.push({ kind: 'delete', key: reads[writeSlots[i]!]! });
+          ops.push({ kind: 'put', key: recordDeletedKey(write.collectionId, write.id), value: stamp });
+          changes.push({ collectionId: write.collectionId, id: write.id, kind: 'delete' });
+          return;
+        }
+        const key = reads[writeSlots[i]!]!;
+        const newEntries = collectionIndexes.entriesOf(write.record);
+        if (oldEntries.length === 0) {
+          for (const entry of newEntries) ops.push({ kind: 'put', key: entry, value: key });
+        } else {
+          const oldSet = new Set(oldEntries.map((k) => k.toString('hex')));
+          const newSet = new Set(newEntries.map((k) => k.toString('hex')));
+          for (const entry of oldEntries) if (!newSet.has(entry.toString('hex'))) ops.push({ kind: 'delete', key: entry });
+          for (const entry of newEntries) if (!oldSet.has(entry.toString('hex'))) ops.push({ kind: 'put', key: entry, value: key });
+        }
+        ops.push({ kind: 'put', key, value: Buffer.concat([stamp, Buffer.from(JSON.stringify(write.record))]) });
+        changes.push({ collectionId: write.collectionId, id: String(write.record.id), kind: 'put' });
+      });
+      if (changes.length > 0) {
+        for (const c of new Set(changes.map((change) => change.collectionId))) ops.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
+        ops.push({ kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(changes)) });
+      }
+      return { ops, result: undefined };
+    });
+    return { timestamp };
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Change feed and housekeeping
+
+  /** Resolves with the timestamp of a change newer than `since`, or null at the timeout (see ChangeFeed). */
+  waitForChange(target: ChangeTarget, since: number, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
+    return this.changes.waitForChange(target, since, timeoutMs, signal);
+  }
+
+  changesSince(since: number, limit?: number): Promise<CommitChanges[]> {
+    return this.changes.changesSince(since, limit);
+  }
+
+  /** Forgets change-log entries older than `before` (a timestamp). */
+  async pruneChanges(before: number): Promise<void> {
+    await this.kv.transact([], () => ({ ops: [{ kind: 'deleteRange', range: { gte: changeKey(0), lt: changeKey(Math.max(0, Math.floor(before))) } }], result: undefined }));
+  }
+
+  /** Forgets signature claims that expired before `now`; returns how many. */
+  async pruneSignatures(now = Date.now()): Promise<number> {
+    let forgotten = 0;
+    for (;;) {
+      const expired = await this.kv.scan(signatureExpiryRange(now), { limit: 500 });
+      if (expired.length === 0) return forgotten;
+      await this.kv.transact([], () => ({
+        ops: expired.flatMap((entry): KvOp[] => {
+          const expiresAt = decodeU64(entry.key, 1);
+          const signature = entry.value.toString('utf8');
+          return [{ kind: 'delete', key: entry.key }, ...(expiresAt < now ? [{ kind: 'delete' as const, key: signatureKey(signature) }] : [])];
+        }),
+        result: undefined,
+      }));
+      forgotten += expired.length;
+      if (expired.length < 500) return forgotten;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.changes.close();
+    await this.kv.close();
+  }
+}
+
+/** Runs `operation` again (with a short random pause) while it fails with a ConflictError. */
+export async function retryOnConflict<T>(operation: () => Promise<T>, attempts = 100): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await operation();
+    } catch (error) {
+      if (!(error instanceof ConflictError) || attempt >= attempts) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Validation and decoding
+
+function parseRecord(value: Buffer): JsonObject {
+  return JSON.parse(value.toString('utf8', 8)) as JsonObject;
+}
+
+function parseStoredLayout(bytes: Buffer): StoredLayout {
+  return JSON.parse(bytes.toString('utf8')) as StoredLayout;
+}
+
+function layoutChanged(collectionId: string): ConflictError {
+  return new ConflictError(`the layout of collection "${collectionId}" changed while its indexes were being built`, collectionId, '');
+}
+
+function maxKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) >= 0 ? a : b;
+}
+
+function minKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) <= 0 ? a : b;
+}
+
+function parseLimit(limit: unknown): number {
+  if (limit === undefined || limit === null || limit === '') return DEFAULT_LIMIT;
+  const n = typeof limit === 'string' && /^\s*\d+\s*$/.test(limit) ? Number(limit) : limit;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw invalidQuery(`limit must be a positive integer, got ${JSON.stringify(limit)}`);
+  return Math.min(n, MAX_LIMIT);
+}
+
+function checkCollectionId(collectionId: unknown): asserts collectionId is string {
+  if (typeof collectionId !== 'string' || collectionId.length === 0) {
+    throw new StoreError('invalid-argument', 'collection/invalid-id', 'collection id must be a non-empty string');
+  }
+  if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
+    throw new StoreError('invalid-argument', 'collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
+  }
+}
+
+function checkRecordId(id: unknown): asserts id is string {
+  if (typeof id !== 'string') throw new StoreError('invalid-argument', 'record/id-not-string', 'record id must be a string');
+  if (Buffer.byteLength(id) > MAX_RECORD_ID_BYTES) {
+    throw new StoreError('invalid-argument', 'record/invalid-id', `record id is longer than ${MAX_RECORD_ID_BYTES} bytes`);
+  }
+}
+
+function invalidCommit(message: string): StoreError {
+  return new StoreError('invalid-argument', 'store/invalid-commit', message);
+}
+
+function checkWrites(writes: readonly Write[]): void {
+  if (!Array.isArray(writes)) throw invalidCommit('writes must be an array');
+  const seen = new Set<string>();
+  for (const write of writes) {
+    if (typeof write !== 'object' || write === null) throw invalidCommit('each write must be an object');
+    checkCollectionId(write.collectionId);
+    let id: string;
+    if (write.kind === 'put') {
+      const record = write.record as unknown;
+      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+        throw new StoreError('invalid-argument', 'record/not-object', `record should be an object, got: ${JSON.stringify(record) ?? String(record)}`);
+      }
+      checkRecordId(write.record.id);
+      id = write.record.id;
+      try {
+        JSON.stringify(record);
+      } catch (error) {
+        throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" is not JSON: ${(error as Error).message}`);
+      }
+    } else if (write.kind === 'delete') {
+      checkRecordId(write.id);
+      id = write.id;
+    } else {
+      throw invalidCommit(`unknown write kind ${JSON.stringify((write as { kind?: unknown }).kind)}`);
+    }
+    const key = JSON.stringify([write.collectionId, id]);
+    if (seen.has(key)) throw invalidCommit(`record "${id}" of collection "${write.collectionId}" is written twice in one commit`);
+    seen.add(key);
+  }
+}
+
+function checkExpectations(expectations: readonly Expectation[]): void {
+  if (!Array.isArray(expectations)) throw invalidCommit('expect must be an array');
+  for (const e of expectations) {
+    checkCollectionId(e.collectionId);
+    checkRecordId(e.id);
+    if (e.version !== null && !(Number.isSafeInteger(e.version) && e.version >= 0)) {
+      throw invalidCommit(`expected version of record "${e.id}" must be a timestamp or null`);
+    }
+  }
+}
+
+function checkClaim(claim: SignatureClaim): void {
+  if (typeof claim.signature !== 'string' || claim.signature.length === 0 || claim.signature.length > 1024) {
+    throw invalidCommit('the signature to claim must be a non-empty string of at most 1024 characters');
+  }
+  if (!Number.isSafeInteger(claim.expiresAt) || claim.expiresAt < 0) throw invalidCommit('the signature expiry must be a time in ms');
+}

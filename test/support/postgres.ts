@@ -1,0 +1,85 @@
+// A PostgreSQL server for tests: a throw-away cluster (initdb + pg_ctl) in a temporary folder, on a free port
+// of 127.0.0.1, stopped and deleted afterwards (and when the process exits). PostgreSQL refuses to run as root,
+// so as root the cluster belongs to `nobody` and every command runs through `runuser -u nobody`.
+//
+// Set VELLUM_TEST_PG_URL (e.g. postgres://user:pass@host:5432/db) to use an existing server instead; each
+// suite then works in its own tables and drops them afterwards.
+
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export interface TestPostgres {
+  /** A connection URL for the server. */
+  readonly url: string;
+  /** Stops the cluster this helper started (nothing for an existing server). */
+  stop(): Promise<void>;
+}
+
+export async function startTestPostgres(): Promise<TestPostgres> {
+  const existing = process.env.VELLUM_TEST_PG_URL;
+  if (existing) return { url: existing, stop: async () => {} };
+
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-pg-'));
+  const data = join(dir, 'data');
+  const asRoot = process.getuid?.() === 0;
+  if (asRoot) {
+    const uid = Number(execFileSync('id', ['-u', 'nobody']).toString().trim());
+    const gid = Number(execFileSync('id', ['-g', 'nobody']).toString().trim());
+    chownSync(dir, uid, gid);
+  }
+  const run = (command: string, args: string[]): void => {
+    const [file, argv] = asRoot ? ['runuser', ['-u', 'nobody', '--', command, ...args]] : [command, args];
+    const result = spawnSync(file, argv, { cwd: dir, encoding: 'utf8' });
+    if (result.status !== 0) {
+      throw new Error(`${command} failed (${result.status ?? result.signal}): ${result.stderr || result.stdout || String(result.error)}`);
+    }
+  };
+
+  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+  const port = await freePort();
+  const settings = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-c unix_socket_directories=${dir}`,
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=200',
+  ].join(' ');
+  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+
+  let stopped = false;
+  const stopNow = (): void => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', stopNow);
+    try {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  process.on('exit', stopNow);
+  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => stopNow() };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh table name for one test (letters, digits, underscores). */
+export function uniqueTableName(prefix = 'vellum_test'): string {
+  return `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
