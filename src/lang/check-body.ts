@@ -545,7 +545,10 @@ class BodyChecker {
 
   private callName(expression: CallExpression, callee: IdentifierExpression): Type {
     const name = callee.name;
-    const binding = this.resolve(name);
+    // `Number` is a namespace and a function: called, it is the function.
+    const local = this.scope.lookup(name);
+    const global = lookupGlobal(name);
+    const binding: Binding | undefined = !local && global?.kind === 'function' ? { kind: 'global', builtin: global } : this.resolve(name);
     if (!binding) {
       this.report('unknownName', callee.span, [name, didYouMean(name, this.knownNames())]);
       return this.uncheckedArguments(expression);
@@ -860,6 +863,11 @@ class BodyChecker {
         description: `field "${name}" of type ${typeToString(field.type)}`,
         deletable: field.optional,
       };
+    }
+    const writable = objectType.kind === 'any' || objectType.kind === 'never' || objectType.kind === 'object' || objectType.kind === 'map';
+    if (!writable) {
+      this.report('readOnlyTarget', span, [`${describe(objectType)}.${name}`]);
+      return undefined;
     }
     if (!this.checkWritableChain(object)) return undefined;
     switch (objectType.kind) {

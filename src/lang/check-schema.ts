@@ -141,7 +141,7 @@ class CollectionRules {
       }
       flags[decorator.name] = true;
       if (decorator.arguments && decorator.arguments.length > 0) {
-        this.report(diagnostic('decoratorIgnored', decorator.span, [`the arguments of @${decorator.name} on a field`]));
+        this.report(diagnostic('decoratorIgnored', decorator.span, [`the argument list of @${decorator.name} on a field`]));
       }
     }
     return flags;
