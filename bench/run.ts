@@ -8,6 +8,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   // name: () => import('./name.ts'),
   lang: () => import('./lang.ts'),
   auth: () => import('./auth.ts'),
+  runtime: () => import('./runtime.ts'),
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
