@@ -3,6 +3,7 @@
 // version 0 and the eth-personal-sign hash, `t` as a plain decimal integer. The header is checked in full
 // before any curve arithmetic, so a malformed header costs almost nothing.
 import { AuthError, quote, type HeaderPart } from './errors.ts';
+import { sec1ShapeProblem } from './public-key.ts';
 import { decodeSignature, type RecoverableSignature } from './signature.ts';
 
 /** The request header that carries the signature (names are lowercase, as Node presents them). */
@@ -106,16 +107,9 @@ function decodeHex(text: string, part: HeaderPart, name: string): Uint8Array {
 }
 
 function checkPublicKeyShape(bytes: Uint8Array): Uint8Array {
-  if (bytes.length !== 33 && bytes.length !== 65) {
-    throw new AuthError('invalid-length', 'pk', `public key (pk) must be 33 bytes (compressed) or 65 bytes (uncompressed), got ${bytes.length}`);
-  }
-  const prefix = bytes[0];
-  if (bytes.length === 33 ? prefix !== 2 && prefix !== 3 : prefix !== 4) {
-    throw new AuthError(
-      'invalid-public-key',
-      'pk',
-      `public key (pk) of ${bytes.length} bytes must start with ${bytes.length === 33 ? '02 or 03' : '04'}`,
-    );
+  const problem = sec1ShapeProblem(bytes);
+  if (problem !== undefined) {
+    throw new AuthError(problem.kind === 'length' ? 'invalid-length' : 'invalid-public-key', 'pk', `public key (pk) ${problem.message}`);
   }
   return bytes;
 }

@@ -3,6 +3,7 @@
 // uncompressed SEC1 encodings. Every way in validates that the point is on the curve.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { KeyFormatError, quote } from './errors.ts';
+import { hexOf } from './hex.ts';
 
 /** The JWK form Polybase uses: `x` and `y` are base64url WITH `=` padding. */
 export interface PublicKeyJwk {
@@ -28,14 +29,8 @@ export class PublicKey {
 
   /** From a 33-byte compressed (`02`/`03` ‖ x) or 65-byte uncompressed (`04` ‖ x ‖ y) SEC1 encoding. */
   static fromBytes(bytes: Uint8Array): PublicKey {
-    if (bytes.length !== 33 && bytes.length !== 65) {
-      throw invalid(`a public key must be 33 bytes (compressed) or 65 bytes (uncompressed), got ${bytes.length}`);
-    }
-    const expectedPrefix = bytes.length === 33 ? '02 or 03' : '04';
-    const prefix = bytes[0]!;
-    if (bytes.length === 33 ? prefix !== 2 && prefix !== 3 : prefix !== 4) {
-      throw invalid(`a ${bytes.length}-byte public key must start with ${expectedPrefix}, got ${hexByte(prefix)}`);
-    }
+    const problem = sec1ShapeProblem(bytes);
+    if (problem !== undefined) throw invalid(`a public key ${problem.message}`);
     let point;
     try {
       point = secp256k1.Point.fromBytes(bytes);
@@ -98,7 +93,7 @@ export class PublicKey {
 
   /** `0x` + 128 lowercase hex digits (x ‖ y), the form of `PublicKey.toHex()` in Polylang. */
   toHex(): string {
-    return `0x${Buffer.from(this.#uncompressed.buffer, this.#uncompressed.byteOffset + 1, 64).toString('hex')}`;
+    return `0x${hexOf(this.#uncompressed.subarray(1))}`;
   }
 
   toJwk(): PublicKeyJwk {
@@ -130,6 +125,22 @@ export class PublicKey {
   }
 }
 
+/**
+ * What rules `bytes` out as a SEC1 public key by length and prefix alone (cheap: no curve arithmetic), or
+ * undefined when both fit.
+ */
+export function sec1ShapeProblem(bytes: Uint8Array): { kind: 'length' | 'prefix'; message: string } | undefined {
+  if (bytes.length !== 33 && bytes.length !== 65) {
+    return { kind: 'length', message: `must be 33 bytes (compressed) or 65 bytes (uncompressed), got ${bytes.length}` };
+  }
+  const prefix = bytes[0]!;
+  if (bytes.length === 33 ? prefix !== 2 && prefix !== 3 : prefix !== 4) {
+    const expected = bytes.length === 33 ? '02 or 03' : '04';
+    return { kind: 'prefix', message: `of ${bytes.length} bytes must start with ${expected}, got 0x${prefix.toString(16).padStart(2, '0')}` };
+  }
+  return undefined;
+}
+
 function decodeCoordinate(value: unknown, name: 'x' | 'y'): Uint8Array {
   if (typeof value !== 'string' || !JWK_COORDINATE.test(value)) {
     throw invalid(`JWK member "${name}" must be 32 bytes of base64url (43 characters and an optional "="), got ${quoteAny(value)}`);
@@ -150,10 +161,6 @@ function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
-}
-
-function hexByte(byte: number): string {
-  return `0x${byte.toString(16).padStart(2, '0')}`;
 }
 
 function quoteAny(value: unknown): string {

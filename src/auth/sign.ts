@@ -2,6 +2,7 @@
 // the recovery byte as 27/28, and the header value `v=0,t=…,h=eth-personal-sign,sig=0x…[,pk=0x…]`.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { KeyFormatError } from './errors.ts';
+import { hexOf } from './hex.ts';
 import { requestHash } from './personal-sign.ts';
 import { PublicKey } from './public-key.ts';
 
@@ -29,8 +30,8 @@ export function signRequest(
   const signature = new Uint8Array(65);
   signature.set(recovered.subarray(1), 0);
   signature[64] = 27 + recovered[0]!;
-  let header = `v=0,t=${t},h=eth-personal-sign,sig=0x${hex(signature)}`;
-  if (options.includePublicKey) header += `,pk=0x${hex(publicKeyOf(secretKey).toCompressed())}`;
+  let header = `v=0,t=${t},h=eth-personal-sign,sig=0x${hexOf(signature)}`;
+  if (options.includePublicKey) header += `,pk=0x${hexOf(publicKeyOf(secretKey).toCompressed())}`;
   return header;
 }
 
@@ -55,8 +56,4 @@ function parsePrivateKey(privateKey: Uint8Array | string): Uint8Array {
     throw new KeyFormatError('invalid-private-key', 'a private key must be between 1 and the curve order minus 1');
   }
   return bytes;
-}
-
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 }

@@ -2,6 +2,7 @@
 // the personal-sign hash of `<t>.<body>`, compare it with `pk` when one is given, and for writes claim the
 // signature so it cannot be used twice. Every failure is an `AuthError`.
 import { AuthError } from './errors.ts';
+import { hexOf } from './hex.ts';
 import { parseSignatureHeader } from './header.ts';
 import { requestHash } from './personal-sign.ts';
 import { PublicKey } from './public-key.ts';
@@ -46,7 +47,7 @@ export function verifySignatureHeader(headerValue: string, body: string | Uint8A
   if (singleUse) {
     // The same signer approving the same message is one use, whichever encoding of the signature carried it
     // (recovery byte 0/1 or 27/28), and whichever route it was sent to: the signature does not cover the URL.
-    const id = `${hex(hash)}:${hex(signer.toCompressed())}`;
+    const id = `${hexOf(hash)}:${hexOf(signer.toCompressed())}`;
     const claim = options.replayGuard!.claim(id, expiryOf(header.t), now);
     if (claim === 'already-used') {
       throw new AuthError('already-used', 'sig', 'signature already used: a signature on a write is accepted once');
@@ -56,8 +57,4 @@ export function verifySignatureHeader(headerValue: string, body: string | Uint8A
     }
   }
   return signer;
-}
-
-function hex(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('hex');
 }
