@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { AuthError } from './errors.ts';
+import { PublicKey } from './public-key.ts';
 import type { RecoverableSignature } from './signature.ts';
 
 export type BackendName = 'native' | 'js';
@@ -68,10 +69,10 @@ function backendChoiceFromEnvironment(): BackendName | 'auto' {
   throw new Error(`VELLUM_AUTH_BACKEND must be "native", "js" or "auto", got ${JSON.stringify(value)}`);
 }
 
-/** Recovers the signer's uncompressed key; any failure of the backend becomes a typed `AuthError`. */
-export function recoverPublicKey(signature: RecoverableSignature, hash: Uint8Array, backend: RecoveryBackend): Uint8Array {
+/** Recovers the signer's key (checked to be on the curve); any failure becomes a typed `AuthError`. */
+export function recoverPublicKey(signature: RecoverableSignature, hash: Uint8Array, backend: RecoveryBackend): PublicKey {
   try {
-    return backend.recover(signature, hash);
+    return PublicKey.fromBytes(backend.recover(signature, hash));
   } catch {
     throw new AuthError('recovery-failed', 'sig', 'failed to recover a public key from the signature');
   }

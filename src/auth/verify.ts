@@ -34,7 +34,7 @@ export function verifySignatureHeader(headerValue: string, body: string | Uint8A
   checkTimeWindow(header.t, now);
 
   const hash = requestHash(header.t, body);
-  const signer = PublicKey.fromBytes(recoverPublicKey(header.signature, hash, options.backend ?? defaultBackend));
+  const signer = recoverPublicKey(header.signature, hash, options.backend ?? defaultBackend);
   if (header.publicKey !== undefined && !signer.matchesBytes(header.publicKey)) {
     try {
       PublicKey.fromBytes(header.publicKey);
