@@ -35,7 +35,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { Scope } from './scope.ts';
+import { Scope, UNINITIALISED } from './scope.ts';
 import { didYouMean } from './suggest.ts';
 import {
   type ObjectField,
@@ -117,7 +117,7 @@ class BodyChecker {
       }
     });
     // The body's top-level statements share the parameters' scope, as in JavaScript.
-    for (const statement of this.fn.node.body.body) this.statement(statement);
+    this.statements(this.fn.node.body.body);
   }
 
   private report(kind: DiagnosticKind, span: Span, args: (string | number)[] = []): void {
@@ -140,7 +140,7 @@ class BodyChecker {
   private statement(statement: Statement): void {
     switch (statement.kind) {
       case 'block':
-        this.inScope(() => statement.body.forEach((s) => this.statement(s)));
+        this.inScope(() => this.statements(statement.body));
         return;
       case 'variable':
         this.variable(statement);
@@ -176,6 +176,14 @@ class BodyChecker {
     }
   }
 
+  /** A block's statements; its `let`/`const` names are reserved first (see scope.ts). */
+  private statements(statements: Statement[]): void {
+    for (const statement of statements) {
+      if (statement.kind === 'variable') this.scope.reserve(statement.name.name);
+    }
+    for (const statement of statements) this.statement(statement);
+  }
+
   private loop(body: () => void): void {
     this.loopDepth++;
     try {
@@ -209,7 +217,10 @@ class BodyChecker {
 
   private forStatement(statement: ForStatement): void {
     this.inScope(() => {
-      if (statement.init?.kind === 'variable') this.variable(statement.init);
+      if (statement.init?.kind === 'variable') {
+        this.scope.reserve(statement.init.name.name);
+        this.variable(statement.init);
+      }
       else if (statement.init) this.value(statement.init);
       if (statement.test) this.value(statement.test);
       if (statement.update) this.value(statement.update);
@@ -323,6 +334,10 @@ class BodyChecker {
       this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
       return anyType;
     }
+    if (binding === UNINITIALISED) {
+      this.report('usedBeforeDeclaration', expression.span, [name]);
+      return anyType;
+    }
     this.tables.bindings.set(expression, binding);
     switch (binding.kind) {
       case 'parameter':
@@ -341,7 +356,7 @@ class BodyChecker {
     }
   }
 
-  private resolve(name: string): Binding | undefined {
+  private resolve(name: string): Binding | typeof UNINITIALISED | undefined {
     const local = this.scope.lookup(name);
     if (local) return local;
     if (name === 'undefined') return { kind: 'undefined' };
@@ -548,9 +563,13 @@ class BodyChecker {
     // `Number` is a namespace and a function: called, it is the function.
     const local = this.scope.lookup(name);
     const global = lookupGlobal(name);
-    const binding: Binding | undefined = !local && global?.kind === 'function' ? { kind: 'global', builtin: global } : this.resolve(name);
+    const binding = !local && global?.kind === 'function' ? { kind: 'global' as const, builtin: global } : this.resolve(name);
     if (!binding) {
       this.report('unknownName', callee.span, [name, didYouMean(name, this.knownNames())]);
+      return this.uncheckedArguments(expression);
+    }
+    if (binding === UNINITIALISED) {
+      this.report('usedBeforeDeclaration', callee.span, [name]);
       return this.uncheckedArguments(expression);
     }
     this.tables.bindings.set(callee, binding);
@@ -808,6 +827,10 @@ class BodyChecker {
     const binding = this.resolve(name);
     if (!binding) {
       this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
+      return undefined;
+    }
+    if (binding === UNINITIALISED) {
+      this.report('usedBeforeDeclaration', expression.span, [name]);
       return undefined;
     }
     this.tables.bindings.set(expression, binding);

@@ -179,6 +179,7 @@ export const catalogue = {
     severity: 'error',
     message: 'cannot call function "{0}" on {1}: collection functions are called as this.{0}(...)',
   },
+  usedBeforeDeclaration: { code: 'V3029', severity: 'error', message: '"{0}" is used before its declaration' },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

@@ -1,20 +1,33 @@
-// Block scopes of a function body: `let`/`const` are visible from their declaration to the end of
-// their block; parameters live in the function's outermost scope (so `let x` beside a parameter
-// `x` is a redeclaration, as in JavaScript).
+// Block scopes of a function body: `let`/`const` are visible in their whole block but may only be
+// used after their declaration (JavaScript's "temporal dead zone": `let x = x + 1` reads the new,
+// uninitialised `x`, not an outer one). Parameters live in the function's outermost scope, so
+// `let x` beside a parameter `x` is a redeclaration, as in JavaScript.
 
 import type { Binding } from './checked.ts';
 
+/** A name declared later in its block: using it now is an error. */
+export const UNINITIALISED = 'uninitialised';
+
 export class Scope {
   private readonly names = new Map<string, Binding>();
+  private readonly reserved = new Set<string>();
 
   constructor(readonly parent: Scope | null = null) {}
 
-  lookup(name: string): Binding | undefined {
-    return this.names.get(name) ?? this.parent?.lookup(name);
+  lookup(name: string): Binding | typeof UNINITIALISED | undefined {
+    const binding = this.names.get(name);
+    if (binding) return binding;
+    if (this.reserved.has(name)) return UNINITIALISED;
+    return this.parent?.lookup(name);
   }
 
   declaredHere(name: string): boolean {
     return this.names.has(name);
+  }
+
+  /** Marks a name that a declaration later in this block will bind. */
+  reserve(name: string): void {
+    this.reserved.add(name);
   }
 
   declare(name: string, binding: Binding): void {

@@ -45,6 +45,14 @@ describe('names', () => {
     expect(bodyDiagnostics('let a = 1;\nif (true) { let a = 2; }')).toEqual([]);
   });
 
+  it('V3029: a variable used before its declaration in the same block, even when an outer one exists', () => {
+    expect(bodyDiagnostics('this.count = k;\nlet k = 1;')).toEqual(['V3029 11:14 k']);
+    expect(message('this.count = k;\nlet k = 1;')).toBe('"k" is used before its declaration');
+    expect(bodyDiagnostics('let k = 1;\nif (k > 0) { k = k + 1; let k = 2; }')).toEqual(['V3029 12:14 k', 'V3029 12:18 k']);
+    expect(bodyDiagnostics('let k = 1;\nif (k > 0) { let k = k + 1; }')).toEqual(['V3029 12:22 k']);
+    expect(bodyDiagnostics('let k = 1;\nif (k > 0) { let j = k + 1; }')).toEqual([]);
+  });
+
   it('V3016: a constant assigned', () => {
     expect(bodyDiagnostics('const k = 1;\nk = 2;')).toEqual(['V3016 12:1 k']);
     expect(bodyDiagnostics('for (const t of this.tags) { t += "x"; }')).toEqual(['V3016 11:30 t']);
