@@ -316,7 +316,7 @@ const implementations: Record<string, Impl> = {
   'global.Number': (st, _r, [value]) => {
     if (value === undefined) return 0;
     if (value instanceof PublicKey || isRuntimeObject(value)) return NaN;
-    return Number(toText(st, value));
+    return Array.isArray(value) || value instanceof Uint8Array ? Number(toText(st, value)) : Number(value);
   },
   'global.String': (st, _r, [value], gas) => {
     const text = toText(st, value, gas.perUnit ?? 0);
