@@ -1,22 +1,15 @@
 // The header grammar: strict, and every failure names the part that is wrong.
 import { describe, expect, it } from 'vitest';
 import { AuthError, parseSignatureHeader, readSignatureHeader, type AuthErrorKind, type HeaderPart } from '../../src/auth/index.ts';
+import { refusal } from './helpers.ts';
 
 const SIG = '0xdbe0c61d0948ebaf621389487b13cc9cae03675fbe891bdb041627ef754b332a26ccaee33fbad811e062d831a7e67e2fdcd1495408ce76ea37f1a7abd46be8e81c';
 const PK = '0x0317db94fd7c4bddcd38c02f286dd84ce411cdacf78136be82632455800e768a5e';
 const PK_UNCOMPRESSED =
   '0x0417db94fd7c4bddcd38c02f286dd84ce411cdacf78136be82632455800e768a5e0a8b86cafe950df598ef08acc2ee2412884569edc7f0865585eeee797d5bda8d';
 const VALID = `v=0,t=1700000000000,h=eth-personal-sign,sig=${SIG}`;
+const failure = (header: string) => refusal(() => parseSignatureHeader(header));
 
-function failure(header: string): AuthError {
-  try {
-    parseSignatureHeader(header);
-  } catch (error) {
-    expect(error).toBeInstanceOf(AuthError);
-    return error as AuthError;
-  }
-  throw new Error(`expected ${JSON.stringify(header)} to be refused`);
-}
 
 describe('parseSignatureHeader', () => {
   it('reads t, the signature and no pk', () => {

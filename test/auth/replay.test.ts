@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import vectors from '../../fixtures/vectors/signatures.json' with { type: 'json' };
-import { AuthError, MAX_AGE_MS, MemoryReplayGuard, signRequest, verifySignatureHeader, type ReplayGuard } from '../../src/auth/index.ts';
+import { MAX_AGE_MS, MemoryReplayGuard, signRequest, verifySignatureHeader, type ReplayGuard } from '../../src/auth/index.ts';
+import { outcomeKind } from './helpers.ts';
 
 describe('MemoryReplayGuard', () => {
   it('claims an id once while it is alive, and forgets it when it expires', () => {
@@ -57,21 +58,12 @@ describe('verifying writes', () => {
   const vector = vectors.valid[1]!;
   const post = (header: string, guard: ReplayGuard, now = vector.t) =>
     verifySignatureHeader(header, vector.body, { method: 'POST', now, replayGuard: guard });
-  const kindOf = (action: () => unknown) => {
-    try {
-      action();
-      return 'accepted';
-    } catch (error) {
-      expect(error).toBeInstanceOf(AuthError);
-      return (error as AuthError).kind;
-    }
-  };
 
   it('accepts a POST signature once and refuses its replay', () => {
     const guard = new MemoryReplayGuard();
     expect(post(vector.header, guard).toHex()).toBe(vector.expected.publicKeyHex);
     expect(() => post(vector.header, guard, vector.t + 1000)).toThrow(/^signature already used/);
-    expect(kindOf(() => post(vector.headerWithPk, guard))).toBe('already-used');
+    expect(outcomeKind(() => post(vector.headerWithPk, guard))).toBe('already-used');
   });
 
   it('refuses the replay re-encoded with the low recovery byte', () => {
@@ -79,14 +71,14 @@ describe('verifying writes', () => {
     post(vector.header, guard);
     const lowByte = vector.header.replace(/1c$/, '01').replace(/1b$/, '00');
     expect(lowByte).not.toBe(vector.header);
-    expect(kindOf(() => post(lowByte, guard))).toBe('already-used');
+    expect(outcomeKind(() => post(lowByte, guard))).toBe('already-used');
   });
 
   it('a replay after the window closes is refused as expired, and the guard has forgotten it', () => {
     const guard = new MemoryReplayGuard();
     const later = vector.t + MAX_AGE_MS + 1;
     post(vector.header, guard);
-    expect(kindOf(() => post(vector.header, guard, later))).toBe('expired');
+    expect(outcomeKind(() => post(vector.header, guard, later))).toBe('expired');
     post(signRequest(vectors.valid[2]!.privateKey, vector.body, later), guard, later);
     expect(guard.size).toBe(1); // the fresh claim; the expired one was swept
   });
@@ -101,7 +93,7 @@ describe('verifying writes', () => {
   it('does not spend a claim on a refused signature', () => {
     const guard = new MemoryReplayGuard();
     const wrongPk = `${vector.header},pk=${vectors.valid[0]!.expected.publicKeyCompressed}`;
-    expect(kindOf(() => post(wrongPk, guard))).toBe('public-key-mismatch');
+    expect(outcomeKind(() => post(wrongPk, guard))).toBe('public-key-mismatch');
     expect(guard.size).toBe(0);
     expect(post(vector.header, guard).toHex()).toBe(vector.expected.publicKeyHex);
   });
@@ -110,7 +102,7 @@ describe('verifying writes', () => {
     const guard = new MemoryReplayGuard({ capacity: 1 });
     post(vector.header, guard);
     const other = signRequest(vector.privateKey, vector.body, vector.t + 1);
-    expect(kindOf(() => post(other, guard))).toBe('replay-guard-full');
+    expect(outcomeKind(() => post(other, guard))).toBe('replay-guard-full');
   });
 
   it('lets reads reuse a signature, and needs a guard for anything else', () => {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import vectors from '../../fixtures/vectors/signatures.json' with { type: 'json' };
 import { AuthError, decodeSignature, jsBackend, nativeBackend, requestHash, verifySignatureHeader } from '../../src/auth/index.ts';
+import { refusal } from './helpers.ts';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const vector = vectors.valid[0]!;
@@ -11,16 +12,8 @@ const scalar = (n: bigint) => n.toString(16).padStart(64, '0');
 function signature(r: string, s: string, v: number): Uint8Array {
   return Buffer.from(r + s + v.toString(16).padStart(2, '0'), 'hex');
 }
-function failure(bytes: Uint8Array): AuthError {
-  try {
-    decodeSignature(bytes);
-  } catch (error) {
-    expect(error).toBeInstanceOf(AuthError);
-    return error as AuthError;
-  }
-  throw new Error('expected the signature to be refused');
-}
 
+const failure = (bytes: Uint8Array) => refusal(() => decodeSignature(bytes));
 const r = sigHex.slice(0, 64);
 const s = sigHex.slice(64, 128);
 
