@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import { layoutOf, StoreError, type Layout } from '../../src/store/index.ts';
+import { collection, personLayout } from './schemas.ts';
+
+const shape = (layout: Layout) => layout.indexes.map((index) => index.fields.map((f) => (f.direction === 'asc' ? f.path : `${f.path} desc`)).join(', '));
+
+describe('layoutOf', () => {
+  it('indexes every top-level indexable field automatically, adds declared indexes with id last, shortest first', () => {
+    expect(shape(personLayout)).toEqual([
+      'id',
+      'name, id',
+      'age, id',
+      'active, id',
+      'owner, id',
+      'boss, id',
+      'name, age desc, id',
+      'info.city, age, id',
+    ]);
+    expect(personLayout.indexes[0]!.primary).toBe(true);
+    expect(personLayout.indexes.slice(1).every((index) => !index.primary)).toBe(true);
+  });
+
+  it('records the type of every field path, nested ones included', () => {
+    expect(personLayout.fields['info.city']).toEqual({ path: 'info.city', typeText: 'string', indexable: { kind: 'string' } });
+    expect(personLayout.fields['boss']!.indexable).toEqual({ kind: 'reference', collection: 'Person' });
+    expect(personLayout.fields['tags']!.indexable).toBeNull();
+    expect(personLayout.fields['photo']!.indexable).toBeNull();
+    expect(personLayout.fields['info']!.typeText).toBe('{ info.city: string; info.zip?: number; }');
+  });
+
+  it('keeps a declared single-field index instead of the automatic one, and drops duplicates', () => {
+    const layout = layoutOf(collection('A', { id: 'string', n: 'number', m: 'number' }, [['n desc'], ['n desc'], ['m', 'id'], ['id desc']]));
+    expect(shape(layout)).toEqual(['id', 'n desc, id', 'm, id']);
+  });
+
+  it('names indexes by their fields, directions and types, so a changed index gets a new name', () => {
+    const a = layoutOf(collection('A', { id: 'string', n: 'number' }, [['n', 'id desc']]));
+    const b = layoutOf(collection('A', { id: 'string', n: 'number' }, [['n desc', 'id desc']]));
+    const c = layoutOf(collection('A', { id: 'string', n: 'string' }, [['n', 'id desc']]));
+    const names = [a, b, c].map((layout) => layout.indexes.find((i) => i.fields[0]!.path === 'n' && i.fields.length === 2 && i.fields[1]!.direction === 'desc')!.id);
+    expect(new Set(names).size).toBe(3);
+    expect(names.every((name) => /^[0-9a-f]{16}$/.test(name))).toBe(true);
+  });
+
+  it('rejects an index on a missing or unindexable field with a typed error, not a crash', () => {
+    const missing = () => layoutOf(collection('A', { id: 'string' }, [['nope']]));
+    expect(missing).toThrow(StoreError);
+    expect(missing).toThrow('index field "nope" not found in schema');
+    expect(() => layoutOf(collection('A', { id: 'string', tags: 'string[]' }, [['tags']]))).toThrow('cannot index field "tags" of type string[]');
+    expect(() => layoutOf(collection('A', { id: 'string', m: 'map<string, number>' }, [['m']]))).toThrow('cannot index field "m" of type map<string, number>');
+    expect(() => layoutOf(collection('A', { id: 'string', o: { object: { a: 'string' } } }, [['o']]))).toThrow('cannot index field "o" of type { o.a: string; }');
+    try {
+      missing();
+    } catch (error) {
+      expect((error as StoreError).reason).toBe('collection/invalid-schema');
+    }
+  });
+
+  it('is plain JSON', () => {
+    expect(JSON.parse(JSON.stringify(personLayout))).toEqual(personLayout);
+  });
+});

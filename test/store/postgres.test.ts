@@ -1,0 +1,53 @@
+// The conformance suite on a real PostgreSQL: a temporary cluster started here (test/support/postgres.ts), or
+// the server named by VELLUM_TEST_PG_URL. Each test works in its own table; all are dropped at the end.
+
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgres, type PostgresKv } from '../../src/store/index.ts';
+import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { conformance } from './conformance.ts';
+
+let server: TestPostgres;
+const tables: string[] = [];
+
+beforeAll(async () => {
+  server = await startTestPostgres();
+});
+
+afterAll(async () => {
+  if (!server) return;
+  if (tables.length > 0) {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.end();
+  }
+  await server.stop();
+});
+
+async function open(table: string): Promise<PostgresKv> {
+  return openPostgres({ connectionString: server.url, table, pool: { max: 8 } });
+}
+
+conformance({
+  name: 'postgres',
+  fresh: async () => {
+    const table = uniqueTableName();
+    tables.push(table);
+    return { kv: await open(table), peer: () => open(table) };
+  },
+});
+
+describe('PostgreSQL backend', () => {
+  it('creates its table idempotently when several processes start at once', async () => {
+    const table = uniqueTableName();
+    tables.push(table);
+    const stores = await Promise.all([open(table), open(table), open(table)]);
+    expect(await stores[0]!.count({ gte: Buffer.alloc(0), lt: Buffer.of(0xff) })).toBe(1); // the clock row
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('refuses a table name that is not a plain identifier', async () => {
+    await expect(openPostgres({ connectionString: server.url, table: 'x; DROP TABLE y' })).rejects.toThrow('invalid table name');
+  });
+});
