@@ -28,14 +28,15 @@ import { diagnostic, type Diagnostic } from './diagnostics.ts';
  */
 export const MAX_TREE_DEPTH = 1000;
 
-// acorn also checks some scoping rules while parsing. Two of them belong to the checker, which
-// reports them with its own codes (a variable declared twice, `break`/`continue` outside a loop):
-// this parser lets them through. Both call sites carry on normally after the report.
+// acorn also checks some rules while parsing that belong to the checker, which reports them with its
+// own codes: a variable declared twice, `break`/`continue` outside a loop, `const` without a value.
+// This parser lets them through; acorn carries on normally after each of these reports.
 const CHECKER_RULES = /^(?:Unsyntactic (?:break|continue)|Identifier '[^#][^']*' has already been declared)$/;
 
 interface ReportingParser {
   raise(position: number, message: string): void;
   raiseRecoverable(position: number, message: string): void;
+  parseVar(node: unknown, isFor: boolean, kind: string, allowMissingInitializer?: boolean): unknown;
 }
 
 const BodyParser = Parser.extend(
@@ -46,6 +47,10 @@ const BodyParser = Parser.extend(
       }
       override raiseRecoverable(position: number, message: string): void {
         if (!CHECKER_RULES.test(message)) super.raiseRecoverable(position, message);
+      }
+      // `const x;` is the checker's to report too (it says what is missing, not "unexpected token").
+      override parseVar(node: unknown, isFor: boolean, kind: string, allowMissingInitializer?: boolean): unknown {
+        return super.parseVar(node, isFor, kind, allowMissingInitializer || kind === 'const');
       }
     } as unknown as typeof Parser,
 );
@@ -63,11 +68,11 @@ export interface ParsedBody {
 }
 
 /**
- * Parses the body text `text.slice(start, end)` (the text between the function's braces).
+ * Parses a body's text (between the function's braces), which starts at offset `start` of the file.
  * Never throws: syntax errors, unsupported constructs and excessive nesting become diagnostics.
  */
-export function parseBody(text: string, start: number, end: number): ParsedBody {
-  const source = text.slice(start, end);
+export function parseBody(source: string, start: number): ParsedBody {
+  const end = start + source.length;
   let program: estree.Program;
   try {
     program = BodyParser.parse(source, {
@@ -107,6 +112,9 @@ function syntaxErrorDiagnostic(error: unknown, start: number, end: number): Diag
     }
     // acorn appends "(line:column)" relative to the body; our renderer shows file coordinates.
     const message = error.message.replace(/ \(\d+:\d+\)$/, '');
+    if (message === 'Assigning to rvalue' || message.includes('left-hand side')) {
+      return diagnostic('invalidAssignmentTarget', { start: at, end: Math.min(at + 1, end) });
+    }
     const readable = message.charAt(0).toLowerCase() + message.slice(1);
     return diagnostic('bodySyntaxError', { start: at, end: Math.min(at + 1, end) }, [readable]);
   }

@@ -25,7 +25,8 @@ import { diagnostic, type Diagnostic } from './diagnostics.ts';
 export interface BuildContext {
   text: string;
   diagnostics: Diagnostic[];
-  /** True when the lexer already reported a problem inside [start, end): acorn would only repeat it. */
+  /** True when the lexer already reported a problem inside [start, end): acorn would only repeat it
+   *  (or, for nesting, overflow). */
   hasLexicalProblem(start: number, end: number): boolean;
 }
 
@@ -182,14 +183,13 @@ function buildFunction(
 ): FunctionDeclaration {
   const keyword = tokens(node, 'FunctionKeyword')[0];
   const name = token1(node, 'Identifier');
-  const body = node1(node, 'body');
-  const open = token1(body, 'LCurly');
-  const close = token1(body, 'RCurly');
+  const body = token1(node, 'FunctionBody');
+  const blockSpan = tokenSpan(body);
   const returnType = nodes(node, 'type')[0];
-  const bodyTextSpan = { start: tokenEnd(open), end: close.startOffset };
+  const bodyTextSpan = { start: blockSpan.start + 1, end: blockSpan.end - 1 };
   let statements: FunctionDeclaration['body']['body'] = [];
-  if (!context.hasLexicalProblem(open.startOffset, tokenEnd(close))) {
-    const parsed = parseBody(context.text, bodyTextSpan.start, bodyTextSpan.end);
+  if (!context.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
+    const parsed = parseBody(body.image.slice(1, -1), bodyTextSpan.start);
     context.diagnostics.push(...parsed.diagnostics);
     statements = parsed.statements ?? [];
   }
@@ -200,9 +200,9 @@ function buildFunction(
     functionKeyword: keyword !== undefined,
     parameters: nodes(node, 'parameter').map((parameter) => buildParameter(parameter, context)),
     returnType: returnType ? buildType(returnType, context) : null,
-    body: { kind: 'block', body: statements, span: { start: open.startOffset, end: tokenEnd(close) } },
+    body: { kind: 'block', body: statements, span: blockSpan },
     bodyTextSpan,
-    span: { start: start ?? (keyword ?? name).startOffset, end: tokenEnd(close) },
+    span: { start: start ?? (keyword ?? name).startOffset, end: blockSpan.end },
   };
 }
 

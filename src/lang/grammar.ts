@@ -1,21 +1,21 @@
 // The grammar of the schema structure: collections, decorators, fields, types, indexes and
-// function headers. Function bodies are only delimited here (balanced braces); acorn parses their
+// function headers. A function body is a single token here (balanced braces); acorn parses its
 // text later (body.ts). This file holds rules only; build-ast.ts turns the concrete syntax tree into
 // the AST.
 //
 // The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
 // far more expensive than parsing a schema.
 
-import { CstParser, EMPTY_ALT, type CstNode, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { CstParser, EMPTY_ALT, type CstNode, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
 import {
   allTokens,
   AtIndex,
-  BodyToken,
   CollectionKeyword,
   Colon,
   Comma,
   Decorator,
   Dot,
+  FunctionBody,
   FunctionKeyword,
   Greater,
   Identifier,
@@ -81,6 +81,10 @@ const errorMessages: IParserErrorMessageProvider = {
 };
 
 export class SchemaParser extends CstParser {
+  // Alternatives of each OR, created once: building them on every call costs more than the parse
+  // (chevrotain's documented "caching arrays of alternatives" optimisation).
+  private readonly alternatives: Record<string, IOrAlt<unknown>[]> = {};
+
   constructor() {
     super(allTokens, {
       maxLookahead: 3,
@@ -99,10 +103,12 @@ export class SchemaParser extends CstParser {
   // with a precise message instead of a syntax error.
   rootItem = this.RULE('rootItem', () => {
     this.MANY(() => this.SUBRULE(this.decorator));
-    this.OR([
-      { ALT: () => this.SUBRULE(this.collection) },
-      { ALT: () => this.SUBRULE(this.functionDeclaration) },
-    ]);
+    this.OR(
+      (this.alternatives.rootItem ??= [
+        { ALT: () => this.SUBRULE(this.collection) },
+        { ALT: () => this.SUBRULE(this.functionDeclaration) },
+      ]),
+    );
   });
 
   // collection := `collection` Name `{` item* `}`
@@ -116,18 +122,22 @@ export class SchemaParser extends CstParser {
 
   // Items keep their source order because they are all children named `item` of the collection.
   item = this.RULE('item', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.index) },
-      {
-        ALT: () => {
-          this.MANY(() => this.SUBRULE(this.decorator));
-          this.OR2([
-            { ALT: () => this.SUBRULE(this.field) },
-            { ALT: () => this.SUBRULE(this.functionDeclaration) },
-          ]);
+    this.OR(
+      (this.alternatives.item ??= [
+        { ALT: () => this.SUBRULE(this.index) },
+        {
+          ALT: () => {
+            this.MANY(() => this.SUBRULE(this.decorator));
+            this.OR2(
+              (this.alternatives.member ??= [
+                { ALT: () => this.SUBRULE(this.field) },
+                { ALT: () => this.SUBRULE(this.functionDeclaration) },
+              ]),
+            );
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 
   // decorator := @name [ `(` (identifier [`,`])* `)` ]   (commas are a Vellum extension)
@@ -170,18 +180,20 @@ export class SchemaParser extends CstParser {
 
   // entry := path | `[` path `,` direction `]`   (direction is checked by build-ast.ts)
   indexEntry = this.RULE('indexEntry', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.fieldPath) },
-      {
-        ALT: () => {
-          this.CONSUME(LSquare);
-          this.SUBRULE2(this.fieldPath);
-          this.CONSUME(Comma);
-          this.CONSUME(Identifier);
-          this.CONSUME(RSquare);
+    this.OR(
+      (this.alternatives.indexEntry ??= [
+        { ALT: () => this.SUBRULE(this.fieldPath) },
+        {
+          ALT: () => {
+            this.CONSUME(LSquare);
+            this.SUBRULE2(this.fieldPath);
+            this.CONSUME(Comma);
+            this.CONSUME(Identifier);
+            this.CONSUME(RSquare);
+          },
         },
-      },
-    ]);
+      ]),
+    );
   });
 
   fieldPath = this.RULE('fieldPath', () => {
@@ -192,7 +204,8 @@ export class SchemaParser extends CstParser {
     });
   });
 
-  // function := [`function`] name `(` parameters `)` [`:` type] body
+  // function := [`function`] name `(` parameters `)` [`:` type] FunctionBody
+  // The body is one token, from `{` to the matching `}` (see lexer.ts); acorn parses its text.
   functionDeclaration = this.RULE('functionDeclaration', () => {
     this.OPTION(() => this.CONSUME(FunctionKeyword));
     this.CONSUME(Identifier);
@@ -210,7 +223,7 @@ export class SchemaParser extends CstParser {
       this.CONSUME(Colon);
       this.SUBRULE(this.type);
     });
-    this.SUBRULE(this.body);
+    this.CONSUME(FunctionBody);
   });
 
   parameter = this.RULE('parameter', () => {
@@ -220,24 +233,17 @@ export class SchemaParser extends CstParser {
     this.SUBRULE(this.type);
   });
 
-  // body := `{` (body | anything but a brace)* `}`
-  body = this.RULE('body', () => {
-    this.CONSUME(LCurly);
-    this.MANY(() => {
-      this.OR([{ ALT: () => this.SUBRULE(this.body) }, { ALT: () => this.CONSUME(BodyToken) }]);
-    });
-    this.CONSUME(RCurly);
-  });
-
   // type := (`map` `<` type `,` type `>` | objectType | name) (`[` `]`)*
   // Array element restrictions (no nested arrays, no arrays of maps or objects) are reported by
   // build-ast.ts with a clearer message than a syntax error would give.
   type = this.RULE('type', () => {
-    this.OR([
-      { ALT: () => this.SUBRULE(this.mapType) },
-      { ALT: () => this.SUBRULE(this.objectType) },
-      { ALT: () => this.CONSUME(Identifier) },
-    ]);
+    this.OR(
+      (this.alternatives.type ??= [
+        { ALT: () => this.SUBRULE(this.mapType) },
+        { ALT: () => this.SUBRULE(this.objectType) },
+        { ALT: () => this.CONSUME(Identifier) },
+      ]),
+    );
     this.MANY(() => {
       this.CONSUME(LSquare);
       this.CONSUME(RSquare);
@@ -258,10 +264,12 @@ export class SchemaParser extends CstParser {
     this.CONSUME(LCurly);
     this.MANY(() => {
       this.SUBRULE(this.objectField);
-      this.OR([
-        { ALT: () => this.CONSUME(Semicolon) },
-        { GATE: () => this.LA(1).tokenType === RCurly, ALT: EMPTY_ALT() },
-      ]);
+      this.OR(
+        (this.alternatives.objectFieldEnd ??= [
+          { ALT: () => this.CONSUME(Semicolon) },
+          { GATE: () => this.LA(1).tokenType === RCurly, ALT: EMPTY_ALT() },
+        ]),
+      );
     });
     this.CONSUME(RCurly);
   });

@@ -1,16 +1,12 @@
 // Tokens of the schema language, as data for chevrotain's lexer.
 //
-// One lexer covers the whole file, function bodies included. The structure grammar only needs
-// identifiers and a little punctuation; inside a body the tokens exist so that the parser can find
-// the `}` that closes it (strings, template literals, comments and regular expressions may contain
-// braces). The body text itself is parsed by acorn later, so body tokens are deliberately coarse.
-//
-// Every token except `{` and `}` belongs to the `BodyToken` category, which lets the grammar say
-// "anything but a brace" in one place.
+// One lexer covers the whole file. The structure grammar needs identifiers and a little
+// punctuation; a function body is a single `FunctionBody` token from its `{` to the matching `}`
+// (body-scanner.ts finds it), whose text acorn parses later. Strings, numbers and operators still
+// exist as tokens so that a stray one in the structure is named in the error message.
 
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
-
-export const BodyToken = createToken({ name: 'BodyToken', pattern: Lexer.NA });
+import { scanBody, type BodyScan } from './body-scanner.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
 export const INVALID_GROUP = 'invalid';
@@ -34,7 +30,6 @@ export const StringLiteral = createToken({
   name: 'StringLiteral',
   label: 'string',
   pattern: /'(?:[^'\\\n\r]|\\(?:\r\n|[\s\S]))*'|"(?:[^"\\\n\r]|\\(?:\r\n|[\s\S]))*"/,
-  categories: [BodyToken],
 });
 export const UnterminatedString = createToken({
   name: 'UnterminatedString',
@@ -47,7 +42,6 @@ export const TemplateLiteral = createToken({
   name: 'TemplateLiteral',
   label: 'template literal',
   pattern: /`(?:[^`\\]|\\[\s\S])*`/,
-  categories: [BodyToken],
 });
 export const UnterminatedTemplate = createToken({
   name: 'UnterminatedTemplate',
@@ -59,14 +53,12 @@ export const NumberLiteral = createToken({
   name: 'NumberLiteral',
   label: 'number',
   pattern: /(?:0[xXoObB][0-9a-fA-F_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?)n?/,
-  categories: [BodyToken],
 });
 
 export const Identifier = createToken({
   name: 'Identifier',
   label: 'identifier',
   pattern: /[A-Za-z_$][A-Za-z0-9_$]*/,
-  categories: [BodyToken],
 });
 // Keywords of the structure. `map` is also an identifier everywhere else (a field may be called map).
 export const CollectionKeyword = createToken({
@@ -74,21 +66,19 @@ export const CollectionKeyword = createToken({
   label: '`collection`',
   pattern: /collection/,
   longer_alt: Identifier,
-  categories: [BodyToken],
 });
 export const FunctionKeyword = createToken({
   name: 'FunctionKeyword',
   label: '`function`',
   pattern: /function/,
   longer_alt: Identifier,
-  categories: [BodyToken],
 });
 export const MapKeyword = createToken({
   name: 'MapKeyword',
   label: '`map`',
   pattern: /map/,
   longer_alt: Identifier,
-  categories: [Identifier, BodyToken],
+  categories: [Identifier],
 });
 
 export const Decorator = createToken({
@@ -97,27 +87,20 @@ export const Decorator = createToken({
   // Polylang allows white space between `@` and the name.
   pattern: /@[ \t\r\n]*[A-Za-z_$][A-Za-z0-9_$]*/,
   line_breaks: true,
-  categories: [BodyToken],
 });
 export const AtIndex = createToken({
   name: 'AtIndex',
   label: '`@index`',
   pattern: /@index/,
   longer_alt: Decorator,
-  categories: [BodyToken],
 });
 
-function punctuation(name: string, character: string, inBody = true): TokenType {
-  return createToken({
-    name,
-    label: `\`${character}\``,
-    pattern: character,
-    categories: inBody ? [BodyToken] : [],
-  });
+function punctuation(name: string, character: string): TokenType {
+  return createToken({ name, label: `\`${character}\``, pattern: character });
 }
 
-export const LCurly = punctuation('LCurly', '{', false);
-export const RCurly = punctuation('RCurly', '}', false);
+export const LCurly = punctuation('LCurly', '{');
+export const RCurly = punctuation('RCurly', '}');
 export const LParen = punctuation('LParen', '(');
 export const RParen = punctuation('RParen', ')');
 export const LSquare = punctuation('LSquare', '[');
@@ -130,45 +113,53 @@ export const Colon = punctuation('Colon', ':');
 export const Question = punctuation('Question', '?');
 export const Dot = punctuation('Dot', '.');
 
-// Token types after which a `/` divides; anywhere else in a body it starts a regular expression.
-const DIVISION_FOLLOWS = new Set<TokenType>();
+/**
+ * How deeply brackets (`{ ( [` and `map<`) may nest, in the structure and in function bodies. Every
+ * recursive pass (chevrotain, acorn, the checker, the runtime) stays far from stack limits below it.
+ */
+export const MAX_NESTING_DEPTH = 200;
 
-// A regular expression literal must be skipped whole for the same reason as a template literal
-// (`/}/` must not close the function). Whether a `/` starts one depends on the previous token,
-// as in JavaScript: after a value (identifier, literal, `)`, `]`, `}`) it is a division.
-const REGEX_BODY = /\/(?:[^/\\[\n\r]|\\[^\n\r]|\[(?:[^\]\\\n\r]|\\[^\n\r])*\])+\/[A-Za-z]*/y;
-const KEYWORDS_BEFORE_EXPRESSION = new Set(['return', 'typeof', 'case', 'do', 'else', 'in', 'of', 'new', 'delete', 'void', 'throw', 'instanceof', 'yield', 'await']);
+/**
+ * Whether a `{` opens a function body rather than a collection or an object type: it does after the
+ * `)` of the parameters or after a return type (a name, `]`, `>` or the `}` of an object type), but
+ * not after `collection Name`, and an object type's `{` follows `:`, `<` or `,`.
+ */
+function opensFunctionBody(matchedTokens: IToken[]): boolean {
+  const previous = matchedTokens[matchedTokens.length - 1];
+  if (previous === undefined) return false;
+  const type = previous.tokenType;
+  if (type === RParen || type === RSquare || type === Greater || type === RCurly) return true;
+  if (type === Identifier || type === MapKeyword) {
+    return matchedTokens[matchedTokens.length - 2]?.tokenType !== CollectionKeyword;
+  }
+  return false;
+}
 
-export const RegexLiteral = createToken({
-  name: 'RegexLiteral',
-  label: 'regular expression',
-  line_breaks: false,
-  start_chars_hint: ['/'],
+export interface FunctionBodyPayload extends BodyScan {}
+
+export const FunctionBody = createToken({
+  name: 'FunctionBody',
+  label: 'function body',
+  line_breaks: true,
+  start_chars_hint: ['{'],
   pattern: {
     exec(text: string, offset: number, matchedTokens: IToken[]): RegExpExecArray | null {
-      const previous = matchedTokens[matchedTokens.length - 1];
-      if (previous !== undefined && DIVISION_FOLLOWS.has(previous.tokenType)) {
-        if (previous.tokenType !== Identifier || !KEYWORDS_BEFORE_EXPRESSION.has(previous.image)) return null;
-      }
-      REGEX_BODY.lastIndex = offset;
-      return REGEX_BODY.exec(text);
+      if (text.charCodeAt(offset) !== 123 /* { */ || !opensFunctionBody(matchedTokens)) return null;
+      const scan = scanBody(text, offset, MAX_NESTING_DEPTH);
+      const match = [text.slice(offset, scan.end)] as unknown as RegExpExecArray & { payload: FunctionBodyPayload };
+      match.payload = scan;
+      return match;
     },
   },
-  categories: [BodyToken],
 });
 
-// Operators and any other ASCII punctuation a body may contain. Runs are one token (`===`, `+=`);
+// Any other ASCII punctuation (only ever an error in the structure). Runs are one token (`===`);
 // `/` stands alone so that a following `/` or `*` still starts a comment.
 export const Operator = createToken({
   name: 'Operator',
   label: 'operator',
   pattern: /[!%^&*\-+=|~\\#@]+|\//,
-  categories: [BodyToken],
 });
-
-for (const type of [Identifier, CollectionKeyword, FunctionKeyword, MapKeyword, NumberLiteral, StringLiteral, TemplateLiteral, RegexLiteral, RParen, RSquare, RCurly]) {
-  DIVISION_FOLLOWS.add(type);
-}
 
 // Order matters: chevrotain takes the first pattern that matches (keywords use `longer_alt`).
 export const allTokens: TokenType[] = [
@@ -180,7 +171,6 @@ export const allTokens: TokenType[] = [
   UnterminatedString,
   TemplateLiteral,
   UnterminatedTemplate,
-  RegexLiteral,
   NumberLiteral,
   CollectionKeyword,
   FunctionKeyword,
@@ -188,6 +178,7 @@ export const allTokens: TokenType[] = [
   Identifier,
   AtIndex,
   Decorator,
+  FunctionBody,
   LCurly,
   RCurly,
   LParen,

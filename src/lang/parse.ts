@@ -7,7 +7,9 @@ import { buildProgram } from './build-ast.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import { schemaParser, type ExpectedAt } from './grammar.ts';
 import {
+  FunctionBody,
   Greater,
+  MAX_NESTING_DEPTH,
   INVALID_GROUP,
   LCurly,
   Less,
@@ -18,6 +20,7 @@ import {
   RParen,
   RSquare,
   UnterminatedComment,
+  type FunctionBodyPayload,
 } from './lexer.ts';
 import { schemaLexer } from './lexer.ts';
 import { SourceFile } from './source.ts';
@@ -29,11 +32,7 @@ export interface ParseResult {
   source: SourceFile;
 }
 
-/**
- * How deeply brackets (`{ ( [` and `map<`) may nest, in the structure and in function bodies. Every
- * recursive pass (chevrotain, acorn, the checker, the runtime) stays far from stack limits below it.
- */
-export const MAX_NESTING_DEPTH = 200;
+export { MAX_NESTING_DEPTH };
 
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {
@@ -51,6 +50,24 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
     const kind = token.tokenType === UnterminatedComment ? 'unterminatedComment' : 'unterminatedString';
     diagnostics.push(diagnostic(kind, { start: token.startOffset, end: token.startOffset + 1 }));
     problems.push(token.startOffset);
+  }
+
+  for (const token of lexed.tokens) {
+    if (token.tokenType !== FunctionBody) continue;
+    const scan = token.payload as FunctionBodyPayload;
+    for (const problem of scan.problems) {
+      const span = { start: problem.offset, end: problem.offset + 1 };
+      diagnostics.push(
+        problem.kind === 'nestingTooDeep'
+          ? diagnostic('nestingTooDeep', span, [MAX_NESTING_DEPTH, 'brackets'])
+          : diagnostic(problem.kind, span),
+      );
+      problems.push(problem.offset);
+    }
+    if (!scan.closed) {
+      diagnostics.push(diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, ['`}`']));
+      problems.push(token.startOffset);
+    }
   }
 
   const nesting = limitNesting(lexed.tokens);
@@ -84,7 +101,15 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
   }
 
   diagnostics.sort((a, b) => a.span.start - b.span.start);
-  return { program, diagnostics, source };
+  return { program, diagnostics: withoutRepeats(diagnostics), source };
+}
+
+/** Drops a diagnostic identical to the previous one (an unclosed body is also an unclosed collection). */
+function withoutRepeats(sorted: Diagnostic[]): Diagnostic[] {
+  return sorted.filter((d, i) => {
+    const previous = sorted[i - 1];
+    return !previous || previous.code !== d.code || previous.span.start !== d.span.start || previous.message !== d.message;
+  });
 }
 
 function describeCharacter(text: string, offset: number): string {

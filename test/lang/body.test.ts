@@ -101,8 +101,9 @@ describe('statements', () => {
     ]);
   });
 
-  it('leaves redeclarations and break outside a loop to the checker', () => {
-    expect(statements('let a = 1; let a = 2; break;')).toHaveLength(3);
+  it('leaves redeclarations, break outside a loop and const without a value to the checker', () => {
+    expect(statements('let a = 1; let a = 2; break; continue;')).toHaveLength(4);
+    expect(statements('const c;')).toEqual([{ kind: 'variable', declarationKind: 'const', name: name('c'), init: null }]);
   });
 });
 
@@ -260,7 +261,10 @@ describe('unsupported constructs', () => {
   });
 
   it('reports invalid assignment targets', () => {
-    expect(problems('f() = 1;')[0]).toMatch(/^V1008 1:22 /); // acorn: "assigning to rvalue"
+    const message = 'invalid assignment target: only variables, fields and elements can be assigned';
+    expect(problems('f() = 1;')).toEqual([`V1010 1:22 ${message}`]);
+    expect(problems('x; (a + b) += 1;')).toEqual([`V1010 1:26 ${message}`]);
+    expect(problems('f()++;')).toEqual([`V1010 1:22 ${message}`]);
     expect(problems('a + 1;')).toEqual([]);
   });
 

@@ -1,7 +1,8 @@
-// The schema lexer: which tokens a text becomes, including inside function bodies, where the only job
-// is to keep strings, comments, template literals and regular expressions whole so that braces match.
+// The schema lexer: which tokens a text becomes. A function body is one token up to its matching
+// brace, so strings, comments, template literals and regular expressions inside it must not count.
 
 import { describe, expect, it } from 'vitest';
+import { scanBody } from '../../src/lang/body-scanner.ts';
 import { INVALID_GROUP, schemaLexer } from '../../src/lang/lexer.ts';
 
 function lex(text: string): string[] {
@@ -102,17 +103,51 @@ describe('literals and comments', () => {
     ]);
   });
 
-  it('skips comments and keeps braces inside strings, templates, comments and regular expressions', () => {
-    const tokens = lex("{ '}' \"{\" `${ '}' }` // }\n /* } */ x = /}/g; }");
-    expect(tokens.filter((t) => t.startsWith('LCurly') || t.startsWith('RCurly'))).toEqual(['LCurly:{', 'RCurly:}']);
-    expect(tokens).toContain('RegexLiteral:/}/g');
-    expect(tokens).toContain("TemplateLiteral:`${ '}' }`");
+  it('skips comments', () => {
+    expect(lex('a // b }\n/* c } */ d')).toEqual(['Identifier:a', 'Identifier:d']);
+  });
+});
+
+describe('function bodies', () => {
+  function body(text: string): string {
+    const tokens = lex(`f() ${text} x`);
+    expect(tokens[3]).toMatch(/^FunctionBody:/);
+    expect(tokens[4]).toBe('Identifier:x');
+    return tokens[3]!.slice('FunctionBody:'.length);
+  }
+
+  it('makes one token of a body, up to its matching brace', () => {
+    expect(body('{ if (a) { b(); } }')).toBe('{ if (a) { b(); } }');
+    expect(lex('f(): map<string, number> { } g(): User[] { } h(): { a: string } { }').filter((t) => t.startsWith('FunctionBody'))).toHaveLength(3);
   });
 
-  it('treats `/` after a value as division, not as the start of a regular expression', () => {
-    expect(lex('a / b / c')).toEqual(['Identifier:a', 'Operator:/', 'Identifier:b', 'Operator:/', 'Identifier:c']);
-    expect(lex('(a) / 2 / 3')).toContain('Operator:/');
-    expect(lex('return /x/')).toEqual(['Identifier:return', 'RegexLiteral:/x/']);
+  it('does not take a collection or an object type for a body', () => {
+    expect(lex('collection A { o: { a: string; }; m: map<string, { b: number }>; }').filter((t) => t.startsWith('FunctionBody'))).toEqual([]);
+  });
+
+  it('skips braces inside strings, templates, comments and regular expressions', () => {
+    const text = "{ '}' \"{\" `${ '}' }` // }\n /* } */ x = /}/g; y = a / b / c; return /[}]/; }";
+    expect(body(text)).toBe(text);
+  });
+
+  it('treats `/` after a value as division', () => {
+    expect(body('{ x = (a) / 2 / 3; y = a / b; }')).toBe('{ x = (a) / 2 / 3; y = a / b; }');
+  });
+
+  it('runs an unclosed body to the end of the text', () => {
+    const result = schemaLexer.tokenize('f() { if (x) {');
+    const last = result.tokens[result.tokens.length - 1]!;
+    expect(last.image).toBe('{ if (x) {');
+    expect(last.payload).toMatchObject({ closed: false });
+  });
+});
+
+describe('scanBody', () => {
+  it('reports unterminated strings and comments and too deep nesting, and goes on', () => {
+    expect(scanBody("{ 'abc\n }", 0, 10)).toEqual({ end: 9, closed: true, problems: [{ kind: 'unterminatedString', offset: 2 }] });
+    expect(scanBody('{ /* }', 0, 10)).toEqual({ end: 6, closed: false, problems: [{ kind: 'unterminatedComment', offset: 2 }] });
+    expect(scanBody('{ `abc }', 0, 10).problems).toEqual([{ kind: 'unterminatedString', offset: 2 }]);
+    expect(scanBody('{ ((((x)))) }', 0, 3)).toEqual({ end: 13, closed: true, problems: [{ kind: 'nestingTooDeep', offset: 4 }] });
   });
 });
 
