@@ -2,6 +2,7 @@
 import { Command } from 'commander';
 import { registerCheck } from './check.ts';
 import { registerSign } from './sign.ts';
+import { registerServe } from './serve.ts';
 
 const program = new Command();
 program
@@ -17,5 +18,6 @@ program
 // Commands (one line each):
 registerCheck(program);
 registerSign(program);
+registerServe(program);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,65 @@
+// The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
+// the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
+
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { registerCors } from './cors.ts';
+import { toErrorResponse } from './errors.ts';
+import type { RecordService } from './records.ts';
+import { registerRoutes } from './routes.ts';
+
+/** Largest request body accepted (a schema text is the largest thing a client sends). */
+export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+/** Longest collection id or record id in a path, after decoding (the store's own limits are below this). */
+const MAX_PARAM_LENGTH = 4096;
+
+export interface AppOptions {
+  service: RecordService;
+  bodyLimit?: number;
+  /** Receives one line per request (`POST /v0/... 200 3.1ms`) and the details of internal errors. */
+  log?: (line: string) => void;
+  /** Aborted when the server shuts down (long-polls then end at once). */
+  shutdown?: AbortSignal;
+  /** The server clock in ms, for signature time windows (tests move it). */
+  now?: () => number;
+}
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const log = options.log ?? (() => {});
+  const app = Fastify({
+    logger: false,
+    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
+    frameworkErrors: (error, request, reply) => sendError(reply, error, request, log),
+    return503OnClosing: true,
+  });
+
+  // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
+  // a signature covers exactly those bytes; the route parses it as JSON.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+
+  registerCors(app);
+  registerRoutes(app, { service: options.service, shutdown: options.shutdown ?? new AbortController().signal, now: options.now ?? Date.now });
+
+  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
+  app.setNotFoundHandler((request, reply) => {
+    reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+  });
+  return app;
+}
+
+function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
+  const { status, body, internal } = toErrorResponse(error);
+  if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+  reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+function pathOf(url: string): string {
+  const path = url.split('?')[0] ?? url;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+}

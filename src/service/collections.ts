@@ -1,0 +1,90 @@
+// The collections the service knows: the built-in `Collection` meta collection and every user collection,
+// whose schema is a record of it. A schema is checked and compiled once per version of its code and kept in a
+// cache; every request still reads the collection's record (one point read), so a schema updated through
+// another process sharing the database takes effect here on the next request.
+
+import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
+import type { Collection } from '../lang/index.ts';
+import type { Layout, RecordStore } from '../store/index.ts';
+import { notFound } from './errors.ts';
+import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
+
+export interface UserCollection {
+  kind: 'user';
+  collectionId: string;
+  node: Collection;
+  compiled: CompiledCollection;
+  checked: CheckedCollection;
+  /** Whether anyone may read every record (`@public` or `@read`): lists then skip the read filter. */
+  publicRead: boolean;
+}
+
+export interface MetaCollection {
+  kind: 'meta';
+  collectionId: typeof META_COLLECTION_ID;
+  node: Collection;
+  publicRead: boolean;
+}
+
+export type ResolvedCollection = UserCollection | MetaCollection;
+
+const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
+
+export class CollectionRegistry {
+  readonly #store: RecordStore;
+  readonly #cache = new Map<string, { code: string; collection: UserCollection }>();
+
+  constructor(store: RecordStore) {
+    this.#store = store;
+  }
+
+  /** Defines the meta collection's layout in the store (idempotent; several processes may do it). */
+  async initialise(): Promise<void> {
+    await this.#ensureLayout(META_COLLECTION_ID, META_LAYOUT);
+  }
+
+  /** The collection, or 404 `collection/not-found`. */
+  async resolve(collectionId: string): Promise<ResolvedCollection> {
+    if (collectionId === META_COLLECTION_ID) return META;
+    const { record } = await this.#store.get(META_COLLECTION_ID, collectionId);
+    const code = record?.code;
+    if (typeof code !== 'string') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
+    const cached = this.#cache.get(collectionId);
+    if (cached && cached.code === code) return cached.collection;
+    const collection = await this.#load(collectionId, code);
+    this.#cache.set(collectionId, { code, collection });
+    return collection;
+  }
+
+  /** The collection, or null when it does not exist (for the permission walk over references). */
+  async find(collectionId: string): Promise<ResolvedCollection | null> {
+    try {
+      return await this.resolve(collectionId);
+    } catch {
+      return null;
+    }
+  }
+
+  /** Makes a just-written schema usable: its layout is stored and its indexes built. */
+  async install(checked: CheckedCollection): Promise<void> {
+    await this.#ensureLayout(checked.collectionId, checked.layout);
+    this.#cache.delete(checked.collectionId);
+  }
+
+  async #load(collectionId: string, code: string): Promise<UserCollection> {
+    const checked = checkCollectionSchema(collectionId, code);
+    // A crash between writing the schema record and building its indexes is repaired here.
+    await this.#ensureLayout(collectionId, checked.layout);
+    const compiled = compileCollection(checked.checked, checked.name, { collectionId, source: checked.source });
+    const publicRead = checked.node.decorators.some((d) => d.name === 'public' || d.name === 'read');
+    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
+  }
+
+  async #ensureLayout(collectionId: string, layout: Layout): Promise<void> {
+    const current = await this.#store.getLayout(collectionId);
+    if (current && JSON.stringify(current) === JSON.stringify(layout)) {
+      if ((await this.#store.buildingIndexes(collectionId)).length === 0) return;
+    }
+    await this.#store.defineCollection(collectionId, layout);
+  }
+}

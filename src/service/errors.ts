@@ -1,0 +1,120 @@
+// The error envelope: every failure becomes `{"error":{"code","reason","message"}}` with the HTTP status of its
+// code (record-service.md section 7). Typed errors of the other modules (store, auth, runtime) and fastify's
+// own errors (bad URL, oversize body, unknown route) are all mapped here, so nothing reaches a client as text.
+
+import { AuthError } from '../auth/index.ts';
+import type { RuntimeError, RuntimeErrorReason } from '../runtime/index.ts';
+import { StoreError } from '../store/index.ts';
+
+export type ErrorCode =
+  | 'invalid-argument'
+  | 'failed-precondition'
+  | 'permission-denied'
+  | 'not-found'
+  | 'already-exists'
+  | 'aborted'
+  | 'payload-too-large'
+  | 'unavailable'
+  | 'internal';
+
+const STATUS: Record<ErrorCode, number> = {
+  'invalid-argument': 400,
+  'failed-precondition': 400,
+  'permission-denied': 403,
+  'not-found': 404,
+  'already-exists': 409,
+  aborted: 409,
+  'payload-too-large': 413,
+  unavailable: 503,
+  internal: 500,
+};
+
+export interface ErrorBody {
+  error: { code: string; reason: string; message: string };
+}
+
+/** A failure the service itself detects; `status` follows from `code` unless given. */
+export class ServiceError extends Error {
+  override readonly name = 'ServiceError';
+  readonly status: number;
+
+  constructor(
+    readonly code: ErrorCode,
+    readonly reason: string,
+    message: string,
+    status?: number,
+  ) {
+    super(message);
+    this.status = status ?? STATUS[code];
+  }
+}
+
+const RUNTIME_CODES: Record<RuntimeErrorReason, ErrorCode> = {
+  'function/not-found': 'not-found',
+  'function/invalid-args': 'invalid-argument',
+  'function/collection-error': 'failed-precondition',
+  'function/javascript-exception': 'failed-precondition',
+  'function/out-of-gas': 'failed-precondition',
+  'function/limit-exceeded': 'failed-precondition',
+  'function/invalid-return': 'failed-precondition',
+  'constructor/no-id-assigned': 'invalid-argument',
+  'record/id-modified': 'failed-precondition',
+  'record/missing-field': 'invalid-argument',
+  'record/invalid-field': 'invalid-argument',
+  'record/not-found': 'not-found',
+};
+
+/** A runtime error (a function failed) as a service error. */
+export function fromRuntimeError(error: RuntimeError): ServiceError {
+  return new ServiceError(RUNTIME_CODES[error.reason] ?? 'failed-precondition', error.reason, error.message);
+}
+
+export function notFound(reason: string, message: string): ServiceError {
+  return new ServiceError('not-found', reason, message);
+}
+
+export function invalidArgument(reason: string, message: string): ServiceError {
+  return new ServiceError('invalid-argument', reason, message);
+}
+
+export function unauthorized(message: string): ServiceError {
+  return new ServiceError('permission-denied', 'unauthorized', message);
+}
+
+/** Fastify's own errors, by their code. */
+const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: () =>
+    new ServiceError('payload-too-large', 'request/body-too-large', 'request body is larger than the service accepts'),
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
+    invalidArgument('request/invalid-body', 'request body length does not match its Content-Length header'),
+  FST_ERR_BAD_URL: () => invalidArgument('request/invalid-url', 'the URL has an invalid percent-encoding (a % must be followed by two hex digits of UTF-8)'),
+  FST_ERR_CTP_EMPTY_JSON_BODY: () => invalidArgument('request/invalid-body', 'request body is empty; expected {"args": [...]}'),
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: (message) => invalidArgument('request/invalid-body', message),
+  FST_ERR_ASYNC_CONSTRAINT: () => invalidArgument('request/invalid-url', 'the request does not match a route'),
+};
+
+/** Any thrown value as `[status, envelope]`. Unknown errors are 500 `internal` with a generic message. */
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+  const make = (status: number, code: string, reason: string, message: string, internal = false) => ({
+    status,
+    body: { error: { code, reason, message } },
+    internal,
+  });
+  if (error instanceof ServiceError) return make(error.status, error.code, error.reason, error.message);
+  if (error instanceof StoreError) {
+    if (error.code === 'internal') return make(500, 'internal', error.reason, error.message, true);
+    return make(error.status, error.code, error.reason, error.message);
+  }
+  if (error instanceof AuthError) return make(400, error.code, error.reason, error.message);
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code in FRAMEWORK) {
+    const mapped = FRAMEWORK[code]!((error as Error).message);
+    return make(mapped.status, mapped.code, mapped.reason, mapped.message);
+  }
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  if (typeof statusCode === 'number' && statusCode >= 400 && statusCode < 500) {
+    // Another client error from fastify (a malformed request it refused): keep its status and text.
+    return make(statusCode, 'invalid-argument', 'request/invalid', (error as Error).message);
+  }
+  return make(500, 'internal', 'internal', 'internal error', true);
+}

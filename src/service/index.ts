@@ -1,0 +1,8 @@
+// The record service: Polybase's HTTP surface under /v0 over the store and the runtime.
+export { buildApp, DEFAULT_BODY_LIMIT, type AppOptions } from './app.ts';
+export { startServer, openStore, installSchemaFiles, type ServerOptions, type RunningServer } from './server.ts';
+export { RecordService, type RecordServiceOptions } from './records.ts';
+export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from './errors.ts';
+export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema } from './meta-collection.ts';
+export { authenticate, type Caller } from './signature.ts';
+export { MAX_WAIT_MS, parseWaitFor } from './request.ts';

@@ -1,0 +1,288 @@
+// The four record operations, independent of HTTP: get, list, create (the constructor) and call. Writes are
+// optimistic: the function runs over the record as read, and the commit checks that every record it read is
+// still at the version it saw; when one changed meanwhile, the whole operation runs again over the new state.
+// So concurrent calls on one record serialise exactly as if they had run one after the other.
+
+import { PublicKey } from '../auth/index.ts';
+import {
+  DEFAULT_LIMITS,
+  canCall,
+  canRead,
+  execute,
+  recordArguments,
+  type ExecutionLimits,
+  type PermissionLoader,
+  type WireRecord,
+} from '../runtime/index.ts';
+import { ConflictError, type Expectation, type JsonObject, type ListQuery, type ListResult, type RecordStore, type Write } from '../store/index.ts';
+import { CollectionRegistry, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
+import {
+  META_COLLECTION_ID,
+  META_RECORD,
+  checkCollectionSchema,
+  constructorArgs,
+  newCollectionRecord,
+  updateCodeArgs,
+  updatedCollectionRecord,
+} from './meta-collection.ts';
+import type { Caller } from './signature.ts';
+
+export interface RecordServiceOptions {
+  limits?: Partial<ExecutionLimits>;
+  /** How many times a write is run again after a concurrent change to what it read (default 50). */
+  maxAttempts?: number;
+}
+
+export interface GetAnswer {
+  record: JsonObject;
+  timestamp: number;
+}
+
+export class RecordService {
+  readonly store: RecordStore;
+  readonly collections: CollectionRegistry;
+  readonly #limits: Partial<ExecutionLimits>;
+  readonly #maxAttempts: number;
+
+  constructor(store: RecordStore, options: RecordServiceOptions = {}) {
+    this.store = store;
+    this.collections = new CollectionRegistry(store);
+    this.#limits = options.limits ?? DEFAULT_LIMITS;
+    this.#maxAttempts = options.maxAttempts ?? 50;
+  }
+
+  initialise(): Promise<void> {
+    return this.collections.initialise();
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Reading
+
+  async get(collectionId: string, id: string, caller: Caller): Promise<GetAnswer> {
+    if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
+      return { record: { ...META_RECORD }, timestamp: await this.store.timestamp() };
+    }
+    const collection = await this.collections.resolve(collectionId);
+    const { record, timestamp } = await this.store.get(collectionId, id);
+    if (!record) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
+    if (!(await this.#canRead(collection, record, caller))) throw unauthorized('unauthorized read');
+    return { record, timestamp };
+  }
+
+  async list(collectionId: string, query: ListQuery, caller: Caller): Promise<ListResult> {
+    const collection = await this.collections.resolve(collectionId);
+    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller);
+    return this.store.list(collectionId, query, filter);
+  }
+
+  /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */
+  async assertCollection(collectionId: string): Promise<void> {
+    await this.collections.resolve(collectionId);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Writing
+
+  /** Runs the constructor and stores the new record; returns it. */
+  async create(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+    if (collectionId === META_COLLECTION_ID) return this.#createCollection(args, caller);
+    const collection = await this.#userCollection(collectionId);
+    this.#checkFunction(collection, 'constructor', args);
+    return this.#retry(async () => {
+      const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller);
+      const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
+      if (!result.ok) throw fromRuntimeError(result.error);
+      const { record, changed } = result.transition;
+      if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
+      const id = record.id as string;
+      const writes: Write[] = [{ kind: 'put', collectionId, record }];
+      const expect: Expectation[] = [{ collectionId, id, version: null }];
+      for (const other of changed) {
+        writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
+        expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+      }
+      await this.#commit(writes, expect, caller, { collectionId, id });
+      return record;
+    });
+  }
+
+  /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */
+  async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
+    if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
+    const collection = await this.#userCollection(collectionId);
+    this.#checkFunction(collection, functionName, args);
+    return this.#retry(async () => {
+      const { record: current, version } = await this.store.get(collectionId, id);
+      if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
+      const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, this.#loader);
+      if (!permission.allowed) throw unauthorized(permission.message);
+      const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller);
+      const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
+      if (!result.ok) throw fromRuntimeError(result.error);
+      const { record, deleted, changed } = result.transition;
+      const writes: Write[] = [];
+      const expect: Expectation[] = [{ collectionId, id, version }];
+      if (deleted) writes.push({ kind: 'delete', collectionId, id });
+      else if (record && JSON.stringify(record) !== JSON.stringify(current)) writes.push({ kind: 'put', collectionId, record });
+      for (const other of changed) {
+        if (other.collectionId === collectionId && other.id === id) continue;
+        writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
+        expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+      }
+      await this.#commit(writes, expect, caller);
+      return deleted ? null : (record ?? null);
+    });
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // The Collection meta collection
+
+  async #createCollection(args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+    const { id, code } = constructorArgs(args);
+    const checked = checkCollectionSchema(id, code);
+    const record = newCollectionRecord(checked, caller.publicKey) as JsonObject;
+    await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version: null }], caller, {
+      collectionId: META_COLLECTION_ID,
+      id,
+    });
+    await this.collections.install(checked);
+    return record;
+  }
+
+  async #callCollection(id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+    if (functionName !== 'updateCode') {
+      throw notFound('function/not-found', `method "${functionName}" not found in collection "${META_COLLECTION_ID}"`);
+    }
+    const code = updateCodeArgs(args);
+    const checked = checkCollectionSchema(id, code);
+    const updated = await this.#retry(async () => {
+      const { record: current, version } = await this.store.get(META_COLLECTION_ID, id);
+      if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
+      const owner = current.publicKey;
+      const ownerMatches = caller.publicKey !== undefined && owner !== undefined && owner !== null && sameKey(owner, caller.publicKey);
+      const layout = await this.store.getLayout(id);
+      const record = updatedCollectionRecord(current, layout, checked, caller.publicKey, ownerMatches) as JsonObject;
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller);
+      return record;
+    });
+    await this.collections.install(checked);
+    return updated;
+  }
+
+  /** Writes a collection's schema on behalf of the server operator (`vellum serve --schema`): no owner check. */
+  async installSchema(collectionId: string, code: string): Promise<'created' | 'updated' | 'unchanged'> {
+    const checked = checkCollectionSchema(collectionId, code);
+    const outcome = await this.#retry(async () => {
+      const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
+      if (current?.code === code) return 'unchanged' as const;
+      const record = current
+        ? (updatedCollectionRecord(current, await this.store.getLayout(collectionId), checked, undefined, true) as JsonObject)
+        : (newCollectionRecord(checked, undefined) as JsonObject);
+      await this.store.commit({
+        writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }],
+        expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }],
+      });
+      return current ? ('updated' as const) : ('created' as const);
+    });
+    await this.collections.install(checked);
+    return outcome;
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Helpers
+
+  async #userCollection(collectionId: string): Promise<UserCollection> {
+    const collection = await this.collections.resolve(collectionId);
+    if (collection.kind !== 'user') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
+    return collection;
+  }
+
+  /** Polybase's order: an unknown function is 404 before anything is read, then the argument count. */
+  #checkFunction(collection: UserCollection, functionName: string, args: readonly unknown[]): void {
+    const fn = collection.compiled.functions.get(functionName);
+    if (!fn) throw notFound('function/not-found', `method "${functionName}" not found in collection "${collection.collectionId}"`);
+    const parameters = fn.declaration.parameters;
+    const required = parameters.filter((p) => !p.optional).length;
+    if (args.length < required) throw new ServiceError('invalid-argument', 'function/invalid-args', `method ${functionName} args invalid, expected ${required} got ${args.length}`);
+    if (args.length > parameters.length) {
+      throw new ServiceError('invalid-argument', 'function/invalid-args', `method ${functionName} args invalid, expected ${parameters.length} got ${args.length}`);
+    }
+  }
+
+  /** Replaces record references in the arguments by `{collectionId, id, data}`, read with the caller's permission. */
+  async #loadRecordArguments(
+    collection: UserCollection,
+    functionName: string,
+    args: readonly unknown[],
+    caller: Caller,
+  ): Promise<{ args: unknown[]; versions: Map<string, number> }> {
+    const requests = recordArguments(collection.compiled, functionName, args);
+    if (!requests.ok) throw fromRuntimeError(requests.error);
+    const loaded = [...args];
+    const versions = new Map<string, number>();
+    for (const request of requests.records) {
+      const missing = () => notFound('record/not-found', `record "${request.id}" was not found in collection "${request.collectionId}"`);
+      const target = await this.collections.find(request.collectionId);
+      if (!target) throw missing();
+      const { record, version } = await this.store.get(request.collectionId, request.id);
+      if (!record || version === null) throw missing();
+      if (!(await this.#canRead(target, record, caller))) throw unauthorized('unauthorized read');
+      versions.set(key(request.collectionId, request.id), version);
+      loaded[request.index] = { collectionId: request.collectionId, id: request.id, data: record };
+    }
+    return { args: loaded, versions };
+  }
+
+  #canRead(collection: ResolvedCollection, record: JsonObject, caller: Caller): Promise<boolean> | boolean {
+    if (collection.publicRead) return true;
+    return canRead(collection.kind === 'user' ? collection.compiled : collection.node, record as WireRecord, caller.publicKey, this.#loader);
+  }
+
+  readonly #loader: PermissionLoader = async (collectionId, id) => {
+    const collection = await this.collections.find(collectionId);
+    if (!collection) return null;
+    const { record } = await this.store.get(collectionId, id);
+    if (!record) return null;
+    return { collection: collection.kind === 'user' ? collection.compiled : collection.node, record: record as WireRecord };
+  };
+
+  /**
+   * Commits the writes with the signature claim. A conflict on `creating` (the new record's id is taken) is 409
+   * `collection/id-exists`; any other conflict propagates, and #retry runs the operation again.
+   */
+  async #commit(writes: Write[], expect: Expectation[], caller: Caller, creating?: { collectionId: string; id: string }): Promise<void> {
+    if (writes.length === 0 && !caller.claim) return;
+    try {
+      await this.store.commit({ writes, expect, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
+    } catch (error) {
+      if (error instanceof ConflictError && creating && error.collectionId === creating.collectionId && error.id === creating.id) {
+        throw new ServiceError('already-exists', 'collection/id-exists', 'record id already exists in collection');
+      }
+      throw error;
+    }
+  }
+
+  async #retry<T>(operation: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await operation();
+      } catch (error) {
+        if (!(error instanceof ConflictError) || attempt >= this.#maxAttempts) throw error;
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, attempt * 2)));
+      }
+    }
+  }
+}
+
+function key(collectionId: string, id: string): string {
+  return `${collectionId}\u0000${id}`;
+}
+
+function sameKey(stored: unknown, key: PublicKey): boolean {
+  try {
+    return PublicKey.fromJwk(stored).equals(key);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,125 @@
+// Validation of what a request carries besides its path: the JSON body of a write, and the query string of a
+// list or get. Every problem is a 400 `invalid-argument` that names the parameter and what was expected.
+
+import { z } from 'zod';
+import { MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
+import { invalidArgument } from './errors.ts';
+
+/** Longest a long-poll waits: `waitFor` defaults to this and is capped at it. */
+export const MAX_WAIT_MS = Math.min(60_000, STORE_MAX_WAIT_MS);
+/** Most arguments a function call may carry. */
+export const MAX_ARGS = 1000;
+
+const writeBody = z.object({ args: z.array(z.unknown()).max(MAX_ARGS) });
+
+function describeIssues(error: z.ZodError, root: string): string {
+  return error.issues
+    .slice(0, 3)
+    .map((issue) => `${[root, ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+}
+
+/** The `{"args": [...]}` of a create or call, from the raw body text. */
+export function parseWriteBody(raw: string | undefined): unknown[] {
+  const expected = 'expected a JSON object {"args": [...]}';
+  if (raw === undefined || raw.trim() === '') throw invalidArgument('request/invalid-body', `request body is empty; ${expected}`);
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw invalidArgument('request/invalid-json', `request body is not valid JSON (${(error as Error).message}); ${expected}`);
+  }
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw invalidArgument('request/invalid-body', `request body must be an object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}; ${expected}`);
+  }
+  const parsed = writeBody.safeParse(json);
+  if (!parsed.success) throw invalidArgument('request/invalid-body', `invalid request body: ${describeIssues(parsed.error, 'body')}`);
+  return parsed.data.args;
+}
+
+const queryText = z.string().max(64 * 1024).optional();
+const listQuerySchema = z.object({
+  where: queryText,
+  sort: queryText,
+  limit: queryText,
+  before: queryText,
+  after: queryText,
+  since: queryText,
+  waitFor: queryText,
+  format: queryText,
+});
+
+export interface LongPoll {
+  /** Store timestamp of `since`. */
+  since: number;
+  waitMs: number;
+}
+
+export interface ParsedListQuery {
+  query: ListQuery;
+  longPoll: LongPoll | undefined;
+}
+
+function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
+  const parsed = listQuerySchema.safeParse(raw ?? {});
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0]!;
+  const name = String(issue.path[0] ?? 'query');
+  const detail = issue.code === 'invalid_type' ? 'must be given once, as text' : issue.message;
+  throw invalidArgument('request/invalid-query', `query parameter "${name}" ${detail}`);
+}
+
+function jsonParameter(name: string, text: string | undefined, expected: 'object' | 'array'): unknown {
+  if (text === undefined || text === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw invalidArgument('request/invalid-query', `query parameter "${name}" is not valid JSON (${(error as Error).message})`);
+  }
+  const ok = expected === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!ok) throw invalidArgument('request/invalid-query', `query parameter "${name}" must be a JSON ${expected}`);
+  return value;
+}
+
+function longPollOf(since: string | undefined, waitFor: string | undefined): LongPoll | undefined {
+  if (since === undefined || since === '') {
+    if (waitFor !== undefined) parseWaitFor(waitFor); // still report a malformed value
+    return undefined;
+  }
+  const timestamp = secondsToTimestamp(since);
+  if (timestamp === null) throw invalidArgument('request/invalid-query', `query parameter "since" must be a time in seconds, such as 1661981492.0362; got ${JSON.stringify(since.slice(0, 40))}`);
+  return { since: timestamp, waitMs: waitFor === undefined ? MAX_WAIT_MS : parseWaitFor(waitFor) };
+}
+
+/** `waitFor`: `<seconds>s` as Polybase takes it (`10s`, `0.5s`), or `<n>ms`; at most 60 s. */
+export function parseWaitFor(text: string): number {
+  const match = /^(\d{1,9}(?:\.\d{1,6})?)(s|ms)$/.exec(text);
+  if (!match) throw invalidArgument('request/invalid-query', `query parameter "waitFor" must be a duration such as "10s" or "500ms", got ${JSON.stringify(text.slice(0, 40))}`);
+  const ms = match[2] === 's' ? Number(match[1]) * 1000 : Number(match[1]);
+  return Math.min(Math.round(ms), MAX_WAIT_MS);
+}
+
+export function parseListQuery(raw: unknown): ParsedListQuery {
+  const q = readQuery(raw);
+  const query: ListQuery = {
+    where: jsonParameter('where', q.where, 'object'),
+    sort: jsonParameter('sort', q.sort, 'array'),
+    limit: q.limit === undefined || q.limit === '' ? undefined : q.limit,
+    // An empty cursor means none (the Polybase client may send `before=` on the first page).
+    after: q.after === '' ? undefined : q.after,
+    before: q.before === '' ? undefined : q.before,
+  };
+  return { query, longPoll: longPollOf(q.since, q.waitFor) };
+}
+
+export interface ParsedGetQuery {
+  longPoll: LongPoll | undefined;
+  /** `format=nft`: answer with the bare record, without the envelope. */
+  bare: boolean;
+}
+
+export function parseGetQuery(raw: unknown): ParsedGetQuery {
+  const q = readQuery(raw);
+  return { longPoll: longPollOf(q.since, q.waitFor), bare: q.format === 'nft' };
+}

@@ -1,0 +1,123 @@
+// The HTTP routes under /v0 and their envelopes (record-service.md section 1):
+//   GET  /v0/collections/:collection/records                      → {data: [{data, block}], cursor}
+//   GET  /v0/collections/:collection/records/:id                  → {data, block}
+//   POST /v0/collections/:collection/records                      → {data}
+//   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
+// plus GET / and GET /v0/health. Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
+// List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
+
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { timestampToSeconds } from '../store/index.ts';
+import { invalidArgument } from './errors.ts';
+import type { RecordService } from './records.ts';
+import { parseGetQuery, parseListQuery, parseWriteBody, type LongPoll } from './request.ts';
+import { authenticate, type Caller } from './signature.ts';
+
+export const SERVICE_VERSION = '0.1.0';
+/** Polybase never filled in a block hash; the client only reads the field. */
+const BLOCK = Object.freeze({ hash: `0x${'0'.repeat(64)}` });
+
+export interface RouteContext {
+  service: RecordService;
+  /** Aborted when the server shuts down: waiting long-polls then answer 304 at once. */
+  shutdown: AbortSignal;
+  now: () => number;
+}
+
+interface RecordParams {
+  collection: string;
+  id: string;
+  function: string;
+}
+
+function rawBody(request: FastifyRequest): string {
+  return typeof request.body === 'string' ? request.body : '';
+}
+
+function callerOf(request: FastifyRequest, now: number): Caller {
+  return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), now);
+}
+
+function param(request: FastifyRequest, name: keyof RecordParams): string {
+  const value = (request.params as Partial<RecordParams>)[name];
+  if (typeof value !== 'string' || value === '') throw invalidArgument('request/invalid-url', `the ${name} in the path is empty`);
+  return value;
+}
+
+function setTimestamp(reply: FastifyReply, timestamp: number): void {
+  const seconds = timestampToSeconds(timestamp);
+  reply.header('X-Service-Timestamp', seconds);
+  reply.header('X-Polybase-Timestamp', seconds);
+}
+
+/**
+ * Waits for a change after `since`; true when there was one. A client that goes away, or the server shutting
+ * down, ends the wait early (as "no change").
+ */
+async function waitForChange(context: RouteContext, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once('close', onClose);
+  try {
+    const signal = AbortSignal.any([gone.signal, context.shutdown]);
+    const changed = await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal);
+    return changed !== null;
+  } finally {
+    reply.raw.off('close', onClose);
+  }
+}
+
+function notModified(reply: FastifyReply, poll: LongPoll): FastifyReply {
+  setTimestamp(reply, poll.since);
+  return reply.code(304).send();
+}
+
+export function registerRoutes(app: FastifyInstance, context: RouteContext): void {
+  const { service } = context;
+
+  app.get('/', async () => ({ server: 'Vellum', version: SERVICE_VERSION, compatible: 'Polybase 0.6' }));
+  app.get('/v0/health', async () => ({ status: 'OK' }));
+
+  app.get('/v0/collections/:collection/records', async (request, reply) => {
+    const collectionId = param(request, 'collection');
+    const { query, longPoll } = parseListQuery(request.query);
+    const caller = callerOf(request, context.now());
+    if (longPoll) {
+      await service.assertCollection(collectionId);
+      if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
+    }
+    const result = await service.list(collectionId, query, caller);
+    setTimestamp(reply, result.timestamp);
+    return { data: result.records.map((record) => ({ data: record, block: BLOCK })), cursor: result.cursor };
+  });
+
+  app.get('/v0/collections/:collection/records/:id', async (request, reply) => {
+    const collectionId = param(request, 'collection');
+    const id = param(request, 'id');
+    const { longPoll, bare } = parseGetQuery(request.query);
+    const caller = callerOf(request, context.now());
+    if (longPoll) {
+      await service.assertCollection(collectionId);
+      if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
+    }
+    const { record, timestamp } = await service.get(collectionId, id, caller);
+    setTimestamp(reply, timestamp);
+    return bare ? record : { data: record, block: BLOCK };
+  });
+
+  app.post('/v0/collections/:collection/records', async (request) => {
+    const collectionId = param(request, 'collection');
+    const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
+    const caller = callerOf(request, context.now());
+    return { data: await service.create(collectionId, args, caller) };
+  });
+
+  app.post('/v0/collections/:collection/records/:id/call/:function', async (request) => {
+    const collectionId = param(request, 'collection');
+    const id = param(request, 'id');
+    const functionName = param(request, 'function');
+    const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
+    const caller = callerOf(request, context.now());
+    return { data: await service.call(collectionId, id, functionName, args, caller) };
+  });
+}

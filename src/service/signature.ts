@@ -1,0 +1,44 @@
+// The caller of a request: the signature header (X-Service-Signature, or X-Polybase-Signature as the Polybase
+// client sends it) verified against the exact body gives `ctx.publicKey`. A write's signature is single-use:
+// instead of an in-process memory, the claim is handed to the store, which records it in the same transaction
+// as the write it authorises, so a replay is refused by every process sharing the database, and a request
+// that changed nothing has not used its signature up.
+
+import {
+  SIGNATURE_HEADER,
+  SIGNATURE_HEADER_ALIAS,
+  AuthError,
+  verifySignatureHeader,
+  type ClaimResult,
+  type PublicKey,
+  type ReplayGuard,
+} from '../auth/index.ts';
+import type { SignatureClaim } from '../store/index.ts';
+
+export interface Caller {
+  /** The signer's key; undefined on an unsigned request. */
+  publicKey?: PublicKey;
+  /** For a signed write: the signature to mark as used with the write. */
+  claim?: SignatureClaim;
+}
+
+/** A guard that accepts every claim and remembers it, so the store can make it durable. */
+class ClaimRecorder implements ReplayGuard {
+  claimed: SignatureClaim | undefined;
+
+  claim(id: string, expiresAt: number, now: number): ClaimResult {
+    this.claimed = { signature: id, expiresAt, now };
+    return 'claimed';
+  }
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+export function authenticate(headers: Headers, method: string, body: string, now: number = Date.now()): Caller {
+  const value = headers[SIGNATURE_HEADER] ?? headers[SIGNATURE_HEADER_ALIAS];
+  if (value === undefined) return {};
+  if (Array.isArray(value)) throw new AuthError('malformed-header', 'header', 'send the signature header once');
+  const recorder = new ClaimRecorder();
+  const publicKey = verifySignatureHeader(value, body, { method, replayGuard: recorder, now });
+  return { publicKey, ...(recorder.claimed ? { claim: recorder.claimed } : {}) };
+}
