@@ -42,7 +42,7 @@ function describeVerdict(verdict: PolybaseVerdict): string {
   return verdict.accepted ? 'accepted' : `rejected at ${verdict.stage}: ${verdict.message.split('\n')[0]}`;
 }
 
-const tally = { bothAccept: 0, bothReject: 0, extensions: 0, polybaseRuntime: 0 };
+const tally = { bothAccept: 0, bothReject: 0, extensions: 0, polybaseRuntime: 0, gaps: 0 };
 
 test('every program Polybase accepts, Vellum accepts (unless labelled polybase-runtime)', () => {
   const divergent = all
@@ -82,6 +82,8 @@ describe('fixtures/rejected: rejected by Vellum; by Polybase too when labelled b
     } else {
       expect(verdict.accepted, `labelled "polybase-runtime" but Polybase ${describeVerdict(verdict)}`).toBe(true);
     }
+    // A known gap (see fixtures.test.ts) is a mistake Vellum does not detect yet.
+    if (fixture.headers.gap) return void tally.gaps++;
     expect(vellum(fixture).accepted, 'Vellum accepts it').toBe(false);
     if (fixture.headers.reason === 'both') tally.bothReject++;
     else tally.polybaseRuntime++;
@@ -114,6 +116,7 @@ afterAll(() => {
   console.log(
     `compat: ${all.length} programs; Polybase accepts ${polybaseAccepted}; ` +
       `agreed accept ${tally.bothAccept}/${schemas.length}, agreed reject ${tally.bothReject}, ` +
-      `Vellum-only rejections (polybase-runtime) ${tally.polybaseRuntime}, extensions ${tally.extensions}/${extensions.length}`,
+      `Vellum-only rejections (polybase-runtime) ${tally.polybaseRuntime}, extensions ${tally.extensions}/${extensions.length}, ` +
+      `known gaps ${tally.gaps}`,
   );
 });

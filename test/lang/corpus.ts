@@ -17,6 +17,11 @@ export interface FixtureHeaders {
   /** The diagnostic code the first error must carry (fixtures/rejected only). */
   expect?: string;
   reason?: RejectionReason;
+  /**
+   * A known gap: Vellum does not detect this mistake yet. The tests then assert that it still does not
+   * (so the gap stays visible, and the header must go when the checker learns it).
+   */
+  gap?: string;
   /** The 1-based line the first error must be reported on, when given. */
   line?: number;
 }
@@ -61,6 +66,7 @@ export function parseHeaders(text: string, name = '<text>'): FixtureHeaders {
       case 'note':
       case 'extension':
       case 'expect':
+      case 'gap':
         headers[key] = value;
         break;
       case 'reason':

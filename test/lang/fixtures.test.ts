@@ -41,7 +41,7 @@ describe.each([
 });
 
 describe('fixtures/rejected fail with the expected diagnostic', () => {
-  test.each(rejected.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+  test.each(rejected.filter((f) => !f.headers.gap).map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
     const { errors, source, rendered } = errorsOf(fixture);
     expect(errors.length, 'no error reported').toBeGreaterThan(0);
     const first = errors[0]!;
@@ -50,5 +50,15 @@ describe('fixtures/rejected fail with the expected diagnostic', () => {
     if (fixture.headers.line !== undefined) {
       expect(line, `expected the error on line ${fixture.headers.line}; got:\n${rendered}`).toBe(fixture.headers.line);
     }
+  });
+});
+
+// Known gaps (`gap:` header): mistakes the checker does not detect yet. Asserting that they still pass
+// keeps the list honest: when the checker learns one, this fails and the header must be removed.
+describe('known gaps: not detected yet', () => {
+  const gaps = rejected.filter((f) => f.headers.gap);
+  test.skipIf(gaps.length === 0).each(gaps.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+    const { errors, rendered } = errorsOf(fixture);
+    expect(errors.map((e) => e.code), `now detected, remove the gap header:\n${rendered}`).not.toContain(fixture.headers.expect);
   });
 });
