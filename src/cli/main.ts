@@ -3,6 +3,7 @@ import { Command } from 'commander';
 import { registerCheck } from './check.ts';
 import { registerSign } from './sign.ts';
 import { registerServe } from './serve.ts';
+import { registerCall } from './call.ts';
 
 const program = new Command();
 program
@@ -16,6 +17,7 @@ program
   });
 
 // Commands (one line each):
+registerCall(program);
 registerCheck(program);
 registerSign(program);
 registerServe(program);
