@@ -1,0 +1,102 @@
+// Test support: a record service on a random port over real HTTP, and small helpers to call it.
+import { signRequest, publicKeyOf } from '../../src/auth/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
+import { startServer, type RunningServer, type ServerOptions } from '../../src/service/index.ts';
+
+export const KEYS = {
+  alice: `0x${'11'.repeat(32)}`,
+  bob: `0x${'22'.repeat(32)}`,
+  carol: `0x${'33'.repeat(32)}`,
+} as const;
+
+export const jwkOf = (key: string) => publicKeyOf(key).toJwk();
+export const hexOf = (key: string) => publicKeyOf(key).toHex();
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: any;
+}
+
+export interface RequestOptions {
+  /** Sign with this private key. */
+  key?: string;
+  headers?: Record<string, string>;
+  /** Raw body text (instead of JSON.stringify(body)). */
+  raw?: string;
+  signedAt?: number;
+}
+
+export class TestServer {
+  constructor(readonly server: RunningServer) {}
+
+  get url(): string {
+    return this.server.url;
+  }
+
+  async request(method: string, path: string, body?: unknown, options: RequestOptions = {}): Promise<Answer> {
+    const text = options.raw ?? (body === undefined ? '' : JSON.stringify(body));
+    const headers: Record<string, string> = { ...options.headers };
+    if (method !== 'GET' && text !== '' && !('content-type' in headers)) headers['content-type'] = 'application/json';
+    if (options.key) headers['x-polybase-signature'] = signRequest(options.key, method === 'GET' ? '' : text, options.signedAt ?? Date.now());
+    const response = await fetch(this.url + path, { method, headers, body: method === 'GET' ? undefined : text });
+    const answer = await response.text();
+    let json: unknown;
+    try {
+      json = answer === '' ? undefined : JSON.parse(answer);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text: answer, json };
+  }
+
+  get(path: string, options?: RequestOptions): Promise<Answer> {
+    return this.request('GET', path, undefined, options);
+  }
+
+  post(path: string, body: unknown, options?: RequestOptions): Promise<Answer> {
+    return this.request('POST', path, body, options);
+  }
+
+  async createCollection(id: string, code: string, key?: string): Promise<Answer> {
+    const answer = await this.post('/v0/collections/Collection/records', { args: [id, code] }, { key });
+    if (answer.status !== 200) throw new Error(`creating ${id} failed: ${answer.text}`);
+    return answer;
+  }
+
+  create(collection: string, args: unknown[], key?: string): Promise<Answer> {
+    return this.post(`/v0/collections/${encodeURIComponent(collection)}/records`, { args }, { key });
+  }
+
+  call(collection: string, id: string, fn: string, args: unknown[], key?: string): Promise<Answer> {
+    return this.post(`/v0/collections/${encodeURIComponent(collection)}/records/${encodeURIComponent(id)}/call/${encodeURIComponent(fn)}`, { args }, { key });
+  }
+
+  record(collection: string, id: string, key?: string): Promise<Answer> {
+    return this.get(`/v0/collections/${encodeURIComponent(collection)}/records/${encodeURIComponent(id)}`, { key });
+  }
+
+  list(collection: string, query: Record<string, unknown> = {}, key?: string): Promise<Answer> {
+    const params = new URLSearchParams();
+    for (const [name, value] of Object.entries(query)) {
+      if (value !== undefined) params.set(name, typeof value === 'string' ? value : JSON.stringify(value));
+    }
+    const qs = params.toString();
+    return this.get(`/v0/collections/${encodeURIComponent(collection)}/records${qs ? `?${qs}` : ''}`, { key });
+  }
+
+  close(): Promise<void> {
+    return this.server.close();
+  }
+}
+
+export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
+  const server = await startServer({ port: 0, host: '127.0.0.1', store: options.store ?? openSqliteStore(':memory:'), ...options });
+  return new TestServer(server);
+}
+
+/** The error triple of an answer. */
+export function errorOf(answer: Answer): { code: string; reason: string; message: string } | undefined {
+  return answer.json?.error;
+}
