@@ -37,6 +37,10 @@ import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
 import { Scope, UNINITIALISED } from './scope.ts';
 import { didYouMean } from './suggest.ts';
+
+/** How many "did you mean" searches one function body may run: each scans every candidate name,
+ *  so a body full of unknown names must not make checking quadratic. */
+const SUGGESTION_BUDGET = 25;
 import {
   type ObjectField,
   type Type,
@@ -50,6 +54,7 @@ import {
   namespaceType,
   nullType,
   numberType,
+  objectField,
   objectOf,
   recordOf,
   stringType,
@@ -118,6 +123,15 @@ class BodyChecker {
     });
     // The body's top-level statements share the parameters' scope, as in JavaScript.
     this.statements(this.fn.node.body.body);
+  }
+
+  private suggestionsLeft = SUGGESTION_BUDGET;
+
+  /** `; did you mean "x"?` while the budget lasts, else ''. */
+  private suggest(name: string, candidates: () => Iterable<string>): string {
+    if (this.suggestionsLeft <= 0) return '';
+    this.suggestionsLeft--;
+    return didYouMean(name, candidates());
   }
 
   private report(kind: DiagnosticKind, span: Span, args: (string | number)[] = []): void {
@@ -331,7 +345,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
+      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames())]);
       return anyType;
     }
     if (binding === UNINITIALISED) {
@@ -401,7 +415,7 @@ class BodyChecker {
       for (const property of expression.properties) {
         const name = property.key.name;
         seen.add(name);
-        const field = expected.fields.find((f) => f.name === name);
+        const field = objectField(expected, name);
         if (!field) {
           this.report('unknownProperty', property.key.span, [name, typeToString(expected)]);
           this.value(property.value);
@@ -460,7 +474,7 @@ class BodyChecker {
           this.report('notAValue', span, [`the function "${name}"`, `; call it as this.${name}(...)`]);
           return anyType;
         }
-        this.report('unknownField', span, [name, target.name, didYouMean(name, target.fieldsByName.keys())]);
+        this.report('unknownField', span, [name, target.name, this.suggest(name, () => target.fieldsByName.keys())]);
         return anyType;
       }
       case 'reference':
@@ -472,9 +486,9 @@ class BodyChecker {
         ]);
         return anyType;
       case 'object': {
-        const field = objectType.fields.find((f) => f.name === name);
+        const field = objectField(objectType, name);
         if (field) return field.type;
-        this.report('unknownMember', span, [name, typeToString(objectType), didYouMean(name, objectType.fields.map((f) => f.name))]);
+        this.report('unknownMember', span, [name, typeToString(objectType), this.suggest(name, () => objectType.fields.map((f) => f.name))]);
         return anyType;
       }
       case 'map':
@@ -493,7 +507,7 @@ class BodyChecker {
         this.report('unknownMember', span, [
           name,
           describe(objectType),
-          didYouMean(name, membersOf(objectType).map((b) => b.name)),
+          this.suggest(name, () => membersOf(objectType).map((b) => b.name)),
         ]);
         return anyType;
       }
@@ -525,7 +539,7 @@ class BodyChecker {
         if (expression.index.kind === 'string') {
           const name = expression.index.value;
           if (objectType.kind === 'object') {
-            const field = objectType.fields.find((f) => f.name === name);
+            const field = objectField(objectType, name);
             if (field) return field.type;
             this.report('unknownMember', expression.index.span, [name, typeToString(objectType), '']);
             return anyType;
@@ -565,7 +579,7 @@ class BodyChecker {
     const global = lookupGlobal(name);
     const binding = !local && global?.kind === 'function' ? { kind: 'global' as const, builtin: global } : this.resolve(name);
     if (!binding) {
-      this.report('unknownName', callee.span, [name, didYouMean(name, this.knownNames())]);
+      this.report('unknownName', callee.span, [name, this.suggest(name, () => this.knownNames())]);
       return this.uncheckedArguments(expression);
     }
     if (binding === UNINITIALISED) {
@@ -594,7 +608,7 @@ class BodyChecker {
         const suffix =
           name === 'constructor'
             ? '; the constructor runs only when a record is created'
-            : didYouMean(name, [...this.collection.functionsByName.keys()].filter((n) => n !== 'constructor'));
+            : this.suggest(name, () => [...this.collection.functionsByName.keys()].filter((n) => n !== 'constructor'));
         this.report('unknownMethod', callee.property.span, [name, `collection "${this.collection.name}"`, suffix]);
         return this.uncheckedArguments(expression);
       }
@@ -620,7 +634,7 @@ class BodyChecker {
           this.report('unknownMethod', callee.property.span, [
             name,
             describe(objectType),
-            didYouMean(name, membersOf(objectType).map((b) => b.name)),
+            this.suggest(name, () => membersOf(objectType).map((b) => b.name)),
           ]);
         }
         return this.uncheckedArguments(expression);
@@ -826,7 +840,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, didYouMean(name, this.knownNames())]);
+      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames())]);
       return undefined;
     }
     if (binding === UNINITIALISED) {
@@ -869,7 +883,7 @@ class BodyChecker {
       const field = this.collection.fieldsByName.get(name);
       if (!field) {
         if (this.collection.functionsByName.has(name)) this.report('readOnlyTarget', nameSpan, [`the function "${name}"`]);
-        else this.report('unknownField', nameSpan, [name, this.collection.name, didYouMean(name, this.collection.fieldsByName.keys())]);
+        else this.report('unknownField', nameSpan, [name, this.collection.name, this.suggest(name, () => this.collection.fieldsByName.keys())]);
         return undefined;
       }
       if (name === 'id') {
@@ -898,9 +912,9 @@ class BodyChecker {
       case 'never':
         return { type: anyType, nullable: true, description: `property "${name}"`, deletable: true };
       case 'object': {
-        const field = objectType.fields.find((f) => f.name === name);
+        const field = objectField(objectType, name);
         if (!field) {
-          this.report('unknownMember', nameSpan, [name, typeToString(objectType), didYouMean(name, objectType.fields.map((f) => f.name))]);
+          this.report('unknownMember', nameSpan, [name, typeToString(objectType), this.suggest(name, () => objectType.fields.map((f) => f.name))]);
           return undefined;
         }
         return {

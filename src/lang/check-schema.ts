@@ -304,12 +304,14 @@ class CollectionRules {
       }
       case 'objectType': {
         const fields: ObjectField[] = [];
+        const names = new Set<string>();
         for (const field of node.fields) {
           const name = field.name.name;
-          if (fields.some((f) => f.name === name)) {
+          if (names.has(name)) {
             this.report(diagnostic('duplicateField', field.name.span, [name, 'object type']));
             continue;
           }
+          names.add(name);
           fields.push({ name, optional: field.optional, type: this.resolveType(field.type, role, false) });
         }
         return objectOf(fields);

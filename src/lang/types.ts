@@ -193,7 +193,7 @@ export function typesEqual(a: Type, b: Type): boolean {
       const other = b as ObjectType;
       if (a.fields.length !== other.fields.length) return false;
       return a.fields.every((field) => {
-        const match = other.fields.find((f) => f.name === field.name);
+        const match = objectField(other, field.name);
         return match !== undefined && match.optional === field.optional && typesEqual(field.type, match.type);
       });
     }
@@ -206,6 +206,19 @@ export function typesEqual(a: Type, b: Type): boolean {
     default:
       return true;
   }
+}
+
+const fieldIndexes = new WeakMap<ObjectType, Map<string, ObjectField>>();
+
+/** The field `name` of an object type (indexed once per type, so large object types stay fast). */
+export function objectField(type: ObjectType, name: string): ObjectField | undefined {
+  let index = fieldIndexes.get(type);
+  if (!index) {
+    index = new Map();
+    for (const field of type.fields) if (!index.has(field.name)) index.set(field.name, field);
+    fieldIndexes.set(type, index);
+  }
+  return index.get(name);
 }
 
 export function isNullish(type: Type): boolean {
@@ -251,10 +264,10 @@ export function isAssignable(source: Type, target: Type): boolean {
       if (source.kind === 'object') {
         return (
           target.fields.every((tf) => {
-            const sf = source.fields.find((f) => f.name === tf.name);
+            const sf = objectField(source, tf.name);
             if (!sf) return tf.optional;
             return (!sf.optional || tf.optional) && isAssignable(sf.type, tf.type);
-          }) && source.fields.every((sf) => target.fields.some((tf) => tf.name === sf.name))
+          }) && source.fields.every((sf) => objectField(target, sf.name) !== undefined)
         );
       }
       // A map does not fit an object type, even one with only optional fields: its other keys
