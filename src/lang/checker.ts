@@ -1,9 +1,9 @@
-// The checker: schema rules (check-schema.ts), then every function body (check-body.ts). Returns
+// The checker: schema rules (schema-rules.ts), then every function body (check-body.ts). Returns
 // the checked program even when there are errors, so tools can show everything at once.
 
 import type { Program } from './ast.ts';
 import { checkFunctionBody } from './check-body.ts';
-import { checkSchemaRules } from './check-schema.ts';
+import { checkSchemaRules } from './schema-rules.ts';
 import type { CheckedProgram } from './checked.ts';
 import { type Diagnostic, diagnostic, hasErrors } from './diagnostics.ts';
 import { parse } from './parse.ts';
