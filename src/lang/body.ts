@@ -55,6 +55,8 @@ const BodyParser = Parser.extend(
     } as unknown as typeof Parser,
 );
 
+const ASCII_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
 const BINARY_OPERATORS = new Set<string>([
   '+', '-', '*', '/', '%', '**', '==', '!=', '===', '!==', '<', '<=', '>', '>=', '&', '|', '^', '<<', '>>', '>>>',
 ]);
@@ -143,6 +145,19 @@ class BodyConverter {
 
   private unsupported(node: estree.Node, construct: string): void {
     this.diagnostics.push(diagnostic('unsupportedConstruct', this.span(node), [construct]));
+  }
+
+  /** An identifier's name; JavaScript allows Unicode in names, the schema language only ASCII. */
+  private name(node: estree.Identifier): string {
+    const name = node.name;
+    if (!ASCII_NAME.test(name)) {
+      const index = [...name].findIndex((character) => !/[A-Za-z0-9_$]/.test(character));
+      const character = [...name][Math.max(0, index)] ?? name;
+      const codePoint = character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
+      const start = this.offset + node.start + Math.max(0, name.indexOf(character));
+      this.diagnostics.push(diagnostic('invalidCharacter', { start, end: start + character.length }, [`\`${character}\` (U+${codePoint})`]));
+    }
+    return name;
   }
 
   private enter(node: estree.Node): void {
@@ -267,7 +282,7 @@ class BodyConverter {
   }
 
   private bindingName(pattern: estree.Pattern): Identifier {
-    if (pattern.type === 'Identifier') return { kind: 'identifier', name: pattern.name, span: this.span(pattern) };
+    if (pattern.type === 'Identifier') return { kind: 'identifier', name: this.name(pattern), span: this.span(pattern) };
     this.unsupported(pattern, 'destructuring');
     return { kind: 'identifier', name: '', span: this.span(pattern) };
   }
@@ -321,7 +336,7 @@ class BodyConverter {
       case 'Literal':
         return this.literal(node);
       case 'Identifier':
-        return { kind: 'identifierExpression', name: node.name, span };
+        return { kind: 'identifierExpression', name: this.name(node), span };
       case 'ThisExpression':
         return { kind: 'this', span };
       case 'ArrayExpression': {
@@ -448,7 +463,7 @@ class BodyConverter {
     const object = this.expression(node.object);
     if (node.computed) return { kind: 'index', object, index: this.expression(node.property), span };
     if (node.property.type !== 'Identifier') return this.unsupportedExpression(node.property, 'private names');
-    return { kind: 'member', object, property: { kind: 'identifier', name: node.property.name, span: this.span(node.property) }, span };
+    return { kind: 'member', object, property: { kind: 'identifier', name: this.name(node.property), span: this.span(node.property) }, span };
   }
 
   private property(node: estree.Property | estree.SpreadElement): ObjectProperty | undefined {
@@ -468,7 +483,7 @@ class BodyConverter {
       this.unsupported(node.key, 'computed or string keys in object literals');
       return undefined;
     }
-    const key: Identifier = { kind: 'identifier', name: node.key.name, span: this.span(node.key) };
+    const key: Identifier = { kind: 'identifier', name: this.name(node.key), span: this.span(node.key) };
     return { kind: 'property', key, value: this.expression(node.value), span: this.span(node) };
   }
 

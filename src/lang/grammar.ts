@@ -62,6 +62,8 @@ function expectedAfterCommonPrefix(paths: TokenType[][], actual: IToken[]): Expe
     const next = path[best];
     if (fits && next !== undefined) names.add(friendlyName(next));
   }
+  // `map` is an identifier too: "identifier" says it all.
+  if (names.has(friendlyName(Identifier))) names.delete(friendlyName(MapKeyword));
   return { lookahead: best, expected: [...names] };
 }
 
@@ -74,8 +76,11 @@ const errorMessages: IParserErrorMessageProvider = {
     JSON.stringify({ lookahead: 0, expected: [friendlyName(expected)] } satisfies ExpectedAt),
   buildNotAllInputParsedMessage: () =>
     JSON.stringify({ lookahead: 0, expected: [friendlyName(CollectionKeyword)] } satisfies ExpectedAt),
-  buildNoViableAltMessage: ({ expectedPathsPerAlt, actual }) =>
-    JSON.stringify(expectedAfterCommonPrefix(expectedPathsPerAlt.flat(), actual)),
+  buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) =>
+    // A root-level function parses only to be reported; suggesting one would mislead.
+    ruleName === 'rootItem'
+      ? JSON.stringify({ lookahead: 0, expected: [friendlyName(CollectionKeyword)] } satisfies ExpectedAt)
+      : JSON.stringify(expectedAfterCommonPrefix(expectedPathsPerAlt.flat(), actual)),
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
     JSON.stringify(expectedAfterCommonPrefix(expectedIterationPaths, actual)),
 };

@@ -268,6 +268,10 @@ describe('unsupported constructs', () => {
     expect(problems('a + 1;')).toEqual([]);
   });
 
+  it('rejects non-ASCII names, which JavaScript would accept', () => {
+    expect(problems('let é = 1; x.ą;')).toEqual(['V1001 1:26 invalid character `é` (U+00E9)', 'V1001 1:35 invalid character `ą` (U+0105)']);
+  });
+
   it('produces no statements for a body with errors, but keeps the function', () => {
     const result = parse(`${PREFIX}let d = new Date(); } }`);
     const fn = result.program!.collections[0]!.items[0] as FunctionDeclaration;
