@@ -1,0 +1,205 @@
+// Read and call permissions over HTTP, with signed requests: @read/@call fields, delegate chains through
+// references, list filtering (and pages filled after filtering), the constructor needing no permission.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEYS, errorOf, jwkOf, startTestServer, type TestServer } from './support.ts';
+
+// A User delegates to its key; a Team delegates to its users; a Doc is readable by its team and callable by its
+// owner; a private Diary is readable only by its @read key.
+const SCHEMA = `
+collection User {
+  id: string;
+  @delegate
+  key: PublicKey;
+  constructor (id: string) {
+    this.id = id;
+    this.key = ctx.publicKey;
+  }
+}
+
+collection Team {
+  id: string;
+  @delegate
+  members: User[];
+  constructor (id: string, members: User[]) {
+    this.id = id;
+    this.members = members;
+  }
+}
+
+collection Doc {
+  id: string;
+  @read
+  team: Team;
+  owner: PublicKey;
+  text: string;
+  constructor (id: string, team: Team, text: string) {
+    this.id = id;
+    this.team = team;
+    this.owner = ctx.publicKey;
+    this.text = text;
+  }
+  @call(owner)
+  edit (text: string) {
+    this.text = text;
+  }
+  @call(team)
+  append (text: string) {
+    this.text = this.text + text;
+  }
+}
+
+collection Diary {
+  id: string;
+  @read
+  reader: PublicKey;
+  n: number;
+  constructor (id: string, reader: PublicKey, n: number) {
+    this.id = id;
+    this.reader = reader;
+    this.n = n;
+  }
+}
+`;
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  for (const name of ['User', 'Team', 'Doc', 'Diary']) await s.createCollection(`perm/${name}`, SCHEMA);
+  expect((await s.create('perm/User', ['alice'], KEYS.alice)).status).toBe(200);
+  expect((await s.create('perm/User', ['bob'], KEYS.bob)).status).toBe(200);
+  const team = await s.create('perm/Team', ['t1', [{ collectionId: 'perm/User', id: 'alice' }, { collectionId: 'perm/User', id: 'bob' }]], KEYS.alice);
+  expect(team.status, team.text).toBe(200);
+  const doc = await s.create('perm/Doc', ['d1', { collectionId: 'perm/Team', id: 't1' }, 'v1'], KEYS.alice);
+  expect(doc.status, doc.text).toBe(200);
+  expect(doc.json.data.owner).toEqual(jwkOf(KEYS.alice));
+});
+afterAll(() => s.close());
+
+describe('read permission', () => {
+  it('a private record is 403 to an unsigned or unrelated caller', async () => {
+    for (const key of [undefined, KEYS.carol]) {
+      const answer = await s.record('perm/User', 'alice', key);
+      expect(answer.status).toBe(403);
+      expect(errorOf(answer)).toEqual({ code: 'permission-denied', reason: 'unauthorized', message: 'unauthorized read' });
+    }
+  });
+
+  it('a @delegate key reads its own record', async () => {
+    expect((await s.record('perm/User', 'alice', KEYS.alice)).status).toBe(200);
+  });
+
+  it('reads through a delegate chain Doc → Team → User → key', async () => {
+    expect((await s.record('perm/Doc', 'd1', KEYS.bob)).status).toBe(200);
+    expect((await s.record('perm/Doc', 'd1', KEYS.alice)).status).toBe(200);
+    expect((await s.record('perm/Doc', 'd1', KEYS.carol)).status).toBe(403);
+  });
+
+  it('lists only readable records, and fills the page after filtering', async () => {
+    for (let i = 0; i < 6; i++) {
+      const reader = i % 2 === 0 ? jwkOf(KEYS.alice) : jwkOf(KEYS.bob);
+      expect((await s.create('perm/Diary', [`e${i}`, reader, i])).status).toBe(200);
+    }
+    const alice = await s.list('perm/Diary', { limit: 2 }, KEYS.alice);
+    expect(alice.json.data.map((r: any) => r.data.id)).toEqual(['e0', 'e2']);
+    const next = await s.list('perm/Diary', { limit: 2, after: alice.json.cursor.after }, KEYS.alice);
+    expect(next.json.data.map((r: any) => r.data.id)).toEqual(['e4']);
+    const bob = await s.list('perm/Diary', {}, KEYS.bob);
+    expect(bob.json.data.map((r: any) => r.data.id)).toEqual(['e1', 'e3', 'e5']);
+    const anonymous = await s.list('perm/Diary', {});
+    expect(anonymous.status).toBe(200);
+    expect(anonymous.json.data).toEqual([]);
+  });
+
+  it('a where on a PublicKey field accepts the JWK or the hex form', async () => {
+    const byJwk = await s.list('perm/Diary', { where: { reader: jwkOf(KEYS.bob) } }, KEYS.bob);
+    expect(byJwk.json.data.map((r: any) => r.data.id)).toEqual(['e1', 'e3', 'e5']);
+  });
+});
+
+describe('call permission', () => {
+  it('a @call(owner) function: only the owner', async () => {
+    const bob = await s.call('perm/Doc', 'd1', 'edit', ['by bob'], KEYS.bob);
+    expect(bob.status).toBe(403);
+    expect(errorOf(bob)?.message).toBe('you do not have permission to call this function');
+    const alice = await s.call('perm/Doc', 'd1', 'edit', ['v2'], KEYS.alice);
+    expect(alice.status).toBe(200);
+    expect(alice.json.data.text).toBe('v2');
+  });
+
+  it('a @call(team) function: any member through the delegate chain', async () => {
+    const bob = await s.call('perm/Doc', 'd1', 'append', ['+bob'], KEYS.bob);
+    expect(bob.status, bob.text).toBe(200);
+    expect(bob.json.data.text).toBe('v2+bob');
+  });
+
+  it('a caller who cannot read gets "unauthorized read" before the call check', async () => {
+    for (const key of [KEYS.carol, undefined]) {
+      const answer = await s.call('perm/Doc', 'd1', 'append', ['x'], key);
+      expect(answer.status).toBe(403);
+      expect(errorOf(answer)?.message).toBe('unauthorized read');
+    }
+    expect((await s.record('perm/Doc', 'd1', KEYS.alice)).json.data.text).toBe('v2+bob');
+  });
+
+  it('a private collection has no callable functions for strangers, but the constructor is open', async () => {
+    const created = await s.create('perm/Diary', ['open', jwkOf(KEYS.carol), 1]);
+    expect(created.status).toBe(200);
+  });
+
+  it('a record argument the caller cannot read is refused', async () => {
+    const denied = await s.create('perm/Doc', ['d2', { collectionId: 'perm/Team', id: 't1' }, 'x'], KEYS.carol);
+    expect(denied.status).toBe(403);
+    expect(errorOf(denied)?.message).toBe('unauthorized read');
+    expect((await s.record('perm/Doc', 'd2', KEYS.alice)).status).toBe(404);
+  });
+});
+
+describe('signatures', () => {
+  it('a replayed POST signature is refused and changes nothing', async () => {
+    const body = JSON.stringify({ args: ['+once'] });
+    const { signRequest } = await import('../../src/auth/index.ts');
+    const header = signRequest(KEYS.alice, body);
+    const path = '/v0/collections/perm%2FDoc/records/d1/call/append';
+    const first = await s.post(path, undefined, { raw: body, headers: { 'x-polybase-signature': header } });
+    expect(first.status, first.text).toBe(200);
+    const second = await s.post(path, undefined, { raw: body, headers: { 'x-polybase-signature': header } });
+    expect(second.status).toBe(400);
+    expect(errorOf(second)?.reason).toBe('auth/invalid-signature');
+    expect(errorOf(second)?.message).toMatch(/already been used/);
+    expect((await s.record('perm/Doc', 'd1', KEYS.alice)).json.data.text).toMatch(/\+once$/);
+    expect((await s.record('perm/Doc', 'd1', KEYS.alice)).json.data.text).not.toMatch(/\+once\+once$/);
+  });
+
+  it('a replayed create is refused: 409 while the record exists', async () => {
+    const body = JSON.stringify({ args: ['replay', jwkOf(KEYS.alice), 1] });
+    const { signRequest } = await import('../../src/auth/index.ts');
+    const header = signRequest(KEYS.alice, body);
+    const first = await s.post('/v0/collections/perm%2FDiary/records', undefined, { raw: body, headers: { 'x-polybase-signature': header } });
+    expect(first.status).toBe(200);
+    const second = await s.post('/v0/collections/perm%2FDiary/records', undefined, { raw: body, headers: { 'x-polybase-signature': header } });
+    expect(second.status).toBe(409);
+  });
+
+  it('a signature over a different body is refused (the key recovered is someone else)', async () => {
+    const { signRequest } = await import('../../src/auth/index.ts');
+    const header = signRequest(KEYS.alice, JSON.stringify({ args: ['other'] }), Date.now(), { includePublicKey: true });
+    const answer = await s.post('/v0/collections/perm%2FUser/records', undefined, { raw: JSON.stringify({ args: ['mallory'] }), headers: { 'x-polybase-signature': header } });
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)?.reason).toBe('auth/invalid-signature');
+  });
+
+  it('a GET signature may be reused (the Polybase client caches it)', async () => {
+    const { signRequest } = await import('../../src/auth/index.ts');
+    const header = signRequest(KEYS.alice, '', Date.now() + 30 * 60_000);
+    for (let i = 0; i < 2; i++) {
+      const answer = await s.get('/v0/collections/perm%2FUser/records/alice', { headers: { 'x-polybase-signature': header } });
+      expect(answer.status).toBe(200);
+    }
+  });
+
+  it('X-Service-Signature works like X-Polybase-Signature', async () => {
+    const { signRequest } = await import('../../src/auth/index.ts');
+    const answer = await s.get('/v0/collections/perm%2FUser/records/bob', { headers: { 'x-service-signature': signRequest(KEYS.bob, '') } });
+    expect(answer.status).toBe(200);
+  });
+});
