@@ -96,6 +96,26 @@ describe('text output', () => {
   });
 });
 
+describe('awkward input', () => {
+  test('CRLF line ends and a byte order mark: positions are still right', () => {
+    const file = tempFile('crlf.polylang', '\uFEFF' + typeError.replace(/\n/g, '\r\n'));
+    const { status, stdout } = vellumCheck(file);
+    expect(stdout).toMatch(new RegExp(`^${escape(file)}:10:18: error V3006: `));
+    expect(status).toBe(1);
+  });
+
+  test('binary garbage: diagnostics and exit 1, never a crash', () => {
+    const bytes = Buffer.alloc(4096);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 7919 + 13) % 256;
+    const file = join(temp, 'garbage.polylang');
+    writeFileSync(file, bytes);
+    const { status, stdout, stderr } = vellumCheck(file);
+    expect(stderr).toBe('');
+    expect(stdout).toMatch(/\d+ errors? in 1 of 1 file\n$/);
+    expect(status).toBe(1);
+  });
+});
+
 describe('directories', () => {
   test('a directory means every *.polylang file under it, recursively', () => {
     tempFile('tree/a.polylang', valid);
