@@ -123,6 +123,31 @@ class BodyChecker {
     });
     // The body's top-level statements share the parameters' scope, as in JavaScript.
     this.statements(this.fn.node.body.body);
+    const declared = this.fn.returnType;
+    if (declared && !this.fn.node.body.body.some((statement) => this.exits(statement))) {
+      this.report('missingReturn', this.fn.node.name.span, [this.fn.name, typeToString(declared)]);
+    }
+  }
+
+  /** Whether a statement never completes normally: it returns, throws or loops forever on every path. */
+  private exits(statement: Statement): boolean {
+    switch (statement.kind) {
+      case 'return':
+      case 'throw':
+        return true;
+      case 'block':
+        return statement.body.some((s) => this.exits(s));
+      case 'if':
+        return statement.alternate !== null && this.exits(statement.consequent) && this.exits(statement.alternate);
+      case 'expressionStatement':
+        return this.tables.types.get(statement.expression)?.kind === 'never';
+      case 'while':
+        return statement.test.kind === 'boolean' && statement.test.value && !breaksOut(statement.body);
+      case 'for':
+        return statement.test === null && !breaksOut(statement.body);
+      default:
+        return false;
+    }
   }
 
   private suggestionsLeft = SUGGESTION_BUDGET;
@@ -956,6 +981,20 @@ class BodyChecker {
       if (current.kind === 'member' || current.kind === 'index') current = current.object;
       else return true;
     }
+  }
+}
+
+/** Whether a loop body contains a `break` that leaves this loop (not one of a nested loop). */
+function breaksOut(statement: Statement): boolean {
+  switch (statement.kind) {
+    case 'break':
+      return true;
+    case 'block':
+      return statement.body.some(breaksOut);
+    case 'if':
+      return breaksOut(statement.consequent) || (statement.alternate !== null && breaksOut(statement.alternate));
+    default:
+      return false;
   }
 }
 

@@ -180,6 +180,11 @@ export const catalogue = {
     message: 'cannot call function "{0}" on {1}: collection functions are called as this.{0}(...)',
   },
   usedBeforeDeclaration: { code: 'V3029', severity: 'error', message: '"{0}" is used before its declaration' },
+  missingReturn: {
+    code: 'V3030',
+    severity: 'error',
+    message: '"{0}" can end without returning a value, but its return type is {1}',
+  },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

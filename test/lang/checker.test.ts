@@ -356,6 +356,30 @@ describe('statements', () => {
     expect(reported(schema)[1]!.message).toBe('"nothing" must return a value of type string');
   });
 
+  it('V3030: a function with a return type returns a value on every path', () => {
+    const schema = `collection T {
+  id: string;
+  n: number;
+  sign (): number {
+    if (this.n > 0) { return 1; }
+  }
+  always (): number {
+    if (this.n > 0) { return 1; } else if (this.n < 0) { return -1; } else { error('zero'); }
+  }
+  loop (): number {
+    while (true) { if (this.n > 0) { return this.n; } this.n += 1; }
+  }
+  leaves (): number {
+    while (true) { if (this.n > 0) { break; } }
+  }
+  thrown (): string {
+    throw error('never');
+  }
+}`;
+    expect(located(schema)).toEqual(['V3030 4:3 sign', 'V3030 13:3 leaves']);
+    expect(reported(schema)[0]!.message).toBe('"sign" can end without returning a value, but its return type is number');
+  });
+
   it('types the result of a collection function call by its return type', () => {
     const schema = `collection T {
   id: string;
