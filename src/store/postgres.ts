@@ -18,8 +18,12 @@ export interface PostgresOptions {
   readonly pool?: pg.PoolConfig;
   /** The table name (letters, digits, underscores); several stores can share one database under different names. */
   readonly table?: string;
-  /** Listen for other processes' commits (default true). */
-  readonly listen?: boolean;
+  /**
+   * How this process learns of other processes' commits: `'listen'` (default) uses LISTEN/NOTIFY; engines
+   * without it (some distributed Postgres-compatible databases) use `{ pollMs }`, which checks the change log
+   * that often instead (and sends no NOTIFY); `'none'` only sees this process's own commits.
+   */
+  readonly notifications?: 'listen' | 'none' | { readonly pollMs: number };
 }
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
@@ -37,10 +41,13 @@ export class PostgresKv implements KvStore {
   #listener: pg.Client | undefined;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
+  #pollTimer: NodeJS.Timeout | undefined;
+  readonly #notify: boolean;
 
-  private constructor(pool: pg.Pool, table: string) {
+  private constructor(pool: pg.Pool, table: string, notify: boolean) {
     this.pool = pool;
     this.table = table;
+    this.#notify = notify;
     this.#channel = `${table}_commits`;
     this.#events.setMaxListeners(0);
     const t = table;
@@ -66,10 +73,16 @@ export class PostgresKv implements KvStore {
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });
-    const kv = new PostgresKv(pool, table);
+    const notifications = options.notifications ?? 'listen';
+    const kv = new PostgresKv(pool, table, notifications === 'listen');
     try {
       await kv.#createTable();
-      if (options.listen ?? true) await kv.#listen();
+      if (notifications === 'listen') await kv.#listen();
+      else if (notifications !== 'none') {
+        const pollMs = Math.max(10, notifications.pollMs);
+        kv.#pollTimer = setInterval(() => kv.#events.emit('commit'), pollMs);
+        kv.#pollTimer.unref();
+      }
     } catch (error) {
       await pool.end();
       throw error;
@@ -160,7 +173,7 @@ export class PostgresKv implements KvStore {
       );
       await this.#apply(client, ops);
       await client.query({ name: `${this.table}_setClock`, text: this.#sql.setClock, values: [clockKey, encodeU64(timestamp)] });
-      await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(timestamp)]);
+      if (this.#notify) await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(timestamp)]);
       await client.query('COMMIT');
       return { result, timestamp };
     } catch (error) {
@@ -216,6 +229,7 @@ export class PostgresKv implements KvStore {
     if (this.#closed) return;
     this.#closed = true;
     clearTimeout(this.#reconnectTimer);
+    clearInterval(this.#pollTimer);
     this.#events.removeAllListeners();
     const listener = this.#listener;
     this.#listener = undefined;

@@ -15,6 +15,8 @@ import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions,
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
   readonly synchronous?: 'NORMAL' | 'FULL';
+  /** Page cache size in MiB (default 64): large enough to keep the upper levels of big indexes in memory. */
+  readonly cacheMiB?: number;
 }
 
 type Row = [Buffer, Buffer, (Buffer | null)?];
@@ -38,6 +40,7 @@ export class SqliteKv implements KvStore {
       this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
       this.db.pragma('busy_timeout = 5000');
     }
+    this.db.pragma(`cache_size = ${-1024 * Math.max(2, Math.floor(options.cacheMiB ?? 64))}`);
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID');
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
     this.#put = this.db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');

@@ -322,7 +322,7 @@ export function conformance(backend: Backend): void {
           const collectionId = `ns/Item${run++}`;
           await store.defineCollection(collectionId, itemLayout);
           if (items.length > 0) await store.commit({ writes: items.map((r) => put(collectionId, r)) });
-          const hidden = new Set(items.filter((_, i) => (i * 7 + seed) % 5 === 0).map((r) => r.id));
+          const hidden = new Set<string>(items.filter((_, i) => (i * 7 + seed) % 5 === 0).map((r) => r.id));
           const readFilter: ReadFilter = (record) => !hidden.has(record.id as string);
           const query = toListQuery(q);
           const expected = expectedOrder(items, q);

@@ -3,7 +3,8 @@
 
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgres, type PostgresKv } from '../../src/store/index.ts';
+import { openPostgres, RecordStore, type PostgresKv } from '../../src/store/index.ts';
+import { itemLayout } from './schemas.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { conformance } from './conformance.ts';
 
@@ -45,6 +46,20 @@ describe('PostgreSQL backend', () => {
     const stores = await Promise.all([open(table), open(table), open(table)]);
     expect(await stores[0]!.count({ gte: Buffer.alloc(0), lt: Buffer.of(0xff) })).toBe(1); // the clock row
     await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('can learn of other processes\' commits by reading the change log, for engines without LISTEN/NOTIFY', async () => {
+    const table = uniqueTableName();
+    tables.push(table);
+    const writer = new RecordStore(await openPostgres({ connectionString: server.url, table, notifications: { pollMs: 50 } }));
+    const reader = new RecordStore(await openPostgres({ connectionString: server.url, table, notifications: { pollMs: 50 } }));
+    await writer.defineCollection('ns/Item', itemLayout);
+    const since = await reader.timestamp();
+    const wait = reader.waitForChange({ collectionId: 'ns/Item' }, since, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const { timestamp } = await writer.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: 'a', group: 'g' } }] });
+    expect(await wait).toBe(timestamp);
+    await Promise.all([writer.close(), reader.close()]);
   });
 
   it('refuses a table name that is not a plain identifier', async () => {

@@ -1,0 +1,166 @@
+// `npm run bench -- store`: the record store on SQLite (files in a temporary folder, WAL).
+//
+// 1. Inserts per second through the store (one record per commit, with its index entries and change log)
+//    against raw better-sqlite3 inserts of the same rows into a table with the same indexes, in the same run.
+// 2. A list query (equality plus sort, limit 100) on 10,000 and on 1,000,000 records: the time at 1,000,000
+//    should stay within 1.5x of the time at 10,000 (an index range scan with a limit does not grow with n).
+
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Bench, type Task } from 'tinybench';
+import { layoutOf, openSqliteStore, type JsonObject, type RecordStore } from '../src/store/index.ts';
+import type { Collection, FieldDeclaration, IndexField } from '../src/lang/index.ts';
+import { row, type BenchRow } from './harness.ts';
+
+const SUITE = 'store';
+const COLLECTION = 'bench/Person';
+const CITIES = 100;
+const LARGE = Number(process.env.VELLUM_BENCH_STORE_RECORDS ?? 1_000_000);
+const SMALL = 10_000;
+
+const span = { start: 0, end: 0 };
+const ident = (name: string) => ({ kind: 'identifier' as const, name, span });
+const field = (name: string, type: 'string' | 'number'): FieldDeclaration => ({
+  kind: 'field',
+  name: ident(name),
+  optional: false,
+  type: { kind: 'primitiveType', name: type, span },
+  decorators: [],
+  span,
+});
+const indexField = (path: string, direction: 'asc' | 'desc'): IndexField => ({ kind: 'indexField', path: [ident(path)], direction, bracketed: direction === 'desc', span });
+
+// collection Person { id: string; name: string; city: string; age: number; @index(city, [age, desc]); }
+const schema: Collection = {
+  kind: 'collection',
+  name: ident('Person'),
+  decorators: [],
+  span,
+  items: [
+    field('id', 'string'),
+    field('name', 'string'),
+    field('city', 'string'),
+    field('age', 'number'),
+    { kind: 'index', fields: [indexField('city', 'asc'), indexField('age', 'desc')], span },
+  ],
+};
+const layout = layoutOf(schema);
+
+function person(n: number): JsonObject {
+  return { id: `p${String(n).padStart(8, '0')}`, name: `name ${(n * 7919) % 100_003}`, city: `city${n % CITIES}`, age: (n * 31) % 97 };
+}
+
+function stats(task: Task): { mean: number; p50: number } {
+  const result = task.result;
+  if (result.state !== 'completed') throw new Error(`benchmark task ${task.name} did not complete: ${result.state}`);
+  return { mean: result.latency.mean, p50: result.latency.p50 };
+}
+
+async function insertRates(dir: string): Promise<{ store: number; raw: number }> {
+  const store = openSqliteStore(join(dir, 'insert-store.db'));
+  await store.defineCollection(COLLECTION, layout);
+
+  const raw = new Database(join(dir, 'insert-raw.db'));
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('cache_size = -65536'); // the store's default page cache, for a fair comparison
+  raw.exec(`CREATE TABLE person (id TEXT PRIMARY KEY, name TEXT, city TEXT, age REAL, data TEXT NOT NULL);
+    CREATE INDEX person_name ON person (name, id);
+    CREATE INDEX person_city ON person (city, id);
+    CREATE INDEX person_age ON person (age, id);
+    CREATE INDEX person_city_age ON person (city, age DESC, id);`);
+  const insert = raw.prepare('INSERT INTO person (id, name, city, age, data) VALUES (?, ?, ?, ?, ?)');
+
+  let storeNext = 0;
+  let rawNext = 0;
+  const bench = new Bench({ time: 2000, warmupTime: 300 });
+  bench
+    .add('raw better-sqlite3 insert', () => {
+      const p = person(rawNext++);
+      insert.run(p.id, p.name, p.city, p.age, JSON.stringify(p));
+    })
+    .add('store commit of one record', async () => {
+      await store.commit({ writes: [{ kind: 'put', collectionId: COLLECTION, record: person(storeNext++) }] });
+    });
+  await bench.run();
+  const [rawTask, storeTask] = bench.tasks;
+  raw.close();
+  await store.close();
+  return { raw: 1000 / stats(rawTask!).mean, store: 1000 / stats(storeTask!).mean };
+}
+
+async function build(path: string, count: number): Promise<RecordStore> {
+  const store = openSqliteStore(path);
+  await store.defineCollection(COLLECTION, layout);
+  const batch = 2000;
+  for (let start = 0; start < count; start += batch) {
+    const writes = [];
+    for (let n = start; n < Math.min(count, start + batch); n++) writes.push({ kind: 'put' as const, collectionId: COLLECTION, record: person(n) });
+    await store.commit({ writes });
+  }
+  return store;
+}
+
+async function listLatency(store: RecordStore): Promise<number> {
+  let i = 0;
+  const bench = new Bench({ time: 2000, warmupTime: 300 });
+  bench.add('list', async () => {
+    const city = `city${(i++ * 37) % CITIES}`;
+    const page = await store.list(COLLECTION, { where: { city }, sort: [['age', 'desc']], limit: 100 });
+    if (page.records.length !== 100) throw new Error(`expected a full page, got ${page.records.length}`);
+  });
+  await bench.run();
+  return stats(bench.tasks[0]!).p50;
+}
+
+export default async function storeSuite(): Promise<BenchRow[]> {
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-store-'));
+  try {
+    const rates = await insertRates(dir);
+
+    const small = await build(join(dir, 'small.db'), SMALL);
+    const smallMs = await listLatency(small);
+    await small.close();
+
+    const started = Date.now();
+    const large = await build(join(dir, 'large.db'), LARGE);
+    const buildSeconds = (Date.now() - started) / 1000;
+    const largeMs = await listLatency(large);
+    await large.close();
+
+    return [
+      row(SUITE, 'insert, one record per commit', {
+        value: rates.store,
+        unit: 'records/s',
+        baseline: rates.raw,
+        ratio: rates.store / rates.raw,
+        goal: '>= 0.5x raw better-sqlite3 inserts (same rows, same indexes)',
+      }),
+      row(SUITE, `bulk load, 2000 records per commit`, {
+        value: LARGE / buildSeconds,
+        unit: 'records/s',
+        baseline: null,
+        ratio: null,
+        goal: `${LARGE.toLocaleString('en-US')} records in ${buildSeconds.toFixed(1)} s`,
+      }),
+      row(SUITE, 'list where+sort limit 100, 10k records', {
+        value: smallMs * 1000,
+        unit: 'µs (median)',
+        baseline: null,
+        ratio: null,
+        goal: 'baseline of the next row',
+      }),
+      row(SUITE, `list where+sort limit 100, ${LARGE >= 1e6 ? `${LARGE / 1e6}M` : LARGE} records`, {
+        value: largeMs * 1000,
+        unit: 'µs (median)',
+        baseline: smallMs * 1000,
+        ratio: largeMs / smallMs,
+        goal: '<= 1.5x the time at 10k records',
+      }),
+    ];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
