@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   lang: () => import('./lang.ts'),
   auth: () => import('./auth.ts'),
   runtime: () => import('./runtime.ts'),
+  store: () => import('./store.ts'),
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
