@@ -69,27 +69,72 @@ export interface ParsedBody {
   diagnostics: Diagnostic[];
 }
 
+/** A function body: its text from `{` to the matching `}`, and the file offset of that `{`. */
+export interface BodySource {
+  block: string;
+  start: number;
+}
+
+const ACORN_OPTIONS = { ecmaVersion: 2022, sourceType: 'script', allowReturnOutsideFunction: true } as const;
+
 /**
- * Parses a body's text (between the function's braces), which starts at offset `start` of the file.
- * Never throws: syntax errors, unsupported constructs and excessive nesting become diagnostics.
+ * Parses function bodies. Never throws: syntax errors, unsupported constructs and excessive nesting
+ * become diagnostics, each in whole-file coordinates.
+ *
+ * All bodies of a file go to acorn in one call, as consecutive blocks of one script: setting up an
+ * acorn parser costs about as much as parsing a small body. When that fails (a syntax error stops
+ * acorn at the first one) each body is parsed on its own, so that every body reports its own error.
  */
-export function parseBody(source: string, start: number): ParsedBody {
-  const end = start + source.length;
+export function parseBodies(bodies: readonly BodySource[]): ParsedBody[] {
+  if (bodies.length === 0) return [];
+  const blocks = parseTogether(bodies);
+  if (blocks === undefined) return bodies.map((body) => parseBody(body.block.slice(1, -1), body.start + 1));
+  return blocks.map((block, i) => convert(block.body, bodies[i]!.start - block.start));
+}
+
+/** The bodies as blocks of one script, or undefined when acorn fails or sees other blocks than ours. */
+function parseTogether(bodies: readonly BodySource[]): estree.BlockStatement[] | undefined {
+  const starts: number[] = [];
+  let length = 0;
+  for (const body of bodies) {
+    starts.push(length);
+    length += body.block.length + 1;
+  }
   let program: estree.Program;
   try {
-    program = BodyParser.parse(source, {
-      ecmaVersion: 2022,
-      sourceType: 'script',
-      allowReturnOutsideFunction: true,
-    });
-  } catch (error) {
-    return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, start, end)] };
+    program = BodyParser.parse(bodies.map((body) => body.block).join('\n'), ACORN_OPTIONS);
+  } catch {
+    return undefined;
   }
-  const converter = new BodyConverter(start);
+  if (program.body.length !== bodies.length) return undefined;
+  const blocks = program.body as estree.Statement[];
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    if (block.type !== 'BlockStatement' || block.start !== starts[i] || block.end !== starts[i]! + bodies[i]!.block.length) {
+      return undefined;
+    }
+  }
+  return blocks as estree.BlockStatement[];
+}
+
+/** Parses one body's text (between its braces), which starts at offset `start` of the file. */
+export function parseBody(source: string, start: number): ParsedBody {
+  let program: estree.Program;
+  try {
+    program = BodyParser.parse(source, ACORN_OPTIONS);
+  } catch (error) {
+    return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, start, start + source.length)] };
+  }
+  // sourceType 'script' never yields import/export declarations.
+  return convert(program.body as estree.Statement[], start);
+}
+
+/** Converts acorn statements whose positions are `offset` less than file offsets. */
+function convert(nodes: estree.Statement[], offset: number): ParsedBody {
+  const converter = new BodyConverter(offset);
   let statements: Statement[];
   try {
-    // sourceType 'script' never yields import/export declarations.
-    statements = converter.statementList(program.body as estree.Statement[]);
+    statements = converter.statementList(nodes);
   } catch (error) {
     if (error instanceof TooDeep) {
       const message = diagnostic('nestingTooDeep', error.span, [MAX_TREE_DEPTH, 'statements and expressions']);

@@ -19,15 +19,20 @@ import type {
   Span,
   TypeNode,
 } from './ast.ts';
-import { parseBody } from './body.ts';
+import { parseBodies, type BodySource } from './body.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 
-export interface BuildContext {
+export interface BuildOptions {
   text: string;
   diagnostics: Diagnostic[];
   /** True when the lexer already reported a problem inside [start, end): acorn would only repeat it
    *  (or, for nesting, overflow). */
   hasLexicalProblem(start: number, end: number): boolean;
+}
+
+interface BuildContext extends BuildOptions {
+  /** Bodies to parse once the structure is built, and the function each belongs to. */
+  bodies: (BodySource & { into: FunctionDeclaration })[];
 }
 
 const DECORATOR_NAMES: ReadonlySet<string> = new Set<DecoratorName>(['public', 'read', 'call', 'delegate']);
@@ -65,7 +70,12 @@ function identifier(token: IToken): Identifier {
 
 // --- Structure --------------------------------------------------------------------------------
 
-export function buildProgram(cst: CstNode, context: BuildContext): Program {
+/**
+ * Builds the program. A function whose body has errors keeps an empty body (and the diagnostics say
+ * why), so that tools which only need the structure still get it.
+ */
+export function buildProgram(cst: CstNode, options: BuildOptions): Program {
+  const context: BuildContext = { ...options, bodies: [] };
   const collections: Collection[] = [];
   for (const rootItem of nodes(cst, 'rootItem')) {
     const decorators = buildDecorators(nodes(rootItem, 'decorator'), context);
@@ -77,6 +87,12 @@ export function buildProgram(cst: CstNode, context: BuildContext): Program {
       context.diagnostics.push(diagnostic('rootFunction', tokenSpan(name), [`\`${name.image}\``]));
     }
   }
+  const parsed = parseBodies(context.bodies);
+  context.bodies.forEach((body, i) => {
+    const result = parsed[i]!;
+    context.diagnostics.push(...result.diagnostics);
+    if (result.statements) body.into.body.body = result.statements;
+  });
   return { kind: 'program', collections, span: { start: 0, end: context.text.length } };
 }
 
@@ -187,23 +203,22 @@ function buildFunction(
   const blockSpan = tokenSpan(body);
   const returnType = nodes(node, 'type')[0];
   const bodyTextSpan = { start: blockSpan.start + 1, end: blockSpan.end - 1 };
-  let statements: FunctionDeclaration['body']['body'] = [];
-  if (!context.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
-    const parsed = parseBody(body.image.slice(1, -1), bodyTextSpan.start);
-    context.diagnostics.push(...parsed.diagnostics);
-    statements = parsed.statements ?? [];
-  }
-  return {
+  const declaration: FunctionDeclaration = {
     kind: 'function',
     name: identifier(name),
     decorators,
     functionKeyword: keyword !== undefined,
     parameters: nodes(node, 'parameter').map((parameter) => buildParameter(parameter, context)),
     returnType: returnType ? buildType(returnType, context) : null,
-    body: { kind: 'block', body: statements, span: blockSpan },
+    // Filled in by buildProgram once every body has been parsed.
+    body: { kind: 'block', body: [], span: blockSpan },
     bodyTextSpan,
     span: { start: start ?? (keyword ?? name).startOffset, end: blockSpan.end },
   };
+  if (!context.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
+    context.bodies.push({ block: body.image, start: blockSpan.start, into: declaration });
+  }
+  return declaration;
 }
 
 function buildParameter(node: CstNode, context: BuildContext): Parameter {
