@@ -197,8 +197,9 @@ const implementations: Record<string, Impl> = {
   'array.length': (_st, r) => asArray(r).length,
   'array.push': (st, r, items) => {
     const array = asArray(r);
-    checkArrayLength(st, array.length + items.length);
-    for (const item of items) array.push(item);
+    if (array.length + items.length > st.limits.maxArrayLength) checkArrayLength(st, array.length + items.length);
+    if (items.length === 1) return array.push(items[0]);
+    for (let i = 0; i < items.length; i++) array.push(items[i]);
     return array.length;
   },
   'array.pop': (_st, r) => asArray(r).pop(),

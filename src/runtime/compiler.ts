@@ -22,19 +22,18 @@ import {
   type UpdateExpression,
   type VariableDeclaration,
 } from '../lang/index.ts';
+import { fastBinary, isFastOperator, type Operand } from './binary.ts';
 import { runtimeBuiltins, type RuntimeBuiltin } from './builtins.ts';
 import { RuntimeFault, describeValue, jsFault, limitFault } from './errors.ts';
 import { GAS } from './limits.ts';
 import {
   add,
-  compare,
   deleteIndex,
   getIndex,
   getMember,
   looseEquals,
   numeric,
   setIndex,
-  strictEquals,
   toNumeric,
   type NumericOperator,
 } from './operations.ts';
@@ -537,12 +536,7 @@ export class FunctionCompiler {
   }
 
   private call(e: CallExpression): Eval {
-    const args = e.arguments.map((a) => this.expression(a));
-    const evalArgs = (f: Frame): unknown[] => {
-      const values = new Array<unknown>(args.length);
-      for (let i = 0; i < args.length; i++) values[i] = args[i]!(f);
-      return values;
-    };
+    const evalArgs = argumentEvaluator(e.arguments.map((a) => this.expression(a)));
     const callee = e.callee;
     const calleeText = printExpression(callee);
 
@@ -652,31 +646,23 @@ export class FunctionCompiler {
     }
   }
 
+  /** An operand as the specialised operators take it: a variable's slot, a number literal, or code. */
+  private operand(e: Expression): Operand {
+    if (e.kind === 'number') return { kind: 'number', value: e.value };
+    if (e.kind === 'unary' && e.operator === '-' && e.argument.kind === 'number') return { kind: 'number', value: -e.argument.value };
+    if (e.kind === 'identifierExpression') {
+      const binding = this.scope.lookup(e.name);
+      if (binding && binding.initialized) return { kind: 'slot', slot: binding.slot };
+    }
+    return { kind: 'other', eval: this.expression(e) };
+  }
+
   private binary(e: BinaryExpression): Eval {
+    const operator = e.operator;
+    if (isFastOperator(operator)) return fastBinary(operator, this.operand(e.left), this.operand(e.right));
     const left = this.expression(e.left);
     const right = this.expression(e.right);
-    const operator = e.operator;
     switch (operator) {
-      case '+':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b);
-        };
-      case '-':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
-        };
-      case '*':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' && typeof b === 'number' ? a * b : numeric('*', a, b);
-        };
-      case '/':
-      case '%':
       case '**':
       case '&':
       case '|':
@@ -685,35 +671,6 @@ export class FunctionCompiler {
       case '>>':
       case '>>>':
         return (f) => numeric(operator, left(f), right(f));
-      case '<':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' && typeof b === 'number' ? a < b : compare(f.st, '<', a, b);
-        };
-      case '<=':
-      case '>':
-      case '>=':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          if (typeof a === 'number' && typeof b === 'number') {
-            return operator === '<=' ? a <= b : operator === '>' ? a > b : a >= b;
-          }
-          return compare(f.st, operator, a, b);
-        };
-      case '===':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' ? a === b : strictEquals(f.st, a, b);
-        };
-      case '!==':
-        return (f) => {
-          const a = left(f);
-          const b = right(f);
-          return typeof a === 'number' ? a !== b : !strictEquals(f.st, a, b);
-        };
       case '==':
         return (f) => looseEquals(f.st, left(f), right(f));
       case '!=':
@@ -739,6 +696,20 @@ export class FunctionCompiler {
       if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
       const slot = binding.slot;
       if (!combine) return (f) => (f.slots[slot] = value(f));
+      if (e.operator === '+=') {
+        return (f) => {
+          const a = f.slots[slot];
+          const b = value(f);
+          return (f.slots[slot] = typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b));
+        };
+      }
+      if (e.operator === '-=') {
+        return (f) => {
+          const a = f.slots[slot];
+          const b = value(f);
+          return (f.slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b));
+        };
+      }
       return (f) => (f.slots[slot] = combine(f.st, f.slots[slot], value(f)));
     }
 
@@ -810,6 +781,27 @@ export class FunctionCompiler {
 }
 
 type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
+
+function argumentEvaluator(args: Eval[]): (f: Frame) => unknown[] {
+  switch (args.length) {
+    case 0:
+      return () => [];
+    case 1: {
+      const [a] = args as [Eval];
+      return (f) => [a(f)];
+    }
+    case 2: {
+      const [a, b] = args as [Eval, Eval];
+      return (f) => [a(f), b(f)];
+    }
+    default:
+      return (f) => {
+        const values = new Array<unknown>(args.length);
+        for (let i = 0; i < args.length; i++) values[i] = args[i]!(f);
+        return values;
+      };
+  }
+}
 
 function compoundOperator(operator: AssignmentExpression['operator']): Combine | null {
   switch (operator) {
