@@ -139,7 +139,7 @@ export interface FunctionBodyPayload extends BodyScan {}
 
 export const FunctionBody = createToken({
   name: 'FunctionBody',
-  label: 'function body',
+  label: '`{`',
   line_breaks: true,
   start_chars_hint: ['{'],
   pattern: {

@@ -202,6 +202,10 @@ function syntaxError(error: IRecognitionException, tokens: IToken[], text: strin
   if (token === undefined || token.tokenType === EOF) {
     return diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, [expected]);
   }
+  if (token.tokenType === FunctionBody) {
+    // A `{` where the lexer saw a function body: only the brace is unexpected.
+    return diagnostic('unexpectedToken', { start: token.startOffset, end: token.startOffset + 1 }, ['`{`', expected]);
+  }
   return diagnostic('unexpectedToken', { start: token.startOffset, end: token.startOffset + token.image.length }, [describeToken(token), expected]);
 }
 

@@ -265,7 +265,7 @@ describe('syntax diagnostics', () => {
     expect(problems('}')).toEqual(['V1004 1:1 unexpected `}`, expected `collection`']);
     expect(problems('collection A { x: map<string>; }')).toEqual(['V1004 1:29 unexpected `>`, expected `,`']);
     expect(problems("collection A { id: 'string'; }")).toEqual(["V1004 1:20 unexpected `'string'`, expected `{` or identifier"]);
-    expect(problems('collection A { f(): string; }')).toEqual(['V1004 1:27 unexpected `;`, expected function body']);
+    expect(problems('collection A { f(): string; }')).toEqual(['V1004 1:27 unexpected `;`, expected `{`']);
     expect(problems('collection A { @call(a.b) f() {} }')).toEqual(['V1004 1:23 unexpected `.`, expected `)`']);
   });
 
@@ -274,6 +274,8 @@ describe('syntax diagnostics', () => {
     expect(problems(text)).toEqual([`V1005 3:1 unexpected end of file, expected \`}\``]);
     expect(parse(text).diagnostics[0]!.span).toEqual({ start: text.length, end: text.length });
     expect(problems('collection A { f() { if (x) {')).toEqual(['V1005 1:30 unexpected end of file, expected `}`']);
+    expect(problems('collection A {\n  id: string {\n}')).toEqual(['V1004 2:14 unexpected `{`, expected `;`']);
+    expect(problems('collection A {\n  o {a: string};\n}')).toEqual(['V1004 2:5 unexpected `{`, expected `?`, `:` or `(`']);
     expect(problems('@public\n')).toEqual(['V1005 2:1 unexpected end of file, expected `collection`']);
   });
 
