@@ -39,8 +39,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  const shutdown = options.shutdown ?? new AbortController().signal;
   registerCors(app);
-  registerRoutes(app, { service: options.service, shutdown: options.shutdown ?? new AbortController().signal, now: options.now ?? Date.now });
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now });
+
+  // While shutting down, a connection is closed after its response: a kept-alive connection that becomes idle
+  // after the server began closing would otherwise hold the shutdown until its keep-alive timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (shutdown.aborted) reply.header('connection', 'close');
+  });
 
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
   app.setNotFoundHandler((request, reply) => {
