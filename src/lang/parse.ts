@@ -1,7 +1,8 @@
-// Schema text in, AST or diagnostics out: lex once, guard nesting depth, parse the structure with the
-// chevrotain grammar, then build the AST (which parses each function body with acorn).
+// Schema text in, AST or diagnostics out: lex once (a function body is one token), guard nesting
+// depth, parse the structure with the chevrotain grammar, then build the AST (which parses the
+// function bodies with acorn).
 
-import { EOF, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import { EOF, type ILexingResult, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Program, Span } from './ast.ts';
 import { buildProgram } from './build-ast.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
@@ -37,39 +38,8 @@ export { MAX_NESTING_DEPTH };
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {
   const source = new SourceFile(fileName, text);
-  const diagnostics: Diagnostic[] = [];
   const lexed = schemaLexer.tokenize(text);
-
-  // Offsets of lexical problems; a function body containing one is not handed to acorn.
-  const problems: number[] = [];
-  for (const error of lexed.errors) {
-    diagnostics.push(diagnostic('invalidCharacter', { start: error.offset, end: error.offset + error.length }, [describeCharacter(text, error.offset)]));
-    problems.push(error.offset);
-  }
-  for (const token of (lexed.groups[INVALID_GROUP] ?? []) as IToken[]) {
-    const kind = token.tokenType === UnterminatedComment ? 'unterminatedComment' : 'unterminatedString';
-    diagnostics.push(diagnostic(kind, { start: token.startOffset, end: token.startOffset + 1 }));
-    problems.push(token.startOffset);
-  }
-
-  for (const token of lexed.tokens) {
-    if (token.tokenType !== FunctionBody) continue;
-    const scan = token.payload as FunctionBodyPayload;
-    for (const problem of scan.problems) {
-      const span = { start: problem.offset, end: problem.offset + 1 };
-      diagnostics.push(
-        problem.kind === 'nestingTooDeep'
-          ? diagnostic('nestingTooDeep', span, [MAX_NESTING_DEPTH, 'brackets'])
-          : diagnostic(problem.kind, span),
-      );
-      problems.push(problem.offset);
-    }
-    if (!scan.closed) {
-      diagnostics.push(diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, ['`}`']));
-      problems.push(token.startOffset);
-    }
-  }
-
+  const { diagnostics, problems } = lexicalProblems(lexed, text);
   const nesting = limitNesting(lexed.tokens);
   diagnostics.push(...nesting.diagnostics);
   for (const d of nesting.diagnostics) problems.push(d.span.start);
@@ -82,8 +52,8 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
     const [error] = schemaParser.errors;
     if (error) {
       // A syntax error caused by the tokens that the nesting guard removed says nothing new.
-      const collapsedEarlier = nesting.diagnostics.some((d) => d.span.start <= (error.token.startOffset || text.length));
-      if (!collapsedEarlier) diagnostics.push(syntaxError(error, nesting.tokens, text));
+      const at = Number.isNaN(error.token.startOffset) ? text.length : error.token.startOffset;
+      if (!nesting.diagnostics.some((d) => d.span.start <= at)) diagnostics.push(syntaxError(error, nesting.tokens, text));
     } else if (!nesting.inType) {
       program = buildProgram(cst, {
         text,
@@ -102,6 +72,44 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
 
   diagnostics.sort((a, b) => a.span.start - b.span.start);
   return { program, diagnostics: withoutRepeats(diagnostics), source };
+}
+
+/**
+ * Diagnostics for what the lexer could not read (characters, unterminated strings and comments,
+ * also inside function bodies, bodies nested too deeply or never closed), and their offsets: a
+ * function body containing one is not handed to acorn.
+ */
+function lexicalProblems(lexed: ILexingResult, text: string): { diagnostics: Diagnostic[]; problems: number[] } {
+  const diagnostics: Diagnostic[] = [];
+  const problems: number[] = [];
+  for (const error of lexed.errors) {
+    const span = { start: error.offset, end: error.offset + error.length };
+    diagnostics.push(diagnostic('invalidCharacter', span, [describeCharacter(text, error.offset)]));
+    problems.push(error.offset);
+  }
+  for (const token of (lexed.groups[INVALID_GROUP] ?? []) as IToken[]) {
+    const kind = token.tokenType === UnterminatedComment ? 'unterminatedComment' : 'unterminatedString';
+    diagnostics.push(diagnostic(kind, { start: token.startOffset, end: token.startOffset + 1 }));
+    problems.push(token.startOffset);
+  }
+  for (const token of lexed.tokens) {
+    if (token.tokenType !== FunctionBody) continue;
+    const scan = token.payload as FunctionBodyPayload;
+    for (const problem of scan.problems) {
+      const span = { start: problem.offset, end: problem.offset + 1 };
+      diagnostics.push(
+        problem.kind === 'nestingTooDeep'
+          ? diagnostic('nestingTooDeep', span, [MAX_NESTING_DEPTH, 'brackets'])
+          : diagnostic(problem.kind, span),
+      );
+      problems.push(problem.offset);
+    }
+    if (!scan.closed) {
+      diagnostics.push(diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, ['`}`']));
+      problems.push(token.startOffset);
+    }
+  }
+  return { diagnostics, problems };
 }
 
 /** Drops a diagnostic identical to the previous one (an unclosed body is also an unclosed collection). */
