@@ -1,0 +1,79 @@
+// Two `vellum serve` processes sharing one PostgreSQL database: a write through one is read through the other
+// and wakes a long-poll waiting on the other; a signed write accepted by one is refused as a replay by the other.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/auth/index.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { KEYS } from './support.ts';
+import { json, post, spawnServe, stopServe, type ServeProcess } from './process.ts';
+
+const SCHEMA = `
+@public
+collection Counter {
+  id: string;
+  value: number;
+  constructor (id: string) {
+    this.id = id;
+    this.value = 0;
+  }
+  increment () {
+    this.value += 1;
+  }
+}
+`;
+
+let pg: TestPostgres;
+let a: ServeProcess;
+let b: ServeProcess;
+beforeAll(async () => {
+  pg = await startTestPostgres();
+  a = await spawnServe(['--db', pg.url, '--quiet']);
+  b = await spawnServe(['--db', pg.url, '--quiet']);
+  const created = await post(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Counter', SCHEMA] });
+  expect(created.status).toBe(200);
+}, 120_000);
+afterAll(async () => {
+  await stopServe(a);
+  await stopServe(b);
+  await pg?.stop();
+}, 60_000);
+
+const path = '/v0/collections/scale%2FCounter/records';
+
+describe('two servers, one PostgreSQL', () => {
+  it('a collection and a record written through one are read through the other', async () => {
+    expect((await post(`${a.url}${path}`, { args: ['c1'] })).status).toBe(200);
+    const read = await json(`${b.url}${path}/c1`);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual({ id: 'c1', value: 0 });
+  });
+
+  it('a write through one wakes a long-poll waiting on the other', async () => {
+    const since = (await json(`${b.url}${path}/c1`)).headers.get('x-service-timestamp');
+    const poll = json(`${b.url}${path}/c1?since=${since}&waitFor=20s`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    expect((await post(`${a.url}${path}/c1/call/increment`, { args: [] })).status).toBe(200);
+    const answer = await poll;
+    expect(answer.status).toBe(200);
+    expect(answer.body.data.value).toBe(1);
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('a signed write accepted by one is refused as a replay by the other', async () => {
+    const body = JSON.stringify({ args: [] });
+    const header = signRequest(KEYS.alice, body);
+    const first = await post(`${a.url}${path}/c1/call/increment`, body, { 'x-polybase-signature': header });
+    expect(first.status).toBe(200);
+    const replay = await post(`${b.url}${path}/c1/call/increment`, body, { 'x-polybase-signature': header });
+    expect(replay.status).toBe(400);
+    expect(replay.body.error.reason).toBe('auth/invalid-signature');
+    expect((await json(`${b.url}${path}/c1`)).body.data.value).toBe(first.body.data.value);
+  });
+
+  it('concurrent increments through both servers all count', async () => {
+    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => post(`${(i % 2 ? a : b).url}${path}/c1/call/increment`, { args: [] })));
+    for (const answer of answers) expect(answer.status).toBe(200);
+    const before = Math.min(...answers.map((x) => x.body.data.value)) - 1;
+    expect((await json(`${a.url}${path}/c1`)).body.data.value).toBe(before + 60);
+  }, 60_000);
+});
