@@ -30,6 +30,13 @@ describe('the corpus', () => {
   });
 });
 
+test('every extension design.md lists has a fixture in fixtures/extensions', () => {
+  const listed = ['escapes in strings', 'record_id', 'string2', 'else if', 'unary minus', '===', '!==', 'const', '*=', '/=',
+    'x++', 'for…of over arrays', 'for…of over maps', 'trailing commas'];
+  const covered = extensions.map((f) => f.headers.extension ?? '').join('\n');
+  expect(listed.filter((extension) => !covered.includes(extension))).toEqual([]);
+});
+
 describe.each([
   ['schemas', schemas],
   ['extensions', extensions],
