@@ -23,7 +23,7 @@ import {
   type VariableDeclaration,
 } from '../lang/index.ts';
 import { fastBinary, isFastOperator, type Operand } from './binary.ts';
-import { runtimeBuiltins, type RuntimeBuiltin } from './builtins.ts';
+import { runtimeBuiltins, type BuiltinCall, type RuntimeBuiltin } from './builtins.ts';
 import { RuntimeFault, describeValue, jsFault, limitFault } from './errors.ts';
 import { GAS } from './limits.ts';
 import {
@@ -456,7 +456,14 @@ export class FunctionCompiler {
       case 'index': {
         const object = this.expression(e.object);
         const index = this.expression(e.index);
-        return (f) => getIndex(f.st, object(f), index(f));
+        return (f) => {
+          const target = object(f);
+          const key = index(f);
+          // Arrays by number and maps by short string keys directly; everything else in getIndex.
+          if (typeof key === 'number' && Array.isArray(target)) return Number.isInteger(key) && key >= 0 ? target[key] : undefined;
+          if (typeof key === 'string' && key.length <= 64 && isPlainMap(target)) return target[key];
+          return getIndex(f.st, target, key);
+        };
       }
       case 'call':
         return this.call(e);
@@ -525,13 +532,17 @@ export class FunctionCompiler {
       const builtin = runtimeBuiltins.get(`${namespace}.${name}`);
       if (!builtin) return constant(undefined);
       if (builtin.entry.kind === 'constant') return constant(builtinConstant(builtin));
-      if (builtin.entry.kind === 'property') {
-        const call = builtin.call;
-        return (f) => call(f.st, f.st.ctx, []);
-      }
+      // `ctx.publicKey`: a property costs its node's gas, as every property of the catalogue does.
+      if (builtin.entry.kind === 'property') return (f) => f.st.ctx[name];
       return fault(`${printExpression(e)} is a function and cannot be used as a value; call it`);
     }
     const object = this.expression(e.object);
+    if (name === 'length') {
+      return (f) => {
+        const target = object(f);
+        return typeof target === 'string' || Array.isArray(target) ? target.length : getMember(target, name);
+      };
+    }
     return (f) => getMember(object(f), name);
   }
 
@@ -591,12 +602,29 @@ export class FunctionCompiler {
       const builtin = runtimeBuiltins.get(`${receiver}.${name}`);
       return builtin && builtin.entry.kind === 'method' ? builtin.call : undefined;
     };
+    if (name === 'push') {
+      const push = method('array')!;
+      const generic = this.genericMethodCall(name, evalArgs, calleeText, method);
+      return (f) => {
+        const receiver = object(f);
+        return Array.isArray(receiver) ? push(f.st, receiver, evalArgs(f)) : generic(f, receiver);
+      };
+    }
+    const call = this.genericMethodCall(name, evalArgs, calleeText, method);
+    return (f) => call(f, object(f));
+  }
+
+  private genericMethodCall(
+    name: string,
+    evalArgs: (f: Frame) => unknown[],
+    calleeText: string,
+    method: (receiver: string) => BuiltinCall | undefined,
+  ): (f: Frame, receiver: unknown) => unknown {
     const onString = method('string');
     const onNumber = method('number');
     const onArray = method('array');
     const onPublicKey = method('publicKey');
-    return (f) => {
-      const receiver = object(f);
+    return (f, receiver) => {
       if (receiver === undefined || receiver === null) {
         throw jsFault(`Cannot read properties of ${String(receiver)} (reading '${name}')`);
       }
@@ -781,6 +809,11 @@ export class FunctionCompiler {
 }
 
 type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
+
+/** A map, inline object or record (not an array, bytes or key), without calling out of the closure. */
+function isPlainMap(value: unknown): value is RuntimeObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof PublicKey);
+}
 
 function argumentEvaluator(args: Eval[]): (f: Frame) => unknown[] {
   switch (args.length) {
