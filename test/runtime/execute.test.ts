@@ -2,7 +2,8 @@
 // execute: constructors, identity, output conversion, record arguments, return values.
 import { describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
-import { execute } from '../../src/runtime/index.ts';
+import { parse } from '../../src/lang/index.ts';
+import { compileCollection, execute, recordArguments } from '../../src/runtime/index.ts';
 import { call, fails, load, ok } from './helpers.ts';
 
 const alice = publicKeyOf(new Uint8Array(32).fill(1));
@@ -388,5 +389,47 @@ describe('gas', () => {
   it('a caller-set limit applies; a bad limit is an invalid-args error', () => {
     expect(fails(call(t, 'f', { id: 'a' }, [1000], {}, { gas: 500 })).reason).toBe('function/out-of-gas');
     expect(fails(execute(t, 'f', { id: 'a' }, [1], {}, { gas: -1 })).reason).toBe('function/invalid-args');
+  });
+});
+
+describe('recordArguments: which records a call needs loaded', () => {
+  const account = load(
+    `@public collection Account {
+      id: string; balance: number;
+      transfer (to: record, amount: number) { this.balance -= amount; to.balance += amount; }
+      link (user: User, others: User[]) {}
+    }
+    @public collection User { id: string; }`,
+    'Account',
+  );
+
+  it('lists record and collection-typed parameters with full collection ids', () => {
+    expect(recordArguments(account, 'transfer', [{ id: 'b' }, 5])).toEqual({
+      ok: true,
+      records: [{ index: 0, parameter: 'to', collectionId: 'ns/Account', id: 'b', sameCollection: true }],
+    });
+    // Arrays of references are values, not loaded records.
+    expect(recordArguments(account, 'link', [{ collectionId: 'ns/User', id: 'u' }, [{ collectionId: 'ns/User', id: 'v' }]])).toEqual({
+      ok: true,
+      records: [{ index: 0, parameter: 'user', collectionId: 'ns/User', id: 'u', sameCollection: false }],
+    });
+  });
+
+  it('reports malformed references with Polybase messages', () => {
+    expect(recordArguments(account, 'link', [{ collectionId: 'ns/Account', id: 'u' }, []])).toMatchObject({
+      ok: false,
+      error: { reason: 'function/invalid-args', message: 'invalid argument type for parameter "user": foreign record reference has incorrect collection id, expected: "User", got: "Account"' },
+    });
+    expect(recordArguments(account, 'transfer', [{ id: 5 }, 1])).toMatchObject({ ok: false, error: { message: 'invalid argument type for parameter "to": record reference has invalid field type' } });
+    expect(recordArguments(account, 'nope', [])).toMatchObject({ ok: false, error: { reason: 'function/not-found' } });
+  });
+});
+
+describe('compilation', () => {
+  it('is cached per program and collection id', () => {
+    const parsed = parse('@public collection A { id: string; }');
+    expect(compileCollection(parsed, 'A')).toBe(compileCollection(parsed, 'A'));
+    expect(compileCollection(parsed, 'A', { collectionId: 'x/A' })).not.toBe(compileCollection(parsed, 'A'));
+    expect(() => compileCollection(parsed, 'B')).toThrow('collection "B" is not declared in the schema');
   });
 });
