@@ -9,6 +9,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   lang: () => import('./lang.ts'),
   auth: () => import('./auth.ts'),
   runtime: () => import('./runtime.ts'),
+  http: () => import('./http.ts'),
   store: () => import('./store.ts'),
 };
 
