@@ -18,6 +18,7 @@ export {
   type ReadFilter,
   type RebuildProgress,
   type SignatureClaim,
+  type StoreOptions,
   type Write,
 } from './record-store.ts';
 export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
@@ -40,16 +41,16 @@ export {
   type ErrorReason,
 } from './errors.ts';
 
-import { RecordStore } from './record-store.ts';
+import { RecordStore, type StoreOptions } from './record-store.ts';
 import { openSqlite, type SqliteOptions } from './sqlite.ts';
 import { openPostgres, type PostgresOptions } from './postgres.ts';
 
 /** A record store on SQLite: a file path (WAL mode), or `:memory:`. */
-export function openSqliteStore(path = ':memory:', options: SqliteOptions = {}): RecordStore {
-  return new RecordStore(openSqlite(path, options));
+export function openSqliteStore(path = ':memory:', options: SqliteOptions & StoreOptions = {}): RecordStore {
+  return new RecordStore(openSqlite(path, options), options);
 }
 
 /** A record store on PostgreSQL; several processes may open the same database and table. */
-export async function openPostgresStore(options: PostgresOptions): Promise<RecordStore> {
-  return new RecordStore(await openPostgres(options));
+export async function openPostgresStore(options: PostgresOptions & StoreOptions): Promise<RecordStore> {
+  return new RecordStore(await openPostgres(options), options);
 }

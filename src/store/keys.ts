@@ -4,9 +4,9 @@
 //
 //   0x00 'clock'                                  -> u64 the last commit timestamp (the commit lock in SQL)
 //   0x00 'layout' coll                            -> JSON StoredLayout
+//   0x00 'stamp' coll                             -> u64 timestamp of the last change in the collection
 //   0x10 coll id                                  -> u64 version (the commit timestamp) + record JSON
 //   0x11 coll index(8 bytes) value... id          -> the record's key (so a scan can join to the record)
-//   0x12 coll                                     -> u64 timestamp of the last change in the collection
 //   0x13 coll id                                  -> u64 timestamp of the record's deletion
 //   0x14 timestamp(u64)                           -> JSON Change[] of that commit
 //   0x15 signature                                -> u64 expiry (ms)
@@ -24,7 +24,6 @@ export interface KeyRange {
 const SYSTEM = 0x00;
 const RECORD = 0x10;
 const INDEX = 0x11;
-const COLLECTION_CHANGED = 0x12;
 const RECORD_DELETED = 0x13;
 const CHANGE_LOG = 0x14;
 const SIGNATURE = 0x15;
@@ -56,8 +55,9 @@ export function collectionIndexesPrefix(collectionId: string): Buffer {
   return Buffer.concat([Buffer.of(INDEX), encodeString(collectionId)]);
 }
 
+/** Next to the clock, which every commit writes anyway: one page fewer to write per commit. */
 export function collectionChangedKey(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(COLLECTION_CHANGED), encodeString(collectionId)]);
+  return Buffer.concat([Buffer.of(SYSTEM), Buffer.from('stamp'), encodeString(collectionId)]);
 }
 
 export function recordDeletedKey(collectionId: string, id: string): Buffer {

@@ -123,14 +123,26 @@ export interface DefineResult {
   readonly rebuilt: number;
 }
 
+export interface StoreOptions {
+  /** How long change-log entries are kept (default 24 hours; long-polls need only the last minutes). */
+  readonly changeRetentionMs?: number;
+  /** Forget expired signature claims and old change-log entries after this many commits (default 1000). */
+  readonly housekeepingEvery?: number;
+}
+
 export class RecordStore {
   readonly kv: KvStore;
   readonly changes: ChangeFeed;
   readonly #layouts = new Map<string, { bytes: Buffer; indexes: CollectionIndexes }>();
+  readonly #retentionMs: number;
+  readonly #housekeepingEvery: number;
+  #commitsSinceHousekeeping = 0;
 
-  constructor(kv: KvStore) {
+  constructor(kv: KvStore, options: StoreOptions = {}) {
     this.kv = kv;
     this.changes = new ChangeFeed(kv);
+    this.#retentionMs = options.changeRetentionMs ?? 24 * 60 * 60 * 1000;
+    this.#housekeepingEvery = options.housekeepingEvery ?? 1000;
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -267,8 +279,9 @@ export class RecordStore {
     checkCollectionId(collectionId);
     if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
     const limit = parseLimit(query.limit);
-    const hasAfter = query.after !== undefined && query.after !== null;
-    const hasBefore = query.before !== undefined && query.before !== null;
+    const given = (cursor: unknown) => cursor !== undefined && cursor !== null && cursor !== '';
+    const hasAfter = given(query.after);
+    const hasBefore = given(query.before);
     if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
 
     const timestamp = await this.timestamp();
@@ -280,7 +293,7 @@ export class RecordStore {
     let { gte, lt } = absoluteRange(prefix, plan.range);
 
     const backward = hasBefore;
-    const requestCursor = (backward ? query.before : query.after) as string | undefined;
+    const requestCursor = hasAfter || hasBefore ? ((backward ? query.before : query.after) as string) : undefined;
     const scanReverse = plan.reverse !== backward;
     if (requestCursor !== undefined) {
       const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index.id)]);
@@ -335,7 +348,7 @@ export class RecordStore {
   async commit(request: CommitRequest): Promise<{ timestamp: number }> {
     const writes = request.writes ?? [];
     const expectations = request.expect ?? [];
-    checkWrites(writes);
+    const texts = checkWrites(writes);
     checkExpectations(expectations);
     const claim = request.claimSignature;
     if (claim) checkClaim(claim);
@@ -410,7 +423,7 @@ export class RecordStore {
           for (const entry of oldEntries) if (!newSet.has(entry.toString('hex'))) ops.push({ kind: 'delete', key: entry });
           for (const entry of newEntries) if (!oldSet.has(entry.toString('hex'))) ops.push({ kind: 'put', key: entry, value: key });
         }
-        ops.push({ kind: 'put', key, value: Buffer.concat([stamp, Buffer.from(JSON.stringify(write.record))]) });
+        ops.push({ kind: 'put', key, value: Buffer.concat([stamp, Buffer.from(texts[i]!)]) });
         changes.push({ collectionId: write.collectionId, id: String(write.record.id), kind: 'put' });
       });
       if (changes.length > 0) {
@@ -419,7 +432,19 @@ export class RecordStore {
       }
       return { ops, result: undefined };
     });
+    if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
+      this.#commitsSinceHousekeeping = 0;
+      this.housekeeping().catch(() => {
+        // Best effort: the next round tries again.
+      });
+    }
     return { timestamp };
+  }
+
+  /** Forgets expired signature claims and change-log entries older than the retention (also run every N commits). */
+  async housekeeping(): Promise<void> {
+    await this.pruneSignatures();
+    await this.pruneChanges((await this.timestamp()) - this.#retentionMs * 1000);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -526,13 +551,15 @@ function invalidCommit(message: string): StoreError {
   return new StoreError('invalid-argument', 'store/invalid-commit', message);
 }
 
-function checkWrites(writes: readonly Write[]): void {
+/** Validates the writes and returns each put's record as JSON text (undefined for deletes). */
+function checkWrites(writes: readonly Write[]): (string | undefined)[] {
   if (!Array.isArray(writes)) throw invalidCommit('writes must be an array');
   const seen = new Set<string>();
-  for (const write of writes) {
+  return writes.map((write) => {
     if (typeof write !== 'object' || write === null) throw invalidCommit('each write must be an object');
     checkCollectionId(write.collectionId);
     let id: string;
+    let json: string | undefined;
     if (write.kind === 'put') {
       const record = write.record as unknown;
       if (typeof record !== 'object' || record === null || Array.isArray(record)) {
@@ -541,7 +568,7 @@ function checkWrites(writes: readonly Write[]): void {
       checkRecordId(write.record.id);
       id = write.record.id;
       try {
-        JSON.stringify(record);
+        json = JSON.stringify(record);
       } catch (error) {
         throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" is not JSON: ${(error as Error).message}`);
       }
@@ -554,7 +581,8 @@ function checkWrites(writes: readonly Write[]): void {
     const key = JSON.stringify([write.collectionId, id]);
     if (seen.has(key)) throw invalidCommit(`record "${id}" of collection "${write.collectionId}" is written twice in one commit`);
     seen.add(key);
-  }
+    return json;
+  });
 }
 
 function checkExpectations(expectations: readonly Expectation[]): void {

@@ -17,6 +17,8 @@ export interface SqliteOptions {
   readonly synchronous?: 'NORMAL' | 'FULL';
   /** Page cache size in MiB (default 64): large enough to keep the upper levels of big indexes in memory. */
   readonly cacheMiB?: number;
+  /** Read the file through a memory map of up to this many MiB (default 1024; 0 turns it off). */
+  readonly mmapMiB?: number;
 }
 
 type Row = [Buffer, Buffer, (Buffer | null)?];
@@ -39,6 +41,8 @@ export class SqliteKv implements KvStore {
       this.db.pragma('journal_mode = WAL');
       this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
       this.db.pragma('busy_timeout = 5000');
+      // Reads of a large database come straight from the OS page cache instead of a read() per page.
+      this.db.pragma(`mmap_size = ${1024 * 1024 * Math.max(0, Math.floor(options.mmapMiB ?? 1024))}`);
     }
     this.db.pragma(`cache_size = ${-1024 * Math.max(2, Math.floor(options.cacheMiB ?? 64))}`);
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID');

@@ -592,6 +592,20 @@ export function conformance(backend: Backend): void {
       await expectIndexesMatchRecords(store, ITEMS);
     });
 
+    it('forgets old change-log entries and expired signature claims by itself', async () => {
+      const db = await backend.fresh();
+      const store = new RecordStore(db.kv, { changeRetentionMs: 0, housekeepingEvery: 3 });
+      open.push(store);
+      await store.defineCollection(ITEMS, itemLayout);
+      await store.commit({ claimSignature: { signature: 's', expiresAt: 1, now: 0 } });
+      for (let i = 0; i < 2; i++) await store.commit({ writes: [put(ITEMS, { id: `r${i}`, group: 'g' })] });
+      // The third commit started housekeeping in the background; wait for it to finish.
+      for (let i = 0; i < 100 && (await store.kv.count(changeLogRange)) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await store.changesSince(0)).toEqual([]);
+      await store.commit({ claimSignature: { signature: 's', expiresAt: Date.now() + 1000 } }); // forgotten, so claimable
+      expect(ids((await store.list(ITEMS, { after: '' })).records)).toEqual(['r0', 'r1']);
+    });
+
     it('deletes a collection with everything in it', async () => {
       const { store, db } = await fresh([PEOPLE, personLayout]);
       await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });

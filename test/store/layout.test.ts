@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { parse } from '../../src/lang/index.ts';
 import { layoutOf, StoreError, type Layout } from '../../src/store/index.ts';
 import { collection, personLayout } from './schemas.ts';
 
@@ -54,6 +55,25 @@ describe('layoutOf', () => {
     } catch (error) {
       expect((error as StoreError).reason).toBe('collection/invalid-schema');
     }
+  });
+
+  it('derives the same layout from parsed schema text', () => {
+    const text = `collection Person {
+      id: string;
+      name: string;
+      age?: number;
+      active?: boolean;
+      owner?: PublicKey;
+      boss?: Person;
+      info?: { city: string; zip?: number; };
+      tags?: string[];
+      photo?: bytes;
+      @index(name, [age, desc]);
+      @index(info.city, age);
+    }`;
+    const { program, diagnostics } = parse(text);
+    expect(diagnostics).toEqual([]);
+    expect(layoutOf(program!.collections[0]!)).toEqual(personLayout);
   });
 
   it('is plain JSON', () => {
