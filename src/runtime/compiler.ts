@@ -454,8 +454,19 @@ export class FunctionCompiler {
       case 'member':
         return this.member(e);
       case 'index': {
-        const object = this.expression(e.object);
+        const receiver = this.operand(e.object);
         const index = this.expression(e.index);
+        if (receiver.kind === 'slot') {
+          const slot = receiver.slot;
+          return (f) => {
+            const target = f.slots[slot];
+            const key = index(f);
+            if (typeof key === 'number' && Array.isArray(target)) return Number.isInteger(key) && key >= 0 ? target[key] : undefined;
+            if (typeof key === 'string' && key.length <= 64 && isPlainMap(target)) return target[key];
+            return getIndex(f.st, target, key);
+          };
+        }
+        const object = this.expression(e.object);
         return (f) => {
           const target = object(f);
           const key = index(f);
@@ -536,6 +547,14 @@ export class FunctionCompiler {
       if (builtin.entry.kind === 'property') return (f) => f.st.ctx[name];
       return fault(`${printExpression(e)} is a function and cannot be used as a value; call it`);
     }
+    const receiver = this.operand(e.object);
+    if (name === 'length' && receiver.kind === 'slot') {
+      const slot = receiver.slot;
+      return (f) => {
+        const target = f.slots[slot];
+        return typeof target === 'string' || Array.isArray(target) ? target.length : getMember(target, name);
+      };
+    }
     const object = this.expression(e.object);
     if (name === 'length') {
       return (f) => {
@@ -585,7 +604,7 @@ export class FunctionCompiler {
         const call = builtin.call;
         return (f) => call(f.st, undefined, evalArgs(f));
       }
-      return this.methodCall(callee, evalArgs, calleeText);
+      return this.methodCall(callee, evalArgs, calleeText, e.arguments.length, e.arguments.length === 1 ? this.expression(e.arguments[0]!) : undefined);
     }
 
     const evaluateCallee = this.expression(callee);
@@ -595,16 +614,38 @@ export class FunctionCompiler {
     };
   }
 
-  private methodCall(callee: MemberExpression, evalArgs: (f: Frame) => unknown[], calleeText: string): Eval {
+  private methodCall(
+    callee: MemberExpression,
+    evalArgs: (f: Frame) => unknown[],
+    calleeText: string,
+    argumentCount: number,
+    singleArgument: Eval | undefined,
+  ): Eval {
     const name = callee.property.name;
     const object = this.expression(callee.object);
     const method = (receiver: string) => {
       const builtin = runtimeBuiltins.get(`${receiver}.${name}`);
       return builtin && builtin.entry.kind === 'method' ? builtin.call : undefined;
     };
-    if (name === 'push') {
+    if (name === 'push' && callee.object.kind !== 'this') {
       const push = method('array')!;
       const generic = this.genericMethodCall(name, evalArgs, calleeText, method);
+      if (argumentCount === 1) {
+        // `list.push(x)`, the common case, without the general call path; same gas, same checks.
+        const gas = runtimeBuiltins.get('array.push')!.entry.gas;
+        const cost = gas.base + (gas.perUnit ?? 0);
+        const item = singleArgument!;
+        return (f) => {
+          const receiver = object(f);
+          if (!Array.isArray(receiver) || Object.isFrozen(receiver) || receiver.length >= f.st.limits.maxArrayLength) {
+            return generic(f, receiver);
+          }
+          const value = item(f);
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          return receiver.push(value);
+        };
+      }
       return (f) => {
         const receiver = object(f);
         return Array.isArray(receiver) ? push(f.st, receiver, evalArgs(f)) : generic(f, receiver);
@@ -761,7 +802,9 @@ export class FunctionCompiler {
         const o = object(f);
         const k = key(f);
         const v = value(f);
-        setIndex(f.st, o, k, v);
+        // Updating an existing short key of a writable map needs no allocation gas: set it directly.
+        if (typeof k === 'string' && k.length <= 64 && isPlainMap(o) && k in o && !Object.isFrozen(o)) o[k] = v;
+        else setIndex(f.st, o, k, v);
         return v;
       };
     }
