@@ -1,7 +1,7 @@
 // The collections the service knows: the built-in `Collection` meta collection and every user collection,
 // whose schema is a record of it. A schema is checked and compiled once per version of its code and kept in a
-// cache; every request still reads the collection's record (one point read), so a schema updated through
-// another process sharing the database takes effect here on the next request.
+// cache; every request still reads the version of the collection's record (one point read), so a schema updated
+// through another process sharing the database takes effect here on the next request.
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
@@ -32,7 +32,7 @@ const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, n
 
 export class CollectionRegistry {
   readonly #store: RecordStore;
-  readonly #cache = new Map<string, { code: string; collection: UserCollection }>();
+  readonly #cache = new Map<string, { code: string; version: number; collection: UserCollection }>();
 
   constructor(store: RecordStore) {
     this.#store = store;
@@ -46,13 +46,17 @@ export class CollectionRegistry {
   /** The collection, or 404 `collection/not-found`. */
   async resolve(collectionId: string): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
-    const { record } = await this.#store.get(META_COLLECTION_ID, collectionId);
-    const code = record?.code;
-    if (typeof code !== 'string') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     const cached = this.#cache.get(collectionId);
-    if (cached && cached.code === code) return cached.collection;
-    const collection = await this.#load(collectionId, code);
-    this.#cache.set(collectionId, { code, collection });
+    // The schema record's version (its commit timestamp) tells whether the cached compilation is current,
+    // without parsing the record (its code and AST are the largest strings the service reads).
+    if (cached && (await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID, id: collectionId })) === cached.version) {
+      return cached.collection;
+    }
+    const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
+    const code = record?.code;
+    if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
+    const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
+    this.#cache.set(collectionId, { code, version, collection });
     return collection;
   }
 
