@@ -374,40 +374,29 @@ function lengthOf(value: unknown): number {
 function withGas(entry: Builtin, impl: Impl): BuiltinCall {
   const gas = entry.gas;
   const perUnit = gas.perUnit ?? 0;
-  const readOnlyCheck = entry.mutates;
   const base = gas.base;
   switch (perUnit === 0 ? undefined : gas.unit) {
     case 'receiver length':
       return (st, receiver, args) => {
         charge(st, base + perUnit * lengthOf(receiver));
-        if (readOnlyCheck) assertWritable(receiver);
         return impl(st, receiver, args, gas);
       };
     case 'argument count':
       return (st, receiver, args) => {
         charge(st, base + perUnit * args.length);
-        if (readOnlyCheck) assertWritable(receiver);
         return impl(st, receiver, args, gas);
       };
     case 'argument length':
       return (st, receiver, args) => {
         charge(st, base + perUnit * lengthOf(args[0]));
-        if (readOnlyCheck) assertWritable(receiver);
         return impl(st, receiver, args, gas);
       };
     default:
       // A fixed cost, or 'result length': the implementation pays for its result.
       return (st, receiver, args) => {
         charge(st, base);
-        if (readOnlyCheck) assertWritable(receiver);
         return impl(st, receiver, args, gas);
       };
-  }
-}
-
-function assertWritable(receiver: unknown): void {
-  if (Object.isFrozen(receiver)) {
-    throw jsFault('Cannot change a read-only value (a record of another collection)');
   }
 }
 

@@ -637,7 +637,7 @@ export class FunctionCompiler {
         const item = singleArgument!;
         return (f) => {
           const receiver = object(f);
-          if (!Array.isArray(receiver) || Object.isFrozen(receiver) || receiver.length >= f.st.limits.maxArrayLength) {
+          if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) {
             return generic(f, receiver);
           }
           const value = item(f);
@@ -803,7 +803,7 @@ export class FunctionCompiler {
         const k = key(f);
         const v = value(f);
         // Updating an existing short key of a writable map needs no allocation gas: set it directly.
-        if (typeof k === 'string' && k.length <= 64 && isPlainMap(o) && k in o && !Object.isFrozen(o)) o[k] = v;
+        if (typeof k === 'string' && k.length <= 64 && isPlainMap(o) && k in o) o[k] = v;
         else setIndex(f.st, o, k, v);
         return v;
       };

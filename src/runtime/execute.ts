@@ -294,6 +294,10 @@ function toRuntimeError(error: unknown, collection: CompiledCollection, st: Exec
     inBody = true;
   } else if (error instanceof RangeError && /limit (gas|max)/.test(error.message)) {
     result = { reason: 'function/invalid-args', message: error.message };
+  } else if (error instanceof TypeError && /read[- ]only|not extensible|Cannot (add|delete|assign to|define) property/i.test(error.message)) {
+    // Records of other collections are frozen: the engine refuses every write to them.
+    result = { reason: 'function/javascript-exception', message: 'JavaScript exception error: Cannot change a read-only value (a record of another collection)' };
+    inBody = true;
   } else if (error instanceof Error) {
     result = { reason: 'function/javascript-exception', message: `JavaScript exception error: ${error.message}` };
     inBody = true;

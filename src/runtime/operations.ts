@@ -184,14 +184,9 @@ function writeFault(target: unknown, key: unknown): never {
   throw jsFault(`Cannot create property ${describeValue(key, 40)} on ${kindOf(target)} ${describeValue(target, 40)}`);
 }
 
-function readOnlyFault(key: unknown): never {
-  throw jsFault(`Cannot change a read-only value (a record of another collection), setting ${describeValue(key, 40)}`);
-}
-
 /** `target[key] = value` (also `target.name = value`). */
 export function setIndex(st: ExecState, target: unknown, key: unknown, value: unknown): void {
   if (Array.isArray(target)) {
-    if (Object.isFrozen(target)) readOnlyFault(key);
     const i = arrayIndex(key);
     if (i >= 0) {
       if (i >= target.length) allocateElements(st, i + 1, i + 1 - target.length);
@@ -202,7 +197,6 @@ export function setIndex(st: ExecState, target: unknown, key: unknown, value: un
     throw jsFault(`invalid array index ${describeValue(key, 40)}`);
   }
   if (isRuntimeObject(target)) {
-    if (Object.isFrozen(target)) readOnlyFault(key);
     const k = toPropertyKey(key);
     if (!(k in target)) {
       allocateString(st, k.length);
@@ -231,7 +225,6 @@ function setLength(st: ExecState, target: unknown[], value: unknown): void {
 /** `delete target[key]`: removes a key of a map or object; leaves a hole in an array. */
 export function deleteIndex(target: unknown, key: unknown): boolean {
   if (Array.isArray(target) || isRuntimeObject(target)) {
-    if (Object.isFrozen(target)) readOnlyFault(key);
     if (Array.isArray(target)) {
       const i = arrayIndex(key);
       if (i >= 0) delete target[i];

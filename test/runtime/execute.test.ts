@@ -433,3 +433,33 @@ describe('compilation', () => {
     expect(() => compileCollection(parsed, 'B')).toThrow('collection "B" is not declared in the schema');
   });
 });
+
+describe('records of other collections are read-only everywhere inside them', () => {
+  const t = load(
+    `@public collection A {
+      id: string;
+      push (o: B) { o.list.push(1); }
+      splice (o: B) { o.list.splice(0, 1); }
+      index (o: B) { o.list[0] = 5; }
+      nested (o: B) { o.info.name = 'x'; }
+      addKey (o: B) { o.counts['new'] = 1; }
+      remove (o: B) { delete o.counts['a']; }
+      ok (o: B): number { let copy = o.list.slice(); copy.push(9); return copy.length; }
+    }
+    @public collection B { id: string; list: number[]; info: { name: string; }; counts: map<string, number>; }`,
+    'A',
+    { check: false },
+  );
+  const other = { collectionId: 'ns/B', id: 'b', data: { id: 'b', list: [1, 2], info: { name: 'n' }, counts: { a: 1 } } };
+
+  it.each(['push', 'splice', 'index', 'nested', 'addKey', 'remove'])('%s is refused', (fn) => {
+    expect(fails(call(t, fn, { id: 'a' }, [other]))).toMatchObject({
+      reason: 'function/javascript-exception',
+      message: 'JavaScript exception error: Cannot change a read-only value (a record of another collection)',
+    });
+  });
+
+  it('copies of their values are ordinary values', () => {
+    expect(ok(call(t, 'ok', { id: 'a' }, [other])).returnValue).toBe(3);
+  });
+});
