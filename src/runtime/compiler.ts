@@ -855,7 +855,7 @@ type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
 
 /** A map, inline object or record (not an array, bytes or key), without calling out of the closure. */
 function isPlainMap(value: unknown): value is RuntimeObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Uint8Array) && !(value instanceof PublicKey);
+  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === null;
 }
 
 function argumentEvaluator(args: Eval[]): (f: Frame) => unknown[] {

@@ -45,7 +45,10 @@ export function concat(st: ExecState, a: string, b: string): string {
 
 export function add(st: ExecState, a: unknown, b: unknown): unknown {
   if (typeof a === 'number' && typeof b === 'number') return a + b;
-  if (typeof a === 'string' && typeof b === 'string') return concat(st, a, b);
+  if (typeof a === 'string') {
+    if (typeof b === 'string') return concat(st, a, b);
+    if (typeof b === 'number') return concat(st, a, String(b));
+  }
   return addSlow(st, a, b);
 }
 
