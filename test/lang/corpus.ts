@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-export type FixtureSet = 'schemas' | 'rejected' | 'extensions';
+export type FixtureSet = 'schemas' | 'rejected' | 'extensions' | 'divergent';
 
 /** Why a fixture in fixtures/rejected is rejected, as seen from Polybase (see fixtures/README.md). */
 export type RejectionReason = 'both' | 'polybase-runtime';
