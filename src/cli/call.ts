@@ -65,8 +65,9 @@ function run(schemaFile: string, target: string, flags: CallFlags): number {
     throw new UsageError(`cannot read ${schemaFile}: ${(error as Error).message}`);
   }
   const checked = checkSchema(text, schemaFile);
+  // Warnings are shown but do not stop the call; errors do.
+  for (const d of checked.diagnostics) console.error(renderText(d, checked.source));
   if (!checked.program || hasErrors(checked.diagnostics)) {
-    for (const d of checked.diagnostics) console.error(renderText(d, checked.source));
     console.error(`vellum call: ${schemaFile} has errors; fix them before calling its functions`);
     return 1;
   }
