@@ -24,6 +24,9 @@ const enum Char {
   CarriageReturn = 13,
   Space = 32,
   DoubleQuote = 34,
+  Plus = 43,
+  Minus = 45,
+  Dot = 46,
   Dollar = 36,
   SingleQuote = 39,
   LParen = 40,
@@ -73,8 +76,10 @@ export function scanBody(text: string, open: number, maxDepth: number): BodyScan
   let braces = 1;
   let depth = 1;
   let tooDeepReported = false;
-  // Whether the last significant token ends a value (then `/` divides) and, if it was a word, where.
+  // Whether the last significant token ends a value (then `/` divides) and, if it was a word that
+  // may be a keyword (not a property name after `.`), where it is.
   let afterValue = false;
+  let afterDot = false;
   let wordStart = -1;
   let wordEnd = -1;
   let i = open + 1;
@@ -86,17 +91,19 @@ export function scanBody(text: string, open: number, maxDepth: number): BodyScan
     } else if (isWordChar(c)) {
       const start = i;
       while (i < length && isWordChar(text.charCodeAt(i))) i++;
-      // A number followed by `.` and digits is one value either way; only `/` placement matters.
       afterValue = true;
-      wordStart = start;
+      wordStart = afterDot ? -1 : start;
       wordEnd = i;
+      afterDot = false;
     } else if (c === Char.SingleQuote || c === Char.DoubleQuote) {
       i = skipString(text, i, c, problems);
       afterValue = true;
+      afterDot = false;
       wordStart = -1;
     } else if (c === Char.Backtick) {
       i = skipTemplate(text, i, problems);
       afterValue = true;
+      afterDot = false;
       wordStart = -1;
     } else if (c === Char.Slash) {
       const next = text.charCodeAt(i + 1);
@@ -119,11 +126,20 @@ export function scanBody(text: string, open: number, maxDepth: number): BodyScan
       const regexEnd: number = !afterValue || keywordBefore ? skipRegex(text, i) : -1;
       i = regexEnd >= 0 ? regexEnd : i + 1;
       afterValue = regexEnd >= 0;
+      afterDot = false;
       wordStart = -1;
     } else {
       i++;
       wordStart = -1;
-      if (c === Char.LCurly || c === Char.LParen || c === Char.LSquare) {
+      afterDot = false;
+      if (c === Char.Dot) {
+        // `a.b` and `5.`: what follows a dot is a property name or the rest of a number.
+        afterDot = true;
+      } else if ((c === Char.Plus || c === Char.Minus) && text.charCodeAt(i) === c) {
+        // `a++ / 2`: taken as a postfix update, the usual case; `++/re/` is no valid JavaScript.
+        i++;
+        afterValue = true;
+      } else if (c === Char.LCurly || c === Char.LParen || c === Char.LSquare) {
         if (c === Char.LCurly) braces++;
         if (++depth > maxDepth && !tooDeepReported) {
           problems.push({ kind: 'nestingTooDeep', offset: i - 1 });

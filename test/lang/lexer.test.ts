@@ -131,7 +131,16 @@ describe('function bodies', () => {
   });
 
   it('treats `/` after a value as division', () => {
-    expect(body('{ x = (a) / 2 / 3; y = a / b; }')).toBe('{ x = (a) / 2 / 3; y = a / b; }');
+    for (const text of [
+      "{ x = (a) / 2 / 3; y = a / b; z = '/'; }",
+      "{ x = a++ / 2; y = '/'; }",
+      '{ x = a-- / 2; if (b) { c = 1 / 2; } }',
+      "{ x = a.new / 2; y = '/'; }",
+      "{ x = 5. / 2; y = '/'; }",
+      "{ x = a[0] / 2; y = '/'; }",
+    ]) {
+      expect(body(text)).toBe(text);
+    }
   });
 
   it('runs an unclosed body to the end of the text', () => {
