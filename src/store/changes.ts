@@ -7,6 +7,7 @@
 import { changeKey, changeLogRange, clockKey, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
 import { decodeU64 } from './encoding.ts';
 import type { KvStore } from './kv.ts';
+import { invalidQuery } from './errors.ts';
 
 export interface Change {
   readonly collectionId: string;
@@ -75,6 +76,7 @@ export class ChangeFeed {
    * null after `timeoutMs` (at most ten minutes) or when `signal` aborts.
    */
   async waitForChange(target: ChangeTarget, since: number, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
+    if (typeof since !== 'number' || Number.isNaN(since)) throw invalidQuery(`since must be a timestamp, got ${String(since)}`);
     const timeout = Number.isFinite(timeoutMs) ? Math.min(Math.max(0, timeoutMs), MAX_WAIT_MS) : MAX_WAIT_MS;
     await this.#activate();
     if (signal?.aborted) return null;
@@ -115,7 +117,10 @@ export class ChangeFeed {
       this.#lastSeen = clock ? decodeU64(clock) : 0;
       this.#ready = true;
       this.#refresh(); // commits made while the clock was being read
-    })();
+    })().catch((error: unknown) => {
+      this.#activation = undefined; // the database is unreachable: the next waiter tries again
+      throw error;
+    });
     return this.#activation;
   }
 
