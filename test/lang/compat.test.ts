@@ -126,11 +126,12 @@ test('generated programs: whatever Polylang 0.6 parses, Vellum parses', async ()
 // replaced, a line duplicated or dropped). Many edits break the text for both parsers; the ones Polylang
 // still accepts must parse in Vellum too. Allowed exceptions are body errors JavaScript itself rejects
 // (Polybase handed each body to V8, so such a schema failed only when its function was called): acorn
-// syntax errors (V1008), invalid assignment targets (V1010) and strings running over a line break (V1002).
+// syntax errors (V1008), invalid assignment targets (V1010) and strings JavaScript sees unterminated on their
+// line (V1002: a raw line break inside, or a final backslash that escapes the closing quote).
 // The seed is fixed so a failure is reproducible.
-// Known, reported lexer quirks the edits avoid: Polylang splits `collection$x` and `@delegate$x` into a
-// keyword and `$x` (`$` may only start an identifier there), and it ends a `//` comment only at `\n`, not at
-// a lone `\r`. A known divergence this test found is kept in fixtures/divergent (destructuring assignment).
+// Known, reported lexer quirks the edits avoid: Polylang splits `collection_x`, `collection$x` and
+// `@delegate$x` into a keyword and an identifier (its keyword-prefix bug, and `$` may only start an
+// identifier), and it ends a `//` comment only at `\n`, not at a lone `\r`. A known divergence this test found is kept in fixtures/divergent (destructuring assignment).
 const editPieces = [
   ';', ',', '{', '}', '(', ')', '[', ']', '.', '=', '+', '-', '!', '?', ':', '@', '"', "'", ' ', '\n', '\t', 'x', '1',
   '5', '0.', '_', '/', '*', '<', '>', '&', '|', '~', '%', '**', '==', '!=', '+=', '-=', '&&', '||', '//', '/*', '*/',
@@ -175,11 +176,20 @@ function applyEdit(text: string, e: Edit): string {
 
 function javaScriptRejectsToo(d: Diagnostic, text: string): boolean {
   if (d.code === 'V1008' || d.code === 'V1010') return true;
-  if (d.code !== 'V1002') return false;
-  const quote = text[d.span.start];
-  const rest = text.slice(d.span.start + 1);
-  const lineBreak = rest.search(/[\r\n]/);
-  return lineBreak >= 0 && !rest.slice(0, lineBreak).includes(quote ?? '');
+  return d.code === 'V1002' && !javaScriptStringEndsOnItsLine(text, d.span.start);
+}
+
+/** Whether the JavaScript string literal opening at `start` closes before the end of its line. Polylang
+ *  had no escapes, so `'a\'` was a whole string to it but is unterminated to JavaScript. */
+function javaScriptStringEndsOnItsLine(text: string, start: number): boolean {
+  const quote = text[start];
+  for (let i = start + 1; i < text.length; i++) {
+    const c = text[i];
+    if (c === '\n' || c === '\r') return false;
+    if (c === '\\') i++;
+    else if (c === quote) return true;
+  }
+  return false;
 }
 
 test('edited schemas: whatever Polylang 0.6 parses, Vellum parses (JavaScript syntax errors in bodies aside)', async () => {
@@ -188,7 +198,7 @@ test('edited schemas: whatever Polylang 0.6 parses, Vellum parses (JavaScript sy
     fc.asyncProperty(edit, async (e) => {
       const text = applyEdit(schemas[e.fixture]!.text, e)
         .replace(/\r(?!\n)/g, '\n')
-        .replace(/(collection|@[a-z]+)\$/g, '$1 $$');
+        .replace(/(collection|@[a-z]+)(?=[$_0-9])/g, '$1 ');
       try {
         await polylang.parse(text, 'edited');
       } catch {
