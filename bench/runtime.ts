@@ -12,7 +12,9 @@ import { compileCollection, execute, type CompiledCollection } from '../src/runt
 import { row, type BenchRow } from './harness.ts';
 
 const SUITE = 'runtime';
-const ROUNDS = 5;
+const ROUNDS = 9;
+/** Each round of a case runs for about this long (calibrated once per case). */
+const ROUND_MS = 60;
 const GAS = 500_000_000;
 
 const schema = `
@@ -79,23 +81,21 @@ interface Case {
   args: () => unknown[];
   /** Arguments for the plain JavaScript body (records as plain objects). */
   jsArgs: () => unknown[];
-  iterations: number;
 }
 
 const record = { id: 'a', balance: 1_000_000, text: '', items: [], counts: {} };
 const other = { id: 'b', balance: 10, text: '', items: [], counts: {} };
 
 const cases: Case[] = [
-  { name: 'arithmetic loop (10k iterations)', fn: 'arithmetic', args: () => [10_000], jsArgs: () => [10_000], iterations: 200 },
-  { name: 'string building (2k appends)', fn: 'strings', args: () => [2_000], jsArgs: () => [2_000], iterations: 200 },
-  { name: 'array push/splice (2k pushes)', fn: 'arrays', args: () => [2_000], jsArgs: () => [2_000], iterations: 200 },
-  { name: 'map updates (2k updates)', fn: 'maps', args: () => [2_000], jsArgs: () => [2_000], iterations: 200 },
+  { name: 'arithmetic loop (10k iterations)', fn: 'arithmetic', args: () => [10_000], jsArgs: () => [10_000] },
+  { name: 'string building (2k appends)', fn: 'strings', args: () => [2_000], jsArgs: () => [2_000] },
+  { name: 'array push/splice (2k pushes)', fn: 'arrays', args: () => [2_000], jsArgs: () => [2_000] },
+  { name: 'map updates (2k updates)', fn: 'maps', args: () => [2_000], jsArgs: () => [2_000] },
   {
     name: 'token transfer between two records',
     fn: 'transfer',
     args: () => [{ collectionId: 'bench/Bench', id: 'b', data: other }, 5],
     jsArgs: () => [JSON.parse(JSON.stringify(other)), 5],
-    iterations: 20_000,
   },
 ];
 
@@ -120,6 +120,29 @@ function timePerCall(iterations: number, run: () => void): number {
   return Number(process.hrtime.bigint() - start) / iterations;
 }
 
+/** How many calls fill about ROUND_MS (after a warm-up of the same length). */
+function calibrate(run: () => void): number {
+  let iterations = 1;
+  for (;;) {
+    const perCall = timePerCall(iterations, run);
+    if (perCall * iterations >= ROUND_MS * 1e6 / 4) return Math.max(1, Math.round((ROUND_MS * 1e6) / perCall));
+    iterations *= 2;
+  }
+}
+
+/** Best time per call of two tasks measured in interleaved rounds (load only ever slows a round down). */
+function compare(a: () => void, b: () => void): [number, number] {
+  const iterationsA = calibrate(a);
+  const iterationsB = calibrate(b);
+  let bestA = Infinity;
+  let bestB = Infinity;
+  for (let round = 0; round < ROUNDS; round++) {
+    bestA = Math.min(bestA, timePerCall(iterationsA, a));
+    bestB = Math.min(bestB, timePerCall(iterationsB, b));
+  }
+  return [bestA, bestB];
+}
+
 export default async function runtime(): Promise<BenchRow[]> {
   const parsed = parse(schema, 'bench.polylang');
   if (!parsed.program) throw new Error('bench schema does not parse');
@@ -137,12 +160,7 @@ export default async function runtime(): Promise<BenchRow[]> {
       const self = JSON.parse(JSON.stringify(record)) as object;
       plain.apply(self, c.jsArgs());
     };
-    let bestVellum = Infinity;
-    let bestJs = Infinity;
-    for (let round = 0; round < ROUNDS; round++) {
-      bestVellum = Math.min(bestVellum, timePerCall(c.iterations, vellum));
-      bestJs = Math.min(bestJs, timePerCall(c.iterations, js));
-    }
+    const [bestVellum, bestJs] = compare(vellum, js);
     const ratio = bestVellum / bestJs;
     ratios.push(ratio);
     rows.push(row(SUITE, c.name, { value: bestVellum / 1000, unit: 'µs/call', baseline: bestJs / 1000, ratio, goal: '<= 3x plain JS (geomean)' }));
@@ -150,23 +168,15 @@ export default async function runtime(): Promise<BenchRow[]> {
   const geomean = Math.exp(ratios.reduce((sum, r) => sum + Math.log(r), 0) / ratios.length);
   rows.push(row(SUITE, 'geometric mean of ratios', { value: geomean, unit: 'x', baseline: null, ratio: geomean, goal: '<= 3x plain JS' }));
 
-  let bestTrivial = Infinity;
-  let bestTrivialJs = Infinity;
   const trivialJs = plainFunction(collection, 'trivial');
-  for (let round = 0; round < ROUNDS; round++) {
-    bestTrivial = Math.min(
-      bestTrivial,
-      timePerCall(50_000, () => {
-        execute(collection, 'trivial', record, []);
-      }),
-    );
-    bestTrivialJs = Math.min(
-      bestTrivialJs,
-      timePerCall(50_000, () => {
-        trivialJs.apply(JSON.parse(JSON.stringify(record)) as object, []);
-      }),
-    );
-  }
+  const [bestTrivial, bestTrivialJs] = compare(
+    () => {
+      execute(collection, 'trivial', record, []);
+    },
+    () => {
+      trivialJs.apply(JSON.parse(JSON.stringify(record)) as object, []);
+    },
+  );
   rows.push(
     row(SUITE, 'trivial call overhead', {
       value: bestTrivial / 1000,
