@@ -183,6 +183,13 @@ export class RecordStore {
     const indexes = new CollectionIndexes(collectionId, stored);
     const only = new Set(building);
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    const ready = Buffer.from(JSON.stringify({ layout: stored.layout, building: [] } satisfies StoredLayout));
+    // Another process may run the same build at the same time: its finished layout is as good as ours.
+    const check = (current: Buffer | undefined): 'building' | 'ready' => {
+      if (current?.equals(layoutBytes)) return 'building';
+      if (current?.equals(ready)) return 'ready';
+      throw layoutChanged(collectionId);
+    };
     const records = prefixRange(recordPrefix(collectionId));
     const total = await this.kv.count(records);
     let done = 0;
@@ -192,27 +199,24 @@ export class RecordStore {
       const batch = await this.kv.scan({ gte: from, lt: records.lt }, { limit: batchSize });
       if (batch.length === 0) break;
       // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
-      await this.kv.transact([key, ...batch.map((e) => e.key)], ([current, ...values]) => {
-        if (!current?.equals(layoutBytes)) throw layoutChanged(collectionId);
+      const { result: state } = await this.kv.transact([key, ...batch.map((e) => e.key)], ([current, ...values]) => {
+        if (check(current) === 'ready') return { ops: [], result: 'ready' as const };
         const ops: KvOp[] = [];
         for (const value of values) {
           if (!value) continue;
           const record = parseRecord(value);
           for (const entry of indexes.entriesOf(record, only)) ops.push({ kind: 'put', key: entry, value: recordKey(collectionId, String(record.id)) });
         }
-        return { ops, result: undefined };
+        return { ops, result: 'building' as const };
       });
+      if (state === 'ready') return done;
       done += batch.length;
       // Records created during the build can make `done` pass the count taken at the start.
       options.onProgress?.({ collectionId, indexes: building, done, total: Math.max(done, total) });
       from = keySuccessor(batch.at(-1)!.key);
       if (batch.length < batchSize) break;
     }
-    const ready = Buffer.from(JSON.stringify({ layout: stored.layout, building: [] } satisfies StoredLayout));
-    await this.kv.transact([key], ([current]) => {
-      if (!current?.equals(layoutBytes)) throw layoutChanged(collectionId);
-      return { ops: [{ kind: 'put', key, value: ready }], result: undefined };
-    });
+    await this.kv.transact([key], ([current]) => ({ ops: check(current) === 'building' ? [{ kind: 'put', key, value: ready }] : [], result: undefined }));
     return done;
   }
 

@@ -590,6 +590,16 @@ export function conformance(backend: Backend): void {
       await store.commit({ writes: [put(ITEMS, { id: 'r0007', group: 'g1', score: 'seven' })] });
       expect(ids((await store.list(ITEMS, { where: { score: 'seven' } })).records)).toEqual(['r0007']);
       await expectIndexesMatchRecords(store, ITEMS);
+
+      // Two processes applying the same schema update at once both succeed, and the index is built once.
+      const v4 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'string' }, [['score', 'group desc']]));
+      const other = db.peer ? new RecordStore(await db.peer()) : store;
+      if (other !== store) open.push(other);
+      const both = await Promise.all([store.defineCollection(ITEMS, v4, { batchSize: 100 }), other.defineCollection(ITEMS, v4, { batchSize: 100 })]);
+      expect(both.map((r) => r.added.length + r.removed.length).every((n) => n <= 1)).toBe(true);
+      expect(await store.buildingIndexes(ITEMS)).toEqual([]);
+      expect(ids((await store.list(ITEMS, { where: { score: 'seven' }, sort: [['group', 'desc']] })).records)).toEqual(['r0007']);
+      await expectIndexesMatchRecords(store, ITEMS);
     });
 
     it('forgets old change-log entries and expired signature claims by itself', async () => {
