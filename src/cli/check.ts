@@ -34,43 +34,50 @@ export function registerCheck(program: Command): void {
     .argument('<paths...>', 'schema files or directories')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((paths: string[], flags: { format: Format }) => {
-      const results = expandPaths(paths).map((entry) => ('error' in entry ? entry : checkFile(entry.file)));
+      const results = expandPaths(paths).map(({ file, error }) => (error === undefined ? checkFile(file) : { file, error, diagnostics: [] }));
       process.stdout.write(flags.format === 'json' ? formatJson(results) : formatText(results));
       process.exitCode = results.some(failed) ? 1 : 0;
     });
 }
 
-/** Files to check, in the order given; a directory expands to its `*.polylang` files, sorted. */
-function expandPaths(paths: string[]): ({ file: string } | FileResult)[] {
-  const entries: ({ file: string } | FileResult)[] = [];
-  const seen = new Set<string>();
-  const add = (entry: { file: string } | FileResult) => {
-    if (seen.has(entry.file)) return;
-    seen.add(entry.file);
-    entries.push(entry);
+interface Target {
+  file: string;
+  /** Why this path yields nothing to check (an unreadable or empty directory). */
+  error?: string;
+}
+
+/** Files to check, in the order given, each once; a directory expands to its `*.polylang` files, sorted. */
+function expandPaths(paths: string[]): Target[] {
+  const targets = new Map<string, Target>();
+  const add = (target: Target) => {
+    if (!targets.has(target.file)) targets.set(target.file, target);
   };
   for (const path of paths) {
-    let isDirectory = false;
-    try {
-      isDirectory = statSync(path).isDirectory();
-    } catch {
-      // A missing path is reported by checkFile, with the reason.
-    }
-    if (!isDirectory) {
-      add({ file: path });
+    if (!isDirectory(path)) {
+      add({ file: path }); // a missing path is reported by checkFile, with the reason
       continue;
     }
     let files: string[];
     try {
-      files = (readdirSync(path, { recursive: true }) as string[]).filter((name) => name.endsWith('.polylang')).sort();
+      files = (readdirSync(path, { recursive: true }) as string[])
+        .filter((name) => name.endsWith('.polylang') && !isDirectory(join(path, name)))
+        .sort();
     } catch (error) {
-      add({ file: path, error: `cannot read directory: ${reason(error)}`, diagnostics: [] });
+      add({ file: path, error: `cannot read directory: ${reason(error)}` });
       continue;
     }
-    if (files.length === 0) add({ file: path, error: 'no .polylang files in this directory', diagnostics: [] });
+    if (files.length === 0) add({ file: path, error: 'no .polylang files in this directory' });
     for (const name of files) add({ file: join(path, name) });
   }
-  return entries;
+  return [...targets.values()];
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 function checkFile(file: string): FileResult {
