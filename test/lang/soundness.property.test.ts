@@ -155,4 +155,50 @@ describe('typed expressions', () => {
       { numRuns: Number(process.env.SOUNDNESS_RUNS ?? 400) },
     );
   });
+
+  it('assigned to fields of their type, give records the runtime accepts', () => {
+    const fields = fc.record({
+      a: expression('number', 2),
+      b: expression('string', 2),
+      c: expression('boolean', 2),
+      d: expression('string[]', 2),
+      e: expression('number[]', 2),
+    });
+    fc.assert(
+      fc.property(fields, args, (exprs, values) => {
+        const schema = `collection T {
+  id: string;
+  a: number;
+  b: string;
+  c: boolean;
+  d: string[];
+  e?: number[];
+  constructor (id: string, ${PARAMETERS}) {
+    this.id = id;
+    this.a = ${exprs.a};
+    this.b = ${exprs.b};
+    this.c = ${exprs.c};
+    this.d = ${exprs.d};
+    this.e = ${exprs.e};
+  }
+}
+`;
+        const checked = checkSchema(schema);
+        expect(checked.diagnostics.map((d) => `${d.code} ${d.message}`), schema).toEqual([]);
+        const collection = compileCollection(checked, 'T', { collectionId: 'ns/T' });
+        const result = execute(collection, 'constructor', null, ['r', ...values]);
+        if (!result.ok) {
+          if (result.error.reason.startsWith('record/')) expect(result.error.message, schema).toMatch(/NaN|Infinity/);
+          return;
+        }
+        const record = result.transition.record as Record<string, unknown>;
+        expect(typeof record.a).toBe('number');
+        expect(typeof record.b).toBe('string');
+        expect(typeof record.c).toBe('boolean');
+        expect(hasKind(record.d, 'string[]')).toBe(true);
+        expect(hasKind(record.e, 'number[]')).toBe(true);
+      }),
+      { numRuns: Number(process.env.SOUNDNESS_RUNS ?? 200) },
+    );
+  });
 });
