@@ -30,7 +30,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
-    frameworkErrors: (error, request, reply) => sendError(reply, error, request, log),
+    frameworkErrors: (error, request, reply) => {
+      sendError(reply, error, request, log);
+      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
+    },
     return503OnClosing: true,
   });
 

@@ -170,14 +170,17 @@ describe('signatures', () => {
     expect((await s.record('perm/Doc', 'd1', KEYS.alice)).json.data.text).not.toMatch(/\+once\+once$/);
   });
 
-  it('a replayed create is refused: 409 while the record exists', async () => {
+  it('a replayed create is refused as a replay', async () => {
     const body = JSON.stringify({ args: ['replay', jwkOf(KEYS.alice), 1] });
     const { signRequest } = await import('../../src/auth/index.ts');
     const header = signRequest(KEYS.alice, body);
     const first = await s.post('/v0/collections/perm%2FDiary/records', undefined, { raw: body, headers: { 'x-polybase-signature': header } });
     expect(first.status).toBe(200);
     const second = await s.post('/v0/collections/perm%2FDiary/records', undefined, { raw: body, headers: { 'x-polybase-signature': header } });
-    expect(second.status).toBe(409);
+    expect(second.status).toBe(400);
+    expect(errorOf(second)?.reason).toBe('auth/invalid-signature');
+    // An unsigned create of a taken id is still 409.
+    expect((await s.post('/v0/collections/perm%2FDiary/records', JSON.parse(body))).status).toBe(409);
   });
 
   it('a signature over a different body is refused (the key recovered is someone else)', async () => {
