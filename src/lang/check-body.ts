@@ -353,11 +353,11 @@ class BodyChecker {
       case 'logical': {
         const left = this.value(expression.left, expected);
         const right = this.value(expression.right, expected);
-        return eitherOf(left, right);
+        return eitherOf(left, right, expected);
       }
       case 'conditional': {
         this.value(expression.test);
-        return eitherOf(this.value(expression.consequent, expected), this.value(expression.alternate, expected));
+        return eitherOf(this.value(expression.consequent, expected), this.value(expression.alternate, expected), expected);
       }
       case 'assignment':
         return this.assignment(expression);
@@ -1053,8 +1053,17 @@ function comparable(left: Type, right: Type): boolean {
   return left.kind === right.kind;
 }
 
-/** The type of `a || b`, `a ?? b`, `c ? a : b`: the common type, else anything. */
-function eitherOf(left: Type, right: Type): Type {
+/**
+ * The type of `a || b`, `a ?? b`, `c ? a : b`: the common type, else anything. Where the value is
+ * stored (`expected`), a side that cannot be stored there is the result, so that the store reports it
+ * (`this.name = ok ? s : 1` stores a number on some paths).
+ */
+function eitherOf(left: Type, right: Type, expected?: Type): Type {
+  if (expected && expected.kind !== 'any') {
+    for (const side of [left, right]) {
+      if (!isNullish(side) && side.kind !== 'any' && side.kind !== 'never' && !isAssignable(side, expected)) return side;
+    }
+  }
   if (typesEqual(left, right)) return left;
   if (isNullish(left) || left.kind === 'never') return right;
   if (isNullish(right) || right.kind === 'never') return left;

@@ -290,6 +290,14 @@ describe('operators', () => {
     expect(bodyDiagnostics(body)).toEqual([]);
   });
 
+  it('checks both sides of ?:, || and ?? against where the value is stored', () => {
+    expect(bodyDiagnostics('this.name = n > 0 ? s : n;')).toEqual(['V3006 11:13 n > 0 ? s : n']);
+    expect(message('this.name = n > 0 ? s : n;')).toBe('cannot assign number to field "name" of type string');
+    expect(bodyDiagnostics('this.count = s || n;')).toEqual(['V3006 11:14 s || n']);
+    expect(bodyDiagnostics('this.tags.push(n > 0 ? s : n);')).toEqual(['V3007 11:16 n > 0 ? s : n']);
+    expect(bodyDiagnostics('this.name = n > 0 ? s : "none";\nthis.count = this.m[s] ?? 0;\nthis.name = s || null;')).toEqual([]);
+  });
+
   it('V3013: comparing values of different types', () => {
     expect(bodyDiagnostics('if (ctx.publicKey != s) {}')).toEqual(['V3013 11:5 ctx.publicKey != s']);
     expect(message('if (ctx.publicKey != s) {}')).toBe(
