@@ -28,6 +28,7 @@ import { RuntimeFault, describeValue, jsFault, limitFault } from './errors.ts';
 import { GAS } from './limits.ts';
 import {
   add,
+  compare,
   deleteIndex,
   getIndex,
   getMember,
@@ -233,9 +234,21 @@ export class FunctionCompiler {
       case 'variable':
         return this.variable(s);
       case 'expressionStatement': {
-        const run = this.expression(s.expression);
         const cost = GAS.statement + nodes(s.expression);
         const span = s.span;
+        const assigned = this.plainSlotAssignment(s.expression);
+        if (assigned) {
+          // `x = expression;`, the most common statement, in one closure.
+          const { slot, value } = assigned;
+          return (f) => {
+            const st = f.st;
+            if ((st.gas -= cost) < 0) throw outOfGas(st);
+            st.span = span;
+            f.slots[slot] = value(f);
+            return NORMAL;
+          };
+        }
+        const run = this.expression(s.expression);
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -348,11 +361,13 @@ export class FunctionCompiler {
           : s.init.kind === 'variable'
             ? this.variable(s.init)
             : this.statement({ kind: 'expressionStatement', expression: s.init, span: s.init.span });
+      const counted = this.countedLoop(s.test, s.update);
       const test = s.test ? this.expression(s.test) : null;
       const update = s.update ? this.expression(s.update) : null;
       const body = this.nested(s.body);
       const cost = GAS.statement + nodes(s.test) + nodes(s.update);
       const span = s.span;
+      if (counted) return countedLoop(counted, init, body, cost, span);
       return (f) => {
         const st = f.st;
         if (init) init(f);
@@ -367,6 +382,25 @@ export class FunctionCompiler {
         }
       };
     });
+  }
+
+  /** `i < bound; i++` (or `<=`, `--`) over a variable `i` and a variable or number `bound`, or null. */
+  private countedLoop(test: Expression | null, update: Expression | null): CountedLoop | null {
+    if (!test || !update || test.kind !== 'binary' || (test.operator !== '<' && test.operator !== '<=')) return null;
+    if (update.kind !== 'update' || update.argument.kind !== 'identifierExpression' || test.left.kind !== 'identifierExpression') return null;
+    const counter = this.scope.lookup(update.argument.name);
+    if (!counter || !counter.initialized || counter.constant || this.scope.lookup(test.left.name) !== counter) return null;
+    const bound = this.operand(test.right);
+    if (bound.kind === 'other') return null;
+    return { slot: counter.slot, inclusive: test.operator === '<=', bound, delta: update.operator === '++' ? 1 : -1 };
+  }
+
+  /** `x = value` where x is a writable, initialised variable: its slot and the value's code. */
+  private plainSlotAssignment(e: Expression): { slot: number; value: Eval } | null {
+    if (e.kind !== 'assignment' || e.operator !== '=' || e.target.kind !== 'identifierExpression') return null;
+    const binding = this.scope.lookup(e.target.name);
+    if (!binding || !binding.initialized || binding.constant) return null;
+    return { slot: binding.slot, value: this.expression(e.value) };
   }
 
   private forOf(s: Extract<Statement, { kind: 'forOf' }>): Exec {
@@ -635,6 +669,18 @@ export class FunctionCompiler {
         const gas = runtimeBuiltins.get('array.push')!.entry.gas;
         const cost = gas.base + (gas.perUnit ?? 0);
         const item = singleArgument!;
+        const receiverOperand = this.operand(callee.object);
+        if (receiverOperand.kind === 'slot') {
+          const receiverSlot = receiverOperand.slot;
+          return (f) => {
+            const receiver = f.slots[receiverSlot];
+            if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) return generic(f, receiver);
+            const value = item(f);
+            const st = f.st;
+            if ((st.gas -= cost) < 0) throw outOfGas(st);
+            return receiver.push(value);
+          };
+        }
         return (f) => {
           const receiver = object(f);
           if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) {
@@ -894,6 +940,39 @@ function compoundOperator(operator: AssignmentExpression['operator']): Combine |
       return (_st, a, b) => numeric(op, a, b);
     }
   }
+}
+
+interface CountedLoop {
+  slot: number;
+  inclusive: boolean;
+  bound: Operand;
+  delta: number;
+}
+
+/** A `for` loop over a counter, with its test and update inlined (same gas and results as the general loop). */
+function countedLoop(loop: CountedLoop, init: Exec | null, body: Exec, cost: number, span: Statement['span']): Exec {
+  const { slot, inclusive, bound, delta } = loop;
+  const boundSlot = bound.kind === 'slot' ? bound.slot : -1;
+  const boundValue = bound.kind === 'number' ? bound.value : 0;
+  const operator = inclusive ? '<=' : '<';
+  return (f) => {
+    const st = f.st;
+    const slots = f.slots;
+    if (init) init(f);
+    for (;;) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.span = span;
+      const a = slots[slot];
+      const b = boundSlot >= 0 ? slots[boundSlot] : boundValue;
+      const go = typeof a === 'number' && typeof b === 'number' ? (inclusive ? a <= b : a < b) : compare(st, operator, a, b);
+      if (!go) return NORMAL;
+      const completion = body(f);
+      if (completion === BREAK) return NORMAL;
+      if (completion === RETURN) return RETURN;
+      const current = slots[slot];
+      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, delta > 0 ? '++' : '--')) + delta;
+    }
+  };
 }
 
 function sequence(statements: Exec[]): Exec {
