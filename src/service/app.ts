@@ -48,8 +48,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // While shutting down, a connection is closed after its response: a kept-alive connection that becomes idle
   // after the server began closing would otherwise hold the shutdown until its keep-alive timeout.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (shutdown.aborted) reply.header('connection', 'close');
+    done(null, payload);
   });
 
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
@@ -57,9 +58,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
   });
 
-  app.addHook('onResponse', async (request, reply) => {
-    log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
-  });
+  if (options.log) {
+    app.addHook('onResponse', (request, reply, done) => {
+      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      done();
+    });
+  }
   return app;
 }
 

@@ -16,8 +16,9 @@ function addOriginHeaders(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 export function registerCors(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     addOriginHeaders(request, reply);
+    done();
   });
   app.options('*', async (request, reply) => {
     const method = request.headers['access-control-request-method'];

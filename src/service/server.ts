@@ -73,7 +73,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const service = new RecordService(store);
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
-    app = buildApp({ service, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, log, shutdown: shutdown.signal, now: options.now });
+    app = buildApp({ service, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, log: options.log, shutdown: shutdown.signal, now: options.now });
     await app.listen({ port: options.port ?? 8080, host: options.host ?? '127.0.0.1' });
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
