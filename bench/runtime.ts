@@ -12,9 +12,9 @@ import { compileCollection, execute, type CompiledCollection } from '../src/runt
 import { row, type BenchRow } from './harness.ts';
 
 const SUITE = 'runtime';
-const ROUNDS = 9;
+const ROUNDS = 15;
 /** Each round of a case runs for about this long (calibrated once per case). */
-const ROUND_MS = 60;
+const ROUND_MS = 40;
 const GAS = 500_000_000;
 
 const schema = `
