@@ -72,9 +72,11 @@ export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction,
     throw limitFault(`call depth limit exceeded: more than ${st.limits.maxCallDepth} nested calls of collection functions`);
   }
   if ((st.gas -= GAS.call) < 0) throw outOfGas(st);
-  const slots = new Array<unknown>(fn.slotCount).fill(undefined);
+  // Built by push so the array is packed (no holes): slot reads stay on V8's fast path.
+  const slots: unknown[] = [];
   const n = Math.min(args.length, fn.parameterCount);
-  for (let i = 0; i < n; i++) slots[i] = args[i];
+  for (let i = 0; i < n; i++) slots.push(args[i]);
+  for (let i = n; i < fn.slotCount; i++) slots.push(undefined);
   const frame = new Frame(self, st, slots);
   const caller = st.span;
   st.depth++;
