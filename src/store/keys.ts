@@ -6,7 +6,7 @@
 //   0x00 'layout' coll                            -> JSON StoredLayout
 //   0x00 'stamp' coll                             -> u64 timestamp of the last change in the collection
 //   0x10 coll id                                  -> u64 version (the commit timestamp) + record JSON
-//   0x11 coll index(8 bytes) value... id          -> the record's key (so a scan can join to the record)
+//   0x11 coll index(8 bytes) value... id          -> a copy of the record's value (a covering index)
 //   0x13 coll id                                  -> u64 timestamp of the record's deletion
 //   0x14 timestamp(u64)                           -> JSON Change[] of that commit
 //   0x15 signature                                -> u64 expiry (ms)

@@ -13,8 +13,6 @@ import type { KeyRange } from './keys.ts';
 export interface KvEntry {
   readonly key: Buffer;
   readonly value: Buffer;
-  /** With `join`: the value stored under the key held in `value` (an index entry's record), if any. */
-  readonly target?: Buffer | undefined;
 }
 
 export type KvOp =
@@ -26,8 +24,6 @@ export interface ScanOptions {
   /** Largest key first. */
   readonly reverse?: boolean;
   readonly limit: number;
-  /** Also fetch, in the same statement, the value stored under each entry's value (used as a key). */
-  readonly join?: boolean;
 }
 
 export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: number) => { ops: KvOp[]; result: T };

@@ -1,8 +1,7 @@
 // The shared backend: PostgreSQL through `pg`, for several service processes on one database.
 //
 // The SQL is deliberately small and portable (see docs/store.md): one table `(key BYTEA PRIMARY KEY, value
-// BYTEA NOT NULL)`, point reads, range scans with ORDER BY key and LIMIT, a self-join from index entries to
-// records, multi-row INSERT ... ON CONFLICT DO UPDATE, DELETE by key and by range, and SELECT ... FOR UPDATE on
+// BYTEA NOT NULL)`, point reads, range scans with ORDER BY key and LIMIT, multi-row INSERT ... ON CONFLICT DO UPDATE, DELETE by key and by range, and SELECT ... FOR UPDATE on
 // the clock row as the commit lock. Change notifications use LISTEN/NOTIFY (`pg_notify` inside the commit, so
 // it is delivered only if the commit happens).
 
@@ -37,7 +36,7 @@ export class PostgresKv implements KvStore {
   readonly table: string;
   readonly #channel: string;
   readonly #events = new EventEmitter();
-  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc' | 'joinAsc' | 'joinDesc', string>;
+  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc', string>;
   #listener: pg.Client | undefined;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -52,7 +51,6 @@ export class PostgresKv implements KvStore {
     this.#events.setMaxListeners(0);
     const t = table;
     const range = 'key >= $1 AND key < $2';
-    const joinRange = 'i.key >= $1 AND i.key < $2';
     this.#sql = {
       get: `SELECT value FROM ${t} WHERE key = $1`,
       clock: `SELECT value FROM ${t} WHERE key = $1 FOR UPDATE`,
@@ -61,8 +59,6 @@ export class PostgresKv implements KvStore {
       count: `SELECT count(*) AS n FROM ${t} WHERE ${range}`,
       scanAsc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
       scanDesc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
-      joinAsc: `SELECT i.key, i.value, r.value AS target FROM ${t} AS i LEFT JOIN ${t} AS r ON r.key = i.value WHERE ${joinRange} ORDER BY i.key ASC LIMIT $3`,
-      joinDesc: `SELECT i.key, i.value, r.value AS target FROM ${t} AS i LEFT JOIN ${t} AS r ON r.key = i.value WHERE ${joinRange} ORDER BY i.key DESC LIMIT $3`,
     };
   }
 
@@ -128,13 +124,13 @@ export class PostgresKv implements KvStore {
   }
 
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
-    const name = options.join ? (options.reverse ? 'joinDesc' : 'joinAsc') : options.reverse ? 'scanDesc' : 'scanAsc';
-    const result = await this.pool.query<{ key: Buffer; value: Buffer; target?: Buffer | null }>({
+    const name = options.reverse ? 'scanDesc' : 'scanAsc';
+    const result = await this.pool.query<{ key: Buffer; value: Buffer }>({
       name: `${this.table}_${name}`,
       text: this.#sql[name],
       values: [range.gte, range.lt, options.limit],
     });
-    return result.rows.map((row) => ({ key: row.key, value: row.value, target: row.target ?? undefined }));
+    return result.rows.map((row) => ({ key: row.key, value: row.value }));
   }
 
   async count(range: KeyRange): Promise<number> {

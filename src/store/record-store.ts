@@ -205,7 +205,7 @@ export class RecordStore {
         for (const value of values) {
           if (!value) continue;
           const record = parseRecord(value);
-          for (const entry of indexes.entriesOf(record, only)) ops.push({ kind: 'put', key: entry, value: recordKey(collectionId, String(record.id)) });
+          for (const entry of indexes.entriesOf(record, only)) ops.push({ kind: 'put', key: entry, value });
         }
         return { ops, result: 'building' as const };
       });
@@ -312,16 +312,14 @@ export class RecordStore {
     let scanned = 0;
     while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
       const want = Math.min(scanLimit - scanned, Math.max(limit - records.length, 32));
-      const entries = await this.kv.scan({ gte, lt }, { reverse: scanReverse, limit: want, join: !plan.index.primary });
+      const entries = await this.kv.scan({ gte, lt }, { reverse: scanReverse, limit: want });
       for (const entry of entries) {
         scanned++;
         first ??= entry.key;
         last = entry.key;
-        const value = plan.index.primary ? entry.value : entry.target;
-        if (value) {
-          const record = parseRecord(value);
-          if (recordMatches(record, plan.conditions) && (!readFilter || (await readFilter(record)))) records.push(record);
-        }
+        // Index entries hold a copy of the record, so a page is one range read, however large the collection.
+        const record = parseRecord(entry.value);
+        if (recordMatches(record, plan.conditions) && (!readFilter || (await readFilter(record)))) records.push(record);
         if (records.length === limit) break;
       }
       if (entries.length < want || last === undefined) break;
@@ -418,16 +416,15 @@ export class RecordStore {
           return;
         }
         const key = reads[writeSlots[i]!]!;
+        const value = Buffer.concat([stamp, Buffer.from(texts[i]!)]);
         const newEntries = collectionIndexes.entriesOf(write.record);
-        if (oldEntries.length === 0) {
-          for (const entry of newEntries) ops.push({ kind: 'put', key: entry, value: key });
-        } else {
-          const oldSet = new Set(oldEntries.map((k) => k.toString('hex')));
-          const newSet = new Set(newEntries.map((k) => k.toString('hex')));
-          for (const entry of oldEntries) if (!newSet.has(entry.toString('hex'))) ops.push({ kind: 'delete', key: entry });
-          for (const entry of newEntries) if (!oldSet.has(entry.toString('hex'))) ops.push({ kind: 'put', key: entry, value: key });
+        if (oldEntries.length > 0) {
+          const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
+          for (const entry of oldEntries) if (!newSet.has(entry.toString('latin1'))) ops.push({ kind: 'delete', key: entry });
         }
-        ops.push({ kind: 'put', key, value: Buffer.concat([stamp, Buffer.from(texts[i]!)]) });
+        // Every entry holds the record's current value, so all of them are written.
+        for (const entry of newEntries) ops.push({ kind: 'put', key: entry, value });
+        ops.push({ kind: 'put', key, value });
         changes.push({ collectionId: write.collectionId, id: String(write.record.id), kind: 'put' });
       });
       if (changes.length > 0) {

@@ -21,7 +21,7 @@ export interface SqliteOptions {
   readonly mmapMiB?: number;
 }
 
-type Row = [Buffer, Buffer, (Buffer | null)?];
+type Row = [Buffer, Buffer];
 
 export class SqliteKv implements KvStore {
   readonly backend = 'sqlite';
@@ -32,7 +32,7 @@ export class SqliteKv implements KvStore {
   readonly #delete: Database.Statement<[Buffer]>;
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
   readonly #count: Database.Statement<[Buffer, Buffer]>;
-  readonly #scan: Record<'asc' | 'desc' | 'joinAsc' | 'joinDesc', Database.Statement<[Buffer, Buffer, number]>>;
+  readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
   readonly #transaction: Database.Transaction<(reads: readonly Buffer[], body: TransactionBody<unknown>) => { result: unknown; timestamp: number }>;
 
   constructor(path = ':memory:', options: SqliteOptions = {}) {
@@ -53,14 +53,7 @@ export class SqliteKv implements KvStore {
     this.#count = this.db.prepare<[Buffer, Buffer]>('SELECT count(*) FROM kv WHERE key >= ? AND key < ?').pluck();
     const scan = (order: 'ASC' | 'DESC') =>
       this.db.prepare<[Buffer, Buffer, number]>(`SELECT key, value FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`).raw();
-    const join = (order: 'ASC' | 'DESC') =>
-      this.db
-        .prepare<[Buffer, Buffer, number]>(
-          'SELECT i.key, i.value, r.value FROM kv AS i LEFT JOIN kv AS r ON r.key = i.value ' +
-            `WHERE i.key >= ? AND i.key < ? ORDER BY i.key ${order} LIMIT ?`,
-        )
-        .raw();
-    this.#scan = { asc: scan('ASC'), desc: scan('DESC'), joinAsc: join('ASC'), joinDesc: join('DESC') };
+    this.#scan = { asc: scan('ASC'), desc: scan('DESC') };
     this.#transaction = this.db.transaction((reads: readonly Buffer[], body: TransactionBody<unknown>) => {
       const previous = this.#get.get(clockKey) as Buffer | undefined;
       const timestamp = nextTimestamp(previous ? decodeU64(previous) : 0);
@@ -77,9 +70,8 @@ export class SqliteKv implements KvStore {
   }
 
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
-    const name = options.join ? (options.reverse ? 'joinDesc' : 'joinAsc') : options.reverse ? 'desc' : 'asc';
-    const rows = this.#scan[name].all(range.gte, range.lt, options.limit) as Row[];
-    return rows.map(([key, value, target]) => ({ key, value, target: target ?? undefined }));
+    const rows = this.#scan[options.reverse ? 'desc' : 'asc'].all(range.gte, range.lt, options.limit) as Row[];
+    return rows.map(([key, value]) => ({ key, value }));
   }
 
   async count(range: KeyRange): Promise<number> {
