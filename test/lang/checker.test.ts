@@ -214,6 +214,31 @@ describe('assignments', () => {
     expect(bodyDiagnostics('s = null;')).toEqual(['V3011 11:5 null']);
   });
 
+  it('V3011: an optional parameter stored where a value is required, unless a test proves it present', () => {
+    const p = 's: string, n: number, o?: string';
+    expect(bodyDiagnostics('this.name = o;', p)).toEqual(['V3011 11:13 o']);
+    expect(message('this.name = o;', p)).toBe(
+      'cannot assign the optional parameter "o", which may be undefined, to field "name" of type string: only optional fields, optional parameters and variables can hold null or undefined',
+    );
+    expect(bodyDiagnostics('this.tags.push(o);', p)).toEqual(['V3011 11:16 o']);
+    expect(bodyDiagnostics('this.info = { a: o };', p)).toEqual(['V3011 11:18 o']);
+    expect(bodyDiagnostics('if (n > 0 || o) { this.name = o; }', p)).toEqual(['V3011 11:31 o']);
+    expect(bodyDiagnostics('if (o) {} else { this.name = o; }', p)).toEqual(['V3011 11:30 o']);
+    const guarded = [
+      'if (o) { this.name = o; }',
+      'if (o != undefined) { this.name = o; }',
+      'if (o !== null && n > 0) { this.name = o; }',
+      'if (!o) { error("o is required"); }',
+      'this.name = o;',
+    ].join('\n');
+    expect(bodyDiagnostics(guarded, p)).toEqual([]);
+    expect(bodyDiagnostics('if (o == null) { return; }\nthis.name = o;', p)).toEqual([]);
+    expect(bodyDiagnostics('if (!o) { o = "anonymous"; }\nthis.name = o;', p)).toEqual([]);
+    expect(bodyDiagnostics('this.name = o || "anonymous";\nthis.name = o ?? "x";\nthis.name = o ? o : "x";\nthis.owner = undefined;', p)).toEqual([]);
+    expect(bodyDiagnostics('this.f(s, n, o);\nthis.info.b = n;\nthis.name = n > 0 && o ? o : s;', p)).toEqual([]);
+    expect(bodyDiagnostics('o = s;\nthis.name = o;\no = undefined;\nthis.name = o;', p)).toEqual(['V3011 14:13 o']);
+  });
+
   it('V3014: records of other collections are read-only', () => {
     expect(bodyDiagnostics('o.balance = 0;', 'o: Other')).toEqual(['V3014 11:1 o.balance']);
     expect(message('o.balance = 0;', 'o: Other')).toBe(
