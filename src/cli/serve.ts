@@ -20,10 +20,6 @@ function portNumber(text: string): number {
   return port;
 }
 
-function collect(value: string, previous: string[] = []): string[] {
-  return [...previous, value];
-}
-
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -32,7 +28,7 @@ export function registerServe(program: Command): void {
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'folder of the embedded SQLite database', './data')
     .option('--db <url>', 'a postgres:// URL: store records in PostgreSQL instead (several servers may share it)')
-    .option('--schema <file>', 'a schema file to check and install at start (repeatable)', collect)
+    .option('--schema <file...>', 'schema files to check and install at start')
     .option('--namespace <ns>', 'namespace of the collections of --schema files', 'app')
     .option('--quiet', 'do not log each request')
     .action(async (flags: ServeFlags) => {
