@@ -817,7 +817,9 @@ export class FunctionCompiler {
         return (f) => {
           const a = f.slots[slot];
           const b = value(f);
-          return (f.slots[slot] = typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b));
+          if (typeof a === 'number' && typeof b === 'number') return (f.slots[slot] = a + b);
+          if (typeof a === 'string' && typeof b === 'string' && a.length + b.length < GAS.charsPerGas) return (f.slots[slot] = a + b);
+          return (f.slots[slot] = add(f.st, a, b));
         };
       }
       if (e.operator === '-=') {
