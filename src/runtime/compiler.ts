@@ -38,7 +38,7 @@ import {
   toNumeric,
   type NumericOperator,
 } from './operations.ts';
-import { charge, outOfGas, type ExecState } from './state.ts';
+import { allocateString, charge, outOfGas, type ExecState } from './state.ts';
 import { PublicKey, kindOf, newObject, type RuntimeObject } from './values.ts';
 
 export const NORMAL = 0;
@@ -818,7 +818,11 @@ export class FunctionCompiler {
           const a = f.slots[slot];
           const b = value(f);
           if (typeof a === 'number' && typeof b === 'number') return (f.slots[slot] = a + b);
-          if (typeof a === 'string' && typeof b === 'string' && a.length + b.length < GAS.charsPerGas) return (f.slots[slot] = a + b);
+          if (typeof a === 'string' && typeof b === 'string') {
+            const length = a.length + b.length;
+            if (length >= GAS.charsPerGas) allocateString(f.st, length);
+            return (f.slots[slot] = a + b);
+          }
           return (f.slots[slot] = add(f.st, a, b));
         };
       }
