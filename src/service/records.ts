@@ -30,7 +30,7 @@ import type { Caller } from './signature.ts';
 
 export interface RecordServiceOptions {
   limits?: Partial<ExecutionLimits>;
-  /** How many times a write is run again after a concurrent change to what it read (default 50). */
+  /** How many times a write is run again after a concurrent change to what it read (default 100). */
   maxAttempts?: number;
 }
 
@@ -49,7 +49,7 @@ export class RecordService {
     this.store = store;
     this.collections = new CollectionRegistry(store);
     this.#limits = options.limits ?? DEFAULT_LIMITS;
-    this.#maxAttempts = options.maxAttempts ?? 50;
+    this.#maxAttempts = options.maxAttempts ?? 100;
   }
 
   initialise(): Promise<void> {
@@ -272,7 +272,7 @@ export class RecordService {
         return await operation();
       } catch (error) {
         if (!(error instanceof ConflictError) || attempt >= this.#maxAttempts) throw error;
-        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(20, attempt * 2)));
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, attempt * 2)));
       }
     }
   }
