@@ -123,7 +123,7 @@ export function parseBody(source: string, start: number): ParsedBody {
   try {
     program = BodyParser.parse(source, ACORN_OPTIONS);
   } catch (error) {
-    return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, start, start + source.length)] };
+    return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, source, start)] };
   }
   // sourceType 'script' never yields import/export declarations.
   return convert(program.body as estree.Statement[], start);
@@ -146,26 +146,36 @@ function convert(nodes: estree.Statement[], offset: number): ParsedBody {
   return { statements, diagnostics: [] };
 }
 
-function syntaxErrorDiagnostic(error: unknown, start: number, end: number): Diagnostic {
+function syntaxErrorDiagnostic(error: unknown, source: string, start: number): Diagnostic {
   if (error instanceof RangeError) {
     // acorn recursed too deeply (e.g. thousands of chained operators): report, never crash.
     return diagnostic('nestingTooDeep', { start, end: start }, [MAX_TREE_DEPTH, 'statements and expressions']);
   }
-  if (error instanceof SyntaxError && typeof (error as { pos?: unknown }).pos === 'number') {
-    const at = start + (error as SyntaxError & { pos: number }).pos;
-    if (error.message.startsWith('Not enough stack space')) {
-      // acorn's own guard against recursing too deeply (thousands of chained operators).
-      return diagnostic('nestingTooDeep', { start: at, end: at }, [MAX_TREE_DEPTH, 'statements and expressions']);
-    }
-    // acorn appends "(line:column)" relative to the body; our renderer shows file coordinates.
-    const message = error.message.replace(/ \(\d+:\d+\)$/, '');
-    if (message === 'Assigning to rvalue' || message.includes('left-hand side')) {
-      return diagnostic('invalidAssignmentTarget', { start: at, end: Math.min(at + 1, end) });
-    }
-    const readable = message.charAt(0).toLowerCase() + message.slice(1);
-    return diagnostic('bodySyntaxError', { start: at, end: Math.min(at + 1, end) }, [readable]);
+  if (!(error instanceof SyntaxError) || typeof (error as { pos?: unknown }).pos !== 'number') throw error;
+  const position = (error as SyntaxError & { pos: number }).pos;
+  const at = start + position;
+  if (error.message.startsWith('Not enough stack space')) {
+    // acorn's own guard against recursing too deeply (thousands of chained operators).
+    return diagnostic('nestingTooDeep', { start: at, end: at }, [MAX_TREE_DEPTH, 'statements and expressions']);
   }
-  throw error;
+  // acorn appends "(line:column)" relative to the body; our renderer shows file coordinates.
+  const message = error.message.replace(/ \(\d+:\d+\)$/, '');
+  if (message === 'Assigning to rvalue' || message.includes('left-hand side')) {
+    return diagnostic('invalidAssignmentTarget', { start: at, end: Math.min(at + 1, start + source.length) });
+  }
+  if (message === 'Unexpected token') {
+    const token = tokenAt(source, position);
+    return diagnostic('bodySyntaxError', { start: at, end: at + Math.max(1, token.length) }, [`unexpected \`${token || '}'}\``]);
+  }
+  const readable = message.charAt(0).toLowerCase() + message.slice(1);
+  return diagnostic('bodySyntaxError', { start: at, end: Math.min(at + 1, start + source.length) }, [readable]);
+}
+
+/** The token at `position` of a body, roughly (a word, a run of operator characters or one character);
+ *  empty at the end of the body, where the function's `}` is. */
+function tokenAt(source: string, position: number): string {
+  const rest = source.slice(position, position + 40);
+  return /^(?:[A-Za-z0-9_$]+|[!%^&*\-+=|~<>?/]+|[\s\S])?/.exec(rest)![0];
 }
 
 class TooDeep extends Error {

@@ -200,8 +200,14 @@ describe('spans', () => {
     expect(result.diagnostics).toHaveLength(1);
     expect(result.source.position(result.diagnostics[0]!.span.start)).toEqual({ line: 6, column: 17 });
     expect(renderText(result.diagnostics[0]!, result.source)).toBe(
-      '<schema>:6:17: error V1008: unexpected token\n 6 |     let y = (1 +;\n   |                 ^',
+      '<schema>:6:17: error V1008: unexpected `;`\n 6 |     let y = (1 +;\n   |                 ^',
     );
+  });
+
+  it('name the unexpected token, or the closing brace at the end of a body', () => {
+    expect(problems('x = 1 y = 2;')).toEqual(['V1008 1:28 unexpected `y`']);
+    expect(problems('x = 1 +')).toEqual(['V1008 1:30 unexpected `}`']);
+    expect(problems('let 1a = 2;')).toEqual(['V1008 1:27 identifier directly after number']);
   });
 
   it('give each function its own syntax error', () => {
