@@ -8,6 +8,7 @@ import {
   SIGNATURE_HEADER,
   SIGNATURE_HEADER_ALIAS,
   AuthError,
+  checkTimeWindow,
   verifySignatureHeader,
   type ClaimResult,
   type PublicKey,
@@ -34,10 +35,40 @@ class ClaimRecorder implements ReplayGuard {
 
 type Headers = Record<string, string | string[] | undefined>;
 
+/**
+ * Verified read signatures. A read signs only `<t>.` (no body), and the Polybase client signs reads an hour
+ * ahead and reuses the header, so the same header value keeps giving the same key: a hit skips the key recovery
+ * (the most expensive step) but still checks the time window. Bounded; the oldest entry goes first.
+ */
+const READ_CACHE_SIZE = 10_000;
+const verifiedReads = new Map<string, { publicKey: PublicKey; t: number }>();
+
+function cachedRead(value: string, now: number): PublicKey | undefined {
+  const hit = verifiedReads.get(value);
+  if (!hit) return undefined;
+  checkTimeWindow(hit.t, now);
+  return hit.publicKey;
+}
+
+function rememberRead(value: string, publicKey: PublicKey): void {
+  const t = Number(/(?:^|,)t=(\d+)/.exec(value)?.[1]);
+  if (!Number.isSafeInteger(t)) return;
+  if (verifiedReads.size >= READ_CACHE_SIZE) verifiedReads.delete(verifiedReads.keys().next().value!);
+  verifiedReads.set(value, { publicKey, t });
+}
+
 export function authenticate(headers: Headers, method: string, body: string, now: number = Date.now()): Caller {
   const value = headers[SIGNATURE_HEADER] ?? headers[SIGNATURE_HEADER_ALIAS];
   if (value === undefined) return {};
   if (Array.isArray(value)) throw new AuthError('malformed-header', 'header', 'send the signature header once');
+  const read = method === 'GET' || method === 'HEAD';
+  if (read) {
+    const cached = cachedRead(value, now);
+    if (cached) return { publicKey: cached };
+    const publicKey = verifySignatureHeader(value, '', { method, now });
+    rememberRead(value, publicKey);
+    return { publicKey };
+  }
   const recorder = new ClaimRecorder();
   const publicKey = verifySignatureHeader(value, body, { method, replayGuard: recorder, now });
   return { publicKey, ...(recorder.claimed ? { claim: recorder.claimed } : {}) };

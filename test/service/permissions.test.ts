@@ -206,3 +206,25 @@ describe('signatures', () => {
     expect(answer.status).toBe(200);
   });
 });
+
+describe('read signatures reused by the client', () => {
+  it('a reused GET signature is accepted until its time window closes', async () => {
+    const { signRequest } = await import('../../src/auth/index.ts');
+    let clock = Date.now();
+    const timed = await startTestServer({ now: () => clock });
+    try {
+      await timed.createCollection('clock/User', SCHEMA.slice(0, SCHEMA.indexOf('collection Team')));
+      expect((await timed.create('clock/User', ['alice'], KEYS.alice)).status).toBe(200);
+      const header = signRequest(KEYS.alice, '', clock);
+      const read = () => timed.get('/v0/collections/clock%2FUser/records/alice', { headers: { 'x-polybase-signature': header } });
+      expect((await read()).status).toBe(200);
+      expect((await read()).status).toBe(200);
+      clock += 6 * 60_000;
+      const expired = await read();
+      expect(expired.status).toBe(400);
+      expect(errorOf(expired)?.message).toMatch(/expired/);
+    } finally {
+      await timed.close();
+    }
+  });
+});
