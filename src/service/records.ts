@@ -111,6 +111,10 @@ export class RecordService {
   async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
     if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
     const collection = await this.#userCollection(collectionId);
+    // Polybase let `call/constructor` run the constructor over an existing record, with no permission check.
+    if (functionName === 'constructor') {
+      throw notFound('function/not-found', `the constructor of "${collectionId}" runs only when a record is created (POST …/records)`);
+    }
     this.#checkFunction(collection, functionName, args);
     return this.#retry(async () => {
       const { record: current, version } = await this.store.get(collectionId, id);

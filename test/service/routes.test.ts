@@ -273,6 +273,7 @@ describe('every error reason, with its status', () => {
     ['get of a missing record', () => s.record('test/Account', 'missing'), 404, 'not-found', 'record/not-found'],
     ['call on a missing record', () => s.call('test/Account', 'missing', 'deposit', [1]), 404, 'not-found', 'record/not-found', /record "missing" was not found in collection "test\/Account"/],
     ['a missing record argument', () => s.call('test/Account', 'a1', 'transfer', [{ id: 'missing' }, 1]), 404, 'not-found', 'record/not-found'],
+    ['the constructor through the call route', () => s.call('test/Account', 'a1', 'constructor', ['a1', 'Evil', 1e9]), 404, 'not-found', 'function/not-found', /only when a record is created/],
     ['an unknown function', () => s.call('test/Account', 'a1', 'nope', []), 404, 'not-found', 'function/not-found', /method "nope" not found in collection "test\/Account"/],
     ['too few arguments', () => s.create('test/Account', ['x']), 400, 'invalid-argument', 'function/invalid-args', /expected 3 got 1/],
     ['too many arguments', () => s.call('test/Account', 'a1', 'deposit', [1, 2]), 400, 'invalid-argument', 'function/invalid-args', /expected 1 got 2/],
