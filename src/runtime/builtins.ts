@@ -314,12 +314,15 @@ const implementations: Record<string, Impl> = {
     st.selfdestructed = true;
     return undefined;
   },
-  'global.Number': (st, _r, [value]) => {
-    if (value === undefined) return 0;
+  'global.Number': (st, _r, args) => {
+    if (args.length === 0) return 0;
+    const value = args[0];
     if (value instanceof PublicKey || isRuntimeObject(value)) return NaN;
     return Array.isArray(value) || value instanceof Uint8Array ? Number(toText(st, value)) : Number(value);
   },
-  'global.String': (st, _r, [value], gas) => {
+  'global.String': (st, _r, args, gas) => {
+    if (args.length === 0) return '';
+    const value = args[0];
     const text = toText(st, value, gas.perUnit ?? 0);
     if (typeof value !== 'object' || value === null) payResult(st, gas, text.length);
     return text;
