@@ -27,6 +27,8 @@ function numExpr(depth: number): fc.Arbitrary<string> {
     fc.tuple(fc.constantFrom('Math.min', 'Math.max'), sub, sub).map(([f, x, y]) => `${f}(${x}, ${y})`),
     fc.tuple(boolExpr(depth - 1), sub, sub).map(([t, x, y]) => `(${t} ? ${x} : ${y})`),
     fc.tuple(strExpr(0), sub).map(([x, i]) => `${x}.indexOf(String(${i}))`),
+    sub.map((i) => `(arr[Math.abs(Math.trunc(${i})) % 4] ?? 7)`),
+    fc.constantFrom('arr.length', `s.split('a').length`, 'Object.keys(m).length', `(m['x'] ?? -1)`),
   );
 }
 
@@ -34,8 +36,9 @@ function boolExpr(depth: number): fc.Arbitrary<string> {
   const n = numExpr(Math.max(depth - 1, 0));
   return fc.oneof(
     fc.tuple(n, fc.constantFrom('<', '<=', '>', '>=', '===', '!==', '==', '!='), n).map(([x, op, y]) => `(${x} ${op} ${y})`),
-    fc.constantFrom('true', 'false', `(s === '')`, `s.includes('x')`),
+    fc.constantFrom('true', 'false', `(s === '')`, `s.includes('x')`, `arr.includes(1)`, `s.startsWith('a')`),
     n.map((x) => `!${x}`),
+    fc.tuple(n, fc.constantFrom('&&', '||'), n).map(([x, op, y]) => `(${x} ${op} ${y})`),
   );
 }
 
@@ -49,6 +52,8 @@ function strExpr(depth: number): fc.Arbitrary<string> {
     n.map((x) => `String(${x})`),
     fc.tuple(leaf, smallInt).map(([x, i]) => `${x}.slice(${i})`),
     leaf.map((x) => `${x}.toUpperCase()`),
+    leaf.map((x) => `${x}.padStart(5, '-').repeat(2)`),
+    fc.tuple(leaf, leaf).map(([x, y]) => `[${x}, ${y}].join('/')`),
   );
 }
 
@@ -59,6 +64,9 @@ function statement(depth: number): fc.Arbitrary<string> {
     numVar.map((v) => `${v}++;`),
     fc.tuple(numVar, numExpr(1)).map(([v, e]) => `arr.push(${e}); ${v} = arr.length;`),
     fc.tuple(strExpr(1), numExpr(1)).map(([k, e]) => `m[${k}] = ${e};`),
+    fc.tuple(numExpr(1), numExpr(1)).map(([i, e]) => `arr[Math.abs(Math.trunc(${i})) % (arr.length + 1)] = ${e};`),
+    fc.constant(`if (arr.length > 3) { arr.splice(1, 2); }`),
+    fc.tuple(numVar, numExpr(1)).map(([v, e]) => `{ const t = ${e}; ${v} = t - 1; }`),
   );
   if (depth <= 0) return simple;
   const block = fc.array(statement(depth - 1), { minLength: 1, maxLength: 3 }).map((ss) => ss.join(' '));
@@ -67,13 +75,16 @@ function statement(depth: number): fc.Arbitrary<string> {
     fc.tuple(boolExpr(1), block, block).map(([t, x, y]) => `if (${t}) { ${x} } else { ${y} }`),
     fc.tuple(fc.integer({ min: 0, max: 4 }), block, fc.nat()).map(([k, x, id]) => `for (let i${id} = 0; i${id} < ${k}; i${id}++) { ${x} }`),
     fc.tuple(fc.integer({ min: 0, max: 4 }), block, fc.nat()).map(([k, x, id]) => `let w${id} = 0; while (w${id} < ${k}) { w${id} += 1; ${x} }`),
+    fc.tuple(fc.integer({ min: 0, max: 6 }), boolExpr(1), block, fc.constantFrom('break', 'continue'), fc.nat()).map(
+      ([k, t, x, jump, id]) => `for (let j${id} = 0; j${id} < ${k}; j${id}++) { if (${t}) { ${jump}; } ${x} }`,
+    ),
     fc.tuple(fc.array(numExpr(1), { maxLength: 3 }), block, fc.nat()).map(([xs, x, id]) => `for (const e${id} of [${xs.join(', ')}]) { a += e${id}; ${x} }`),
   );
 }
 
 const program = fc
   .array(statement(2), { minLength: 1, maxLength: 6 })
-  .map((ss) => `let arr = []; let m = {}; ${ss.join('\n')}\nreturn [a, b, c, s, arr.length, Object.keys(m).length];`);
+  .map((ss) => `let arr = []; let m = {}; ${ss.join('\n')}\nreturn [a, b, c, s, arr, m];`);
 
 const inputs = fc.tuple(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -100, max: 100 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.string({ maxLength: 8 }));
 
