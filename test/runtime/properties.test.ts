@@ -2,6 +2,7 @@
 // within gas, and agreement with JavaScript for well-typed bodies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { checkSchema } from '../../src/lang/index.ts';
 import { execute } from '../../src/runtime/index.ts';
 import { body, load } from './helpers.ts';
 
@@ -84,7 +85,7 @@ function statement(depth: number): fc.Arbitrary<string> {
 
 const program = fc
   .array(statement(2), { minLength: 1, maxLength: 6 })
-  .map((ss) => `let arr = []; let m = {}; ${ss.join('\n')}\nreturn [a, b, c, s, arr, m];`);
+  .map((ss) => `let arr = []; let m = {}; ${ss.join('\n')}\nreturn { a: a, b: b, c: c, s: s, arr: arr, m: m };`);
 
 const inputs = fc.tuple(fc.integer({ min: -100, max: 100 }), fc.integer({ min: -100, max: 100 }), fc.double({ min: -1e6, max: 1e6, noNaN: true }), fc.string({ maxLength: 8 }));
 
@@ -100,6 +101,9 @@ describe('differential against JavaScript', () => {
   it('well-typed bodies return what plain JavaScript returns', () => {
     fc.assert(
       fc.property(program, inputs, (text, args) => {
+        // The generated body is well-typed: the checker accepts it.
+        const checked = checkSchema(`collection T { id: string; f (${PARAMS}) {\n${text}\n} }`);
+        expect(checked.diagnostics.filter((d) => d.severity === 'error').map((d) => d.message)).toEqual([]);
         const collection = body(text, { params: PARAMS });
         const result = execute(collection, 'f', { id: 'r' }, args, {}, { gas: 50_000_000 });
         if (!result.ok) throw new Error(`${result.error.message}\n${text}`);
