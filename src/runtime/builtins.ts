@@ -69,27 +69,40 @@ function relativeIndex(value: unknown, length: number, fallback: number): number
  * A value as text, as `String(value)` and `join` give it, paying for the characters produced and
  * stopping at the string length cap (an array of arrays could otherwise expand without bound).
  */
-export function toText(st: ExecState, value: unknown, perChar = 1): string {
+export function toText(st: ExecState, value: unknown, perChar = 1, joining: Set<unknown> = new Set()): string {
   if (typeof value === 'string') return value;
   if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
   if (value instanceof PublicKey) return value.toHex();
-  if (Array.isArray(value) || value instanceof Uint8Array) return joinElements(st, Array.from(value as ArrayLike<unknown>), ',', perChar);
+  if (Array.isArray(value) || value instanceof Uint8Array) {
+    return joinElements(st, value as ArrayLike<unknown>, ',', perChar, joining);
+  }
   return '[object Object]';
 }
 
-function joinElements(st: ExecState, elements: readonly unknown[], separator: string, perChar: number): string {
+/**
+ * `join`: as in JavaScript, an array that is already being joined (a cycle) gives "", and nesting is
+ * bounded (each level pays gas, and arrays nest no deeper than they were built).
+ */
+function joinElements(st: ExecState, source: ArrayLike<unknown>, separator: string, perChar: number, joining: Set<unknown> = new Set()): string {
+  if (joining.has(source)) return '';
+  if (joining.size >= MAX_JOIN_DEPTH) throw limitFault(`arrays nested more than ${MAX_JOIN_DEPTH} deep cannot be turned into text`);
+  joining.add(source);
+  const elements = Array.from(source);
   const parts: string[] = [];
   let length = 0;
   for (let i = 0; i < elements.length; i++) {
     const element = elements[i];
-    const part = element === undefined || element === null ? '' : toText(st, element, perChar);
+    const part = element === undefined || element === null ? '' : toText(st, element, perChar, joining);
     length += part.length + (i > 0 ? separator.length : 0);
     checkStringLength(st, length);
     charge(st, perChar * (part.length + separator.length) + 1);
     parts.push(part);
   }
+  joining.delete(source);
   return parts.join(separator);
 }
+
+const MAX_JOIN_DEPTH = 100;
 
 function indexOfElement(array: readonly unknown[], search: unknown, from: number): number {
   for (let i = from; i < array.length; i++) if (sameValue(array[i], search)) return i;

@@ -271,11 +271,11 @@ function describeType(parameter: Parameter): string {
 
 function returnToWire(collection: CompiledCollection, returnType: Parameter['type'] | null, value: unknown): JsonValue | undefined {
   if (value === undefined) return undefined;
-  if (!returnType) return genericToWire(value);
   try {
-    return valueToWire(returnType, value, 'return value', collection.conversion);
+    return returnType ? valueToWire(returnType, value, 'return value', collection.conversion) : genericToWire(value);
   } catch (error) {
     if (!(error instanceof ConversionError)) throw error;
+    if (!returnType) throw new RuntimeFault('function/invalid-return', `the return value cannot be returned: ${error.detail}`);
     throw new RuntimeFault('function/invalid-return', `the return value does not match the declared type ${typeText(returnType)}: ${error.detail}`);
   }
 }

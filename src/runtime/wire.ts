@@ -320,23 +320,28 @@ function referenceToWire(type: Extract<TypeNode, { kind: 'referenceType' }>, val
 }
 
 /** A value without a declared type (a return value): JSON, keys as JWK, bytes as base64, records as references. */
-export function genericToWire(value: unknown, depth = 0): JsonValue | undefined {
-  if (depth > 256) return null;
+export function genericToWire(value: unknown, ancestors: Set<unknown> = new Set()): JsonValue | undefined {
   if (value === undefined) return undefined;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (value instanceof PublicKey) return value.toJwk() as unknown as JsonValue;
   if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.length).toString('base64');
-  if (Array.isArray(value)) return value.map((element) => genericToWire(element, depth + 1) ?? null);
-  if (isRuntimeObject(value)) {
-    const out: { [key: string]: JsonValue } = {};
+  if (typeof value !== 'object' || value === null) return null;
+  if (ancestors.has(value)) throw new ConversionError('invalid', '', 'JSON', 'the value contains itself (a cycle) and has no JSON form');
+  if (ancestors.size >= 256) throw new ConversionError('invalid', '', 'JSON', 'the value nests more than 256 levels deep');
+  ancestors.add(value);
+  let out: JsonValue = null;
+  if (Array.isArray(value)) out = value.map((element) => genericToWire(element, ancestors) ?? null);
+  else if (isRuntimeObject(value)) {
+    const object: { [key: string]: JsonValue } = {};
     for (const key of Object.keys(value)) {
-      const entry = genericToWire(value[key], depth + 1);
-      if (entry !== undefined) out[key] = entry;
+      const entry = genericToWire(value[key], ancestors);
+      if (entry !== undefined) object[key] = entry;
     }
-    return out;
+    out = object;
   }
-  return null;
+  ancestors.delete(value);
+  return out;
 }
 
 /** Deep equality of two wire values (key order does not matter). */

@@ -133,3 +133,24 @@ describe('bad input', () => {
     expect(evaluate(`let m = {}; m['__proto__'] = 1; m['constructor'] = 2; return m['__proto__'] + m['constructor'] + (m['toString'] == undefined ? 10 : 0);`)).toBe(13);
   });
 });
+
+describe('cyclic values', () => {
+  it('join and String() skip a cycle as JavaScript does', () => {
+    const text = `let a = []; a.push(a); a.push(1);`;
+    expect(evaluate(`${text} return String(a);`)).toBe(',1');
+    expect(evaluate(`${text} return [a, 2].join('-');`)).toBe(',1-2');
+  });
+
+  it('returning a cyclic map is an invalid return value', () => {
+    expect(error(`let m = {}; m['self'] = m; return m;`)).toMatchObject({
+      reason: 'function/invalid-return',
+      message: 'the return value cannot be returned: the value contains itself (a cycle) and has no JSON form',
+    });
+    // The same map twice (not a cycle) is fine.
+    expect(evaluate(`let m = {}; return [m, m];`)).toEqual([{}, {}]);
+  });
+
+  it('very deeply nested arrays cannot be turned into text', () => {
+    expect(error(`let a = [1]; for (let i = 0; i < 500; i++) { a = [a]; } return String(a);`).reason).toBe('function/limit-exceeded');
+  });
+});
