@@ -37,6 +37,21 @@ import {
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
 import { Scope, UNINITIALISED } from './scope.ts';
+import { type Facts, breaksOut, intersection, testFacts } from './flow.ts';
+import {
+  comparable,
+  describe,
+  eitherOf,
+  fits,
+  hasUnboundParameters,
+  isKeyLike,
+  isNumeric,
+  orderable,
+  plural,
+  plusAssignable,
+  plusResult,
+  variableType,
+} from './type-rules.ts';
 import { didYouMean } from './suggest.ts';
 
 /** How many "did you mean" searches one function body may run: each scans every candidate name,
@@ -60,7 +75,6 @@ import {
   recordOf,
   stringType,
   typeToString,
-  typesEqual,
   undefinedType,
 } from './types.ts';
 
@@ -210,36 +224,8 @@ class BodyChecker {
   }
 
   /** Optional parameters a test proves present when it is truthy and when it is falsy. */
-  private facts(test: Expression): { whenTrue: Set<Binding>; whenFalse: Set<Binding> } {
-    const none = { whenTrue: new Set<Binding>(), whenFalse: new Set<Binding>() };
-    switch (test.kind) {
-      case 'identifierExpression': {
-        const binding = this.optionalParameter(test);
-        return binding ? { whenTrue: new Set([binding]), whenFalse: new Set() } : none;
-      }
-      case 'unary': {
-        if (test.operator !== '!') return none;
-        const inner = this.facts(test.argument);
-        return { whenTrue: inner.whenFalse, whenFalse: inner.whenTrue };
-      }
-      case 'binary': {
-        if (!['==', '!=', '===', '!=='].includes(test.operator)) return none;
-        const nullish = (e: Expression) => e.kind === 'null' || (e.kind === 'identifierExpression' && e.name === 'undefined');
-        const binding = nullish(test.right) ? this.optionalParameter(test.left) : nullish(test.left) ? this.optionalParameter(test.right) : undefined;
-        if (!binding) return none;
-        const present = new Set([binding]);
-        return test.operator.startsWith('!') ? { whenTrue: present, whenFalse: new Set() } : { whenTrue: new Set(), whenFalse: present };
-      }
-      case 'logical': {
-        const left = this.facts(test.left);
-        const right = this.facts(test.right);
-        if (test.operator === '&&') return { whenTrue: union(left.whenTrue, right.whenTrue), whenFalse: intersection(left.whenFalse, right.whenFalse) };
-        if (test.operator === '||') return { whenTrue: intersection(left.whenTrue, right.whenTrue), whenFalse: union(left.whenFalse, right.whenFalse) };
-        return none;
-      }
-      default:
-        return none;
-    }
+  private facts(test: Expression): Facts<Binding> {
+    return testFacts(test, (expression) => this.optionalParameter(expression));
   }
 
   private ifStatement(statement: IfStatement): void {
@@ -1106,129 +1092,4 @@ class BodyChecker {
       else return true;
     }
   }
-}
-
-function union<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): Set<T> {
-  return new Set([...a, ...b]);
-}
-
-function intersection<T>(a: ReadonlySet<T>, b: ReadonlySet<T>): Set<T> {
-  return new Set([...a].filter((x) => b.has(x)));
-}
-
-/** Whether a loop body contains a `break` that leaves this loop (not one of a nested loop). */
-function breaksOut(statement: Statement): boolean {
-  switch (statement.kind) {
-    case 'break':
-      return true;
-    case 'block':
-      return statement.body.some(breaksOut);
-    case 'if':
-      return breaksOut(statement.consequent) || (statement.alternate !== null && breaksOut(statement.alternate));
-    default:
-      return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Type rules
-
-function fits(found: Type, target: Type, nullable: boolean): boolean {
-  if (found.kind === 'any' || found.kind === 'never' || target.kind === 'any') return true;
-  if (isNullish(found)) return nullable;
-  return isAssignable(found, target);
-}
-
-function isNumeric(type: Type): boolean {
-  return type.kind === 'number' || type.kind === 'any' || type.kind === 'never';
-}
-
-function isKeyLike(type: Type): boolean {
-  return type.kind === 'string' || isNumeric(type);
-}
-
-/** Values a string concatenates without surprises (no "[object Object]", no "undefined"). */
-function isTextLike(type: Type): boolean {
-  return type.kind === 'string' || type.kind === 'boolean' || isNumeric(type);
-}
-
-function plusResult(left: Type, right: Type): Type | undefined {
-  if (left.kind === 'string' && isTextLike(right)) return stringType;
-  if (right.kind === 'string' && isTextLike(left)) return stringType;
-  if (left.kind === 'number' && right.kind === 'number') return numberType;
-  // With an unknown side the result may be a number or a string.
-  if ((left.kind === 'any' && isTextLike(right)) || (right.kind === 'any' && isTextLike(left))) return anyType;
-  return undefined;
-}
-
-function plusAssignable(target: Type, value: Type): boolean {
-  if (target.kind === 'string') return isTextLike(value);
-  if (target.kind === 'any') return isTextLike(value);
-  return isNumeric(target) && isNumeric(value);
-}
-
-function orderable(left: Type, right: Type): boolean {
-  if (left.kind === 'any' || right.kind === 'any') return isTextLike(left) && isTextLike(right);
-  return (left.kind === 'number' && right.kind === 'number') || (left.kind === 'string' && right.kind === 'string');
-}
-
-/** Whether `==` between the two can ever be true (JavaScript compares objects by identity and
- *  loosely converts primitives; both hide bugs, so values of different types are rejected). */
-function comparable(left: Type, right: Type): boolean {
-  if (left.kind === 'any' || right.kind === 'any' || left.kind === 'never' || right.kind === 'never') return true;
-  if (isNullish(left) || isNullish(right)) return true;
-  const collectionOf = (t: Type): string | undefined =>
-    t.kind === 'reference' || t.kind === 'record' ? t.collection : undefined;
-  const a = collectionOf(left);
-  const b = collectionOf(right);
-  if (a !== undefined || b !== undefined) return a === b;
-  return left.kind === right.kind;
-}
-
-/**
- * The type of `a || b`, `a ?? b`, `c ? a : b`: the common type, else anything. Where the value is
- * stored (`expected`), a side that cannot be stored there is the result, so that the store reports it
- * (`this.name = ok ? s : 1` stores a number on some paths).
- */
-function eitherOf(left: Type, right: Type, expected?: Type): Type {
-  if (expected && expected.kind !== 'any') {
-    for (const side of [left, right]) {
-      if (!isNullish(side) && side.kind !== 'any' && side.kind !== 'never' && !isAssignable(side, expected)) return side;
-    }
-  }
-  if (typesEqual(left, right)) return left;
-  if (isNullish(left) || left.kind === 'never') return right;
-  if (isNullish(right) || right.kind === 'never') return left;
-  if (left.kind === 'array' && right.kind === 'array') {
-    if (right.element.kind === 'any') return left;
-    if (left.element.kind === 'any') return right;
-  }
-  return anyType;
-}
-
-/** A `let` initialised with nothing, null or undefined can later hold anything. */
-function variableType(init: Type): Type {
-  if (isNullish(init) || init.kind === 'void' || init.kind === 'never') return anyType;
-  return init;
-}
-
-function hasUnboundParameters(type: Type, bindings: ReadonlyMap<string, Type>): boolean {
-  switch (type.kind) {
-    case 'typeParameter':
-      return !bindings.has(type.name);
-    case 'array':
-      return hasUnboundParameters(type.element, bindings);
-    case 'map':
-      return hasUnboundParameters(type.key, bindings) || hasUnboundParameters(type.value, bindings);
-    default:
-      return false;
-  }
-}
-
-function describe(type: Type): string {
-  return type.kind === 'namespace' ? type.name : typeToString(type);
-}
-
-function plural(count: number, noun: string): string {
-  return `${count} ${noun}${count === 1 ? '' : 's'}`;
 }
