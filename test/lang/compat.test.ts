@@ -92,8 +92,9 @@ describe('fixtures/rejected: rejected by Vellum; by Polybase too when labelled b
   });
 });
 
-describe('fixtures/divergent: known divergences, accepted by Polybase and still rejected by Vellum', () => {
-  test.skipIf(divergent.length === 0).each(divergent.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+// Declared only when there are fixtures: a describe block without tests is an error in vitest.
+if (divergent.length > 0) describe('fixtures/divergent: known divergences, accepted by Polybase and still rejected by Vellum', () => {
+  test.each(divergent.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
     const verdict = polybaseOf(fixture);
     expect(verdict.accepted, `Polybase: ${describeVerdict(verdict)}`).toBe(true);
     expect(vellum(fixture).accepted, 'Vellum accepts it now: move it to fixtures/schemas').toBe(false);

@@ -64,8 +64,9 @@ describe('fixtures/rejected fail with the expected diagnostic', () => {
 // Known divergences (fixtures/divergent): programs Polybase accepted and ran that Vellum rejects. They
 // break the compatibility rule; asserting that Vellum still reports the named code keeps them visible,
 // and when one is fixed this fails and the file moves to fixtures/schemas.
-describe('fixtures/divergent: still rejected by Vellum', () => {
-  test.skipIf(divergent.length === 0).each(divergent.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+// (A describe block without tests is an error in vitest, so each is declared only when it has fixtures.)
+if (divergent.length > 0) describe('fixtures/divergent: still rejected by Vellum', () => {
+  test.each(divergent.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
     const { errors, rendered } = errorsOf(fixture);
     expect(errors.map((e) => e.code), `accepted now: move it to fixtures/schemas\n${rendered}`).toContain(fixture.headers.expect);
   });
@@ -73,9 +74,9 @@ describe('fixtures/divergent: still rejected by Vellum', () => {
 
 // Known gaps (`gap:` header): mistakes the checker does not detect yet. Asserting that they still pass
 // keeps the list honest: when the checker learns one, this fails and the header must be removed.
-describe('known gaps: not detected yet', () => {
-  const gaps = rejected.filter((f) => f.headers.gap);
-  test.skipIf(gaps.length === 0).each(gaps.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+const gaps = rejected.filter((f) => f.headers.gap);
+if (gaps.length > 0) describe('known gaps: not detected yet', () => {
+  test.each(gaps.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
     const { errors, rendered } = errorsOf(fixture);
     expect(errors.map((e) => e.code), `now detected, remove the gap header:\n${rendered}`).not.toContain(fixture.headers.expect);
   });
