@@ -205,8 +205,17 @@ class RecordArguments {
       return value;
     }
     const schema = this.collection.sibling(expected);
-    const value = schema ? this.convert(schema, data, parameter, fail) : (genericFromWire(data) as RuntimeObject);
+    const value = schema ? this.convert(schema, data, parameter, fail) : (this.generic(data, fail) as RuntimeObject);
     return deepFreeze(tagRecord(value, fullId));
+  }
+
+  private generic(data: WireRecord, fail: (d: string) => Error): unknown {
+    try {
+      return genericFromWire(data);
+    } catch (error) {
+      if (error instanceof ConversionError) throw fail(error.detail);
+      throw error;
+    }
   }
 
   private convert(schema: CompiledCollection, data: WireRecord, parameter: string, fail: (d: string) => Error): RuntimeObject {

@@ -217,8 +217,9 @@ export function lastSegment(collectionId: string): string {
 }
 
 /** A record of a collection whose schema is unknown here: JSON with JWK-shaped objects as keys. */
-export function genericFromWire(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(genericFromWire);
+export function genericFromWire(value: unknown, depth = 0): unknown {
+  if (depth > 256) throw new ConversionError('invalid', '', 'JSON', 'the record nests more than 256 levels deep');
+  if (Array.isArray(value)) return value.map((element) => genericFromWire(element, depth + 1));
   if (isWireObject(value)) {
     if (typeof value.x === 'string' && typeof value.y === 'string' && value.kty === 'EC') {
       try {
@@ -228,7 +229,7 @@ export function genericFromWire(value: unknown): unknown {
       }
     }
     const object = newObject();
-    for (const key of Object.keys(value)) object[key] = genericFromWire(value[key]);
+    for (const key of Object.keys(value)) object[key] = genericFromWire(value[key], depth + 1);
     return object;
   }
   return value;

@@ -154,3 +154,15 @@ describe('cyclic values', () => {
     expect(error(`let a = [1]; for (let i = 0; i < 500; i++) { a = [a]; } return String(a);`).reason).toBe('function/limit-exceeded');
   });
 });
+
+describe('deeply nested input', () => {
+  it('a record of an unknown collection nested without end is an invalid argument', () => {
+    const t = load(`@public collection T { id: string; f (o: Other): number { return 1; } }`, 'T', { check: false });
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(fails(call(t, 'f', { id: 'r' }, [{ collectionId: 'ns/Other', id: 'o', data: { id: 'o', deep } }]))).toMatchObject({
+      reason: 'function/invalid-args',
+      message: 'invalid argument type for parameter "o": the record nests more than 256 levels deep',
+    });
+  });
+});
