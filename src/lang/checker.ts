@@ -29,7 +29,8 @@ export function check(program: Program): CheckResult {
   for (const collection of collections) {
     for (const fn of collection.functions) {
       const { assignsId } = checkFunctionBody(collectionsByName, collection, fn, checked, diagnostics);
-      if (fn.name === 'constructor' && !assignsId) {
+      // Without an id field, V2003 already says what is wrong.
+      if (fn.name === 'constructor' && !assignsId && collection.fieldsByName.has('id')) {
         diagnostics.push(diagnostic('constructorMissingId', fn.node.name.span, [collection.name]));
       }
     }
