@@ -32,6 +32,8 @@ describe('the id field', () => {
   it('V2003: a collection without id', () => {
     expect(located('collection T { name: string; }')).toEqual(['V2003 1:12 T']);
     expect(reported('collection T { name: string; }')[0]!.message).toBe(`collection "T" must have an 'id' field of type string`);
+    // The constructor is not also blamed for not assigning an id the collection lacks.
+    expect(located('collection T {\n  name: string;\n  constructor (n: string) { this.name = n; }\n}')).toEqual(['V2003 1:12 T']);
   });
 
   it('V2004: an id that is not a string', () => {
