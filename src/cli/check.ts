@@ -134,7 +134,7 @@ function formatJson(results: FileResult[]): string {
 }
 
 function reason(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';
