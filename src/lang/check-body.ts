@@ -758,6 +758,14 @@ class BodyChecker {
         return this.uncheckedArguments(expression);
       }
     }
+    if (objectType.kind === 'map') {
+      this.report('unknownMethod', callee.property.span, [
+        name,
+        typeToString(objectType),
+        '; maps have no methods: read entries as m[key], remove them with delete m[key], list them with Object.keys(m) or Object.values(m)',
+      ]);
+      return this.uncheckedArguments(expression);
+    }
     const memberType = this.memberOf(objectType, name, callee);
     this.tables.types.set(callee, memberType);
     if (memberType.kind !== 'any') this.report('notCallable', callee.span, [`${typeToString(memberType)} value "${name}"`]);

@@ -116,6 +116,10 @@ describe('calls', () => {
     expect(bodyDiagnostics('this.increment(1);')).toEqual(['V3004 11:6 increment']);
     expect(message('this.increment(1);')).toBe('collection "T" has no function "increment"');
     expect(bodyDiagnostics('this.constructor("x");')).toEqual(['V3004 11:6 constructor']);
+    expect(bodyDiagnostics('let has = this.m.hasOwnProperty(s);')).toEqual(['V3004 11:18 hasOwnProperty']);
+    expect(message('let has = this.m.hasOwnProperty(s);')).toBe(
+      'map<string, number> has no function "hasOwnProperty"; maps have no methods: read entries as m[key], remove them with delete m[key], list them with Object.keys(m) or Object.values(m)',
+    );
   });
 
   it('V3005: array methods that need a callback', () => {
