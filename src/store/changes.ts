@@ -4,7 +4,7 @@
 // null at the timeout. It sleeps on the backend's commit notifications (in-process for SQLite, LISTEN/NOTIFY
 // for PostgreSQL), then reads the new log entries: no polling loop.
 
-import { changeKey, changeLogRange, clockKey, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
+import { changeKey, changeKeyTimestamp, changeLogRange, clockKey, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
 import { decodeU64 } from './encoding.ts';
 import type { KvStore } from './kv.ts';
 import { invalidQuery } from './errors.ts';
@@ -56,7 +56,7 @@ export class ChangeFeed {
   /** The commits after `since`, oldest first, at most `limit` of them. */
   async changesSince(since: number, limit = 1000): Promise<CommitChanges[]> {
     const entries = await this.#kv.scan({ gte: changeKey(Math.floor(since) + 1), lt: changeLogRange.lt }, { limit });
-    return entries.map((entry) => ({ timestamp: decodeU64(entry.key, 1), changes: JSON.parse(entry.value.toString('utf8')) as Change[] }));
+    return entries.map((entry) => ({ timestamp: changeKeyTimestamp(entry.key), changes: JSON.parse(entry.value.toString('utf8')) as Change[] }));
   }
 
   /** The timestamp of the last change of the target (0 when it never changed). */
