@@ -640,7 +640,7 @@ export class FunctionCompiler {
         const call = builtin.call;
         return (f) => call(f.st, undefined, evalArgs(f));
       }
-      return this.methodCall(callee, evalArgs, calleeText, e.arguments.length, e.arguments.length === 1 ? this.expression(e.arguments[0]!) : undefined);
+      return this.methodCall(callee, evalArgs, calleeText, e.arguments, e.arguments.length === 1 ? this.expression(e.arguments[0]!) : undefined);
     }
 
     const evaluateCallee = this.expression(callee);
@@ -654,9 +654,10 @@ export class FunctionCompiler {
     callee: MemberExpression,
     evalArgs: (f: Frame) => unknown[],
     calleeText: string,
-    argumentCount: number,
+    argumentNodes: readonly Expression[],
     singleArgument: Eval | undefined,
   ): Eval {
+    const argumentCount = argumentNodes.length;
     const name = callee.property.name;
     const object = this.expression(callee.object);
     const method = (receiver: string) => {
@@ -672,6 +673,18 @@ export class FunctionCompiler {
         const cost = gas.base + (gas.perUnit ?? 0);
         const item = singleArgument!;
         const receiverOperand = this.operand(callee.object);
+        const itemOperand = this.operand(argumentNodes[0]!);
+        if (receiverOperand.kind === 'slot' && itemOperand.kind === 'slot') {
+          const receiverSlot = receiverOperand.slot;
+          const itemSlot = itemOperand.slot;
+          return (f) => {
+            const receiver = f.slots[receiverSlot];
+            if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) return generic(f, receiver);
+            const st = f.st;
+            if ((st.gas -= cost) < 0) throw outOfGas(st);
+            return receiver.push(f.slots[itemSlot]);
+          };
+        }
         if (receiverOperand.kind === 'slot') {
           const receiverSlot = receiverOperand.slot;
           return (f) => {
@@ -770,6 +783,10 @@ export class FunctionCompiler {
     if (e.kind === 'identifierExpression') {
       const binding = this.scope.lookup(e.name);
       if (binding && binding.initialized) return { kind: 'slot', slot: binding.slot };
+    }
+    if (e.kind === 'member' && e.property.name === 'length' && e.object.kind === 'identifierExpression') {
+      const binding = this.scope.lookup(e.object.name);
+      if (binding && binding.initialized) return { kind: 'length', slot: binding.slot };
     }
     return { kind: 'other', eval: this.expression(e) };
   }
