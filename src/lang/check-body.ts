@@ -86,6 +86,14 @@ const callbackMethods = new Set([
   'some', 'every', 'sort', 'flatMap',
 ]);
 
+/** Why some JavaScript names are absent (collection functions are deterministic and self-contained). */
+const missingNameHints = new Map([
+  ['Date', '; collection functions have no clock, so that every run gives the same result: pass the time as an argument'],
+  ['random', '; collection functions have no randomness, so that every run gives the same result'],
+  ['JSON', '; there is no JSON object in collection functions'],
+  ['console', '; there is no console in collection functions: use error(message) to stop with a message'],
+]);
+
 /** A place an assignment, update or delete writes to. */
 interface Target {
   type: Type;
@@ -167,8 +175,10 @@ class BodyChecker {
 
   private suggestionsLeft = SUGGESTION_BUDGET;
 
-  /** `; did you mean "x"?` while the budget lasts, else ''. */
-  private suggest(name: string, candidates: () => Iterable<string>): string {
+  /** `; did you mean "x"?` while the budget lasts, else ''; a fixed hint for names people expect from JavaScript. */
+  private suggest(name: string, candidates: () => Iterable<string>, globalName = false): string {
+    const hint = globalName ? missingNameHints.get(name) : undefined;
+    if (hint) return hint;
     if (this.suggestionsLeft <= 0) return '';
     this.suggestionsLeft--;
     return didYouMean(name, candidates());
@@ -457,7 +467,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames())]);
+      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames(), true)]);
       return anyType;
     }
     if (binding === UNINITIALISED) {
@@ -697,7 +707,7 @@ class BodyChecker {
     const global = lookupGlobal(name);
     const binding = !local && global?.kind === 'function' ? { kind: 'global' as const, builtin: global } : this.resolve(name);
     if (!binding) {
-      this.report('unknownName', callee.span, [name, this.suggest(name, () => this.knownNames())]);
+      this.report('unknownName', callee.span, [name, this.suggest(name, () => this.knownNames(), true)]);
       return this.uncheckedArguments(expression);
     }
     if (binding === UNINITIALISED) {
@@ -752,7 +762,7 @@ class BodyChecker {
           this.report('unknownMethod', callee.property.span, [
             name,
             describe(objectType),
-            this.suggest(name, () => membersOf(objectType).map((b) => b.name)),
+            this.suggest(name, () => membersOf(objectType).map((b) => b.name), objectType.kind === 'namespace'),
           ]);
         }
         return this.uncheckedArguments(expression);
@@ -983,7 +993,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames())]);
+      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames(), true)]);
       return undefined;
     }
     if (binding === UNINITIALISED) {

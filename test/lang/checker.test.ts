@@ -23,6 +23,12 @@ describe('names', () => {
     expect(message('let total = 1;\nthis.count = totl;')).toBe('cannot find name "totl"; did you mean "total"?');
     expect(bodyDiagnostics('this.count = Date.now();')).toEqual(['V3001 11:14 Date']);
     expect(bodyDiagnostics('this.count = random();')).toEqual(['V3001 11:14 random']);
+    expect(message('this.count = Date.now();')).toBe(
+      'cannot find name "Date"; collection functions have no clock, so that every run gives the same result: pass the time as an argument',
+    );
+    expect(message('this.count = Math.random();')).toBe(
+      'Math has no function "random"; collection functions have no randomness, so that every run gives the same result',
+    );
   });
 
   it('resolves parameters, block-scoped variables, globals, namespaces and undefined', () => {
