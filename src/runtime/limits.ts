@@ -24,7 +24,8 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
 export const MAX_GAS = 1_000_000_000;
 
 export function resolveLimits(limits: Partial<ExecutionLimits> | undefined): ExecutionLimits {
-  const resolved = { ...DEFAULT_LIMITS, ...limits };
+  const given = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
+  const resolved = { ...DEFAULT_LIMITS, ...given } as ExecutionLimits;
   for (const [name, value] of Object.entries(resolved)) {
     if (!Number.isSafeInteger(value) || value < 0) {
       throw new RangeError(`limit ${name} must be a non-negative integer, got ${String(value)}`);

@@ -463,3 +463,13 @@ describe('records of other collections are read-only everywhere inside them', ()
     expect(ok(call(t, 'ok', { id: 'a' }, [other])).returnValue).toBe(3);
   });
 });
+
+describe('limits', () => {
+  const t = load(`@public collection T { id: string; f (): number { return 1; } }`, 'T');
+
+  it('undefined limits take their defaults; bad ones are invalid arguments', () => {
+    expect(ok(call(t, 'f', { id: 'a' }, [], {}, { gas: undefined, maxCallDepth: undefined })).returnValue).toBe(1);
+    expect(fails(call(t, 'f', { id: 'a' }, [], {}, { gas: 1.5 }))).toMatchObject({ reason: 'function/invalid-args', message: 'limit gas must be a non-negative integer, got 1.5' });
+    expect(fails(call(t, 'f', { id: 'a' }, [], {}, { gas: 2e9 })).message).toBe('limit gas must be at most 1000000000, got 2000000000');
+  });
+});
