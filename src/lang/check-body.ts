@@ -86,6 +86,9 @@ const callbackMethods = new Set([
   'some', 'every', 'sort', 'flatMap',
 ]);
 
+/** A pseudo-subject of the flow facts: `this.id` has been assigned on every path to this point. */
+const ID_ASSIGNED: Binding = { kind: 'undefined' };
+
 /** Why some JavaScript names are absent (collection functions are deterministic and self-contained). */
 const missingNameHints = new Map([
   ['Date', '; collection functions have no clock, so that every run gives the same result: pass the time as an argument'],
@@ -108,6 +111,9 @@ interface Target {
 export interface BodyResult {
   /** Whether the body contains `this.id = ...` (the constructor must). */
   assignsId: boolean;
+  /** In a constructor that assigns `this.id`: a place where it can finish without having done so
+   *  (a `return`, or the end of the body), if there is one. */
+  idMissingAt?: Span;
 }
 
 export function checkFunctionBody(
@@ -119,11 +125,12 @@ export function checkFunctionBody(
 ): BodyResult {
   const checker = new BodyChecker(collections, collection, fn, tables, diagnostics);
   checker.run();
-  return { assignsId: checker.assignsId };
+  return { assignsId: checker.assignsId, idMissingAt: checker.idMissingAt };
 }
 
 class BodyChecker {
   assignsId = false;
+  idMissingAt: Span | undefined;
   private loopDepth = 0;
   private scope: Scope = new Scope();
   private readonly isConstructor: boolean;
@@ -146,8 +153,10 @@ class BodyChecker {
     });
     // The body's top-level statements share the parameters' scope, as in JavaScript.
     this.statements(this.fn.node.body.body);
+    const completes = !this.fn.node.body.body.some((statement) => this.exits(statement));
+    if (this.isConstructor && completes) this.noteIdMissing({ start: this.fn.node.body.span.end - 1, end: this.fn.node.body.span.end });
     const declared = this.fn.returnType;
-    if (declared && !this.fn.node.body.body.some((statement) => this.exits(statement))) {
+    if (declared && completes) {
       this.report('missingReturn', this.fn.node.name.span, [this.fn.name, typeToString(declared)]);
     }
   }
@@ -370,7 +379,13 @@ class BodyChecker {
     });
   }
 
+  /** Records where a constructor can finish without `this.id` (the first such place). */
+  private noteIdMissing(span: Span): void {
+    if (!this.present.has(ID_ASSIGNED)) this.idMissingAt ??= span;
+  }
+
   private returnStatement(argument: Expression | null, span: Span): void {
+    if (this.isConstructor) this.noteIdMissing(span);
     const declared = this.fn.returnType;
     if (!argument) {
       if (declared) this.report('missingReturnValue', span, [this.fn.name, typeToString(declared)]);
@@ -1041,7 +1056,10 @@ class BodyChecker {
       }
       if (name === 'id') {
         if (this.isConstructor && object.kind === 'this' && operation === 'assign') {
-          if (plain) this.assignsId = true;
+          if (plain) {
+            this.assignsId = true;
+            this.present.add(ID_ASSIGNED);
+          }
         } else {
           this.report('idAssignedOutsideConstructor', span);
           return undefined;

@@ -28,10 +28,17 @@ export function check(program: Program): CheckResult {
   };
   for (const collection of collections) {
     for (const fn of collection.functions) {
-      const { assignsId } = checkFunctionBody(collectionsByName, collection, fn, checked, diagnostics);
+      const { assignsId, idMissingAt } = checkFunctionBody(collectionsByName, collection, fn, checked, diagnostics);
       // Without an id field, V2003 already says what is wrong.
-      if (fn.name === 'constructor' && !assignsId && collection.fieldsByName.has('id')) {
+      if (fn.name !== 'constructor' || !collection.fieldsByName.has('id')) continue;
+      if (!assignsId) {
         diagnostics.push(diagnostic('constructorMissingId', fn.node.name.span, [collection.name]));
+      } else if (idMissingAt) {
+        diagnostics.push(
+          diagnostic('constructorMissingId', fn.node.name.span, [collection.name], [
+            { message: 'the constructor can finish here without having assigned this.id', span: idMissingAt },
+          ]),
+        );
       }
     }
   }

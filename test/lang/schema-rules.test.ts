@@ -50,6 +50,52 @@ describe('the id field', () => {
     expect(located(schema)).toEqual(['V2022 4:3 constructor']);
   });
 
+  it('V2022: a constructor that can finish without assigning this.id, with a note where', () => {
+    const schema = `collection T {
+  id: string;
+  constructor (id: string, named: boolean) {
+    if (named) {
+      this.id = id;
+    }
+  }
+}`;
+    expect(located(schema)).toEqual(['V2022 3:3 constructor']);
+    const result = checkSchema(schema);
+    const note = result.diagnostics[0]!.notes[0]!;
+    expect(note.message).toBe('the constructor can finish here without having assigned this.id');
+    expect(result.source.position(note.span!.start)).toEqual({ line: 7, column: 3 });
+
+    const early = `collection T {
+  id: string;
+  constructor (id: string) {
+    if (id == '') { return; }
+    this.id = id;
+  }
+}`;
+    expect(located(early)).toEqual(['V2022 3:3 constructor']);
+    expect(checkSchema(early).source.position(checkSchema(early).diagnostics[0]!.notes[0]!.span!.start)).toEqual({ line: 4, column: 21 });
+  });
+
+  it('accepts a constructor that assigns this.id on every path it can finish by', () => {
+    const schema = `collection T {
+  id: string;
+  constructor (id?: string) {
+    if (id) { this.id = id; } else if (ctx.publicKey) { this.id = ctx.publicKey.toHex(); } else { error('no id'); }
+  }
+  f () {}
+}
+collection U {
+  id: string;
+  constructor (id: string) {
+    if (id == '') { throw error('empty'); }
+    while (true) { this.id = id; break; }
+    this.id = id;
+    return;
+  }
+}`;
+    expect(located(schema)).toEqual([]);
+  });
+
   it('accepts a constructor that assigns this.id anywhere in its body', () => {
     const schema = `collection T {
   id: string;
