@@ -107,7 +107,6 @@ export function looseEquals(st: ExecState, a: unknown, b: unknown): boolean {
   if (isPrimitive(a) && isPrimitive(b)) return a == b;
   // Two objects are equal only when they are the same one (above); an object and a primitive never
   // are here (JavaScript would convert the object to text first).
-  if (!isPrimitive(a) && !isPrimitive(b)) return false;
   return false;
 }
 
