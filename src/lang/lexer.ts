@@ -36,8 +36,9 @@ export const UnterminatedString = createToken({
   pattern: /'(?:[^'\\\n\r]|\\(?:\r\n|[\s\S]))*|"(?:[^"\\\n\r]|\\(?:\r\n|[\s\S]))*/,
   group: INVALID_GROUP,
 });
-// Template literals are not supported in bodies (acorn reports them), but they must be skipped as
-// a whole so that a `}` inside `${…}` does not close the function.
+// Strings, template literals and numbers only reach the parser when they are misplaced in the
+// structure (inside a function body, body-scanner.ts skips them); they are tokens so that the error
+// shows them whole.
 export const TemplateLiteral = createToken({
   name: 'TemplateLiteral',
   label: 'template literal',
@@ -135,7 +136,7 @@ function opensFunctionBody(matchedTokens: IToken[]): boolean {
   return false;
 }
 
-export interface FunctionBodyPayload extends BodyScan {}
+export type FunctionBodyPayload = BodyScan;
 
 export const FunctionBody = createToken({
   name: 'FunctionBody',
