@@ -35,6 +35,7 @@ import {
   looseEquals,
   numeric,
   setIndex,
+  strictEquals,
   toNumeric,
   type NumericOperator,
 } from './operations.ts';
@@ -260,11 +261,13 @@ export class FunctionCompiler {
         };
       }
       case 'if': {
-        const test = this.expression(s.test);
         const consequent = this.nested(s.consequent);
         const alternate = s.alternate ? this.nested(s.alternate) : null;
         const cost = GAS.statement + nodes(s.test);
         const span = s.span;
+        const comparison = this.simpleComparison(s.test);
+        if (comparison) return comparisonBranch(comparison, consequent, alternate, cost, span);
+        const test = this.expression(s.test);
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -395,6 +398,17 @@ export class FunctionCompiler {
     const bound = this.operand(test.right);
     if (bound.kind === 'other') return null;
     return { slot: counter.slot, inclusive: test.operator === '<=', bound, delta: update.operator === '++' ? 1 : -1 };
+  }
+
+  /** `x < y`, `xs.length >= 3`, `n === 0`…: a comparison of a variable (or its length) with a variable or number. */
+  private simpleComparison(test: Expression): SimpleComparison | null {
+    if (test.kind !== 'binary') return null;
+    const code = COMPARISONS.indexOf(test.operator as (typeof COMPARISONS)[number]);
+    if (code < 0) return null;
+    const left = this.operand(test.left);
+    const right = this.operand(test.right);
+    if ((left.kind !== 'slot' && left.kind !== 'length') || (right.kind !== 'slot' && right.kind !== 'number')) return null;
+    return { code, left, right };
   }
 
   /** `x = value` where x is a writable, initialised variable: its slot and the value's code. */
@@ -965,6 +979,53 @@ function compoundOperator(operator: AssignmentExpression['operator']): Combine |
       return (_st, a, b) => numeric(op, a, b);
     }
   }
+}
+
+const COMPARISONS = ['<', '<=', '>', '>=', '===', '!=='] as const;
+
+interface SimpleComparison {
+  /** Index into COMPARISONS. */
+  code: number;
+  left: Extract<Operand, { kind: 'slot' | 'length' }>;
+  right: Extract<Operand, { kind: 'slot' | 'number' }>;
+}
+
+/** An `if` over a simple comparison, with the comparison inlined (same gas and results as the general `if`). */
+function comparisonBranch(comparison: SimpleComparison, consequent: Exec, alternate: Exec | null, cost: number, span: Statement['span']): Exec {
+  const { code, left, right } = comparison;
+  const leftSlot = left.slot;
+  const leftLength = left.kind === 'length';
+  const rightSlot = right.kind === 'slot' ? right.slot : -1;
+  const rightValue = right.kind === 'number' ? right.value : 0;
+  const operator = COMPARISONS[code]!;
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.span = span;
+    const slots = f.slots;
+    let a = slots[leftSlot];
+    if (leftLength) a = typeof a === 'string' || Array.isArray(a) ? a.length : getMember(a, 'length');
+    const b = rightSlot >= 0 ? slots[rightSlot] : rightValue;
+    let go: boolean;
+    if (typeof a === 'number' && typeof b === 'number') {
+      switch (code) {
+        case 0: go = a < b; break;
+        case 1: go = a <= b; break;
+        case 2: go = a > b; break;
+        case 3: go = a >= b; break;
+        case 4: go = a === b; break;
+        default: go = a !== b;
+      }
+    } else if (code === 4) {
+      go = strictEquals(st, a, b);
+    } else if (code === 5) {
+      go = !strictEquals(st, a, b);
+    } else {
+      go = compare(st, operator as '<' | '<=' | '>' | '>=', a, b);
+    }
+    if (go) return consequent(f);
+    return alternate ? alternate(f) : NORMAL;
+  };
 }
 
 interface CountedLoop {

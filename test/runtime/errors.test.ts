@@ -45,6 +45,7 @@ describe('faults', () => {
     [`for (const x of 5) {}`, '5 is not iterable'],
     [`let a = []; a['x'] = 1;`, 'invalid array index "x"'],
     [`ctx.publicKey = 1;`, 'Cannot assign to ctx.publicKey'],
+    [`let u; if (u.length > 1) {}`, 'Cannot read properties of undefined (reading "length")'],
   ])('%s', (text, message) => {
     expect(error(text)).toMatchObject({ reason: 'function/javascript-exception', message: `JavaScript exception error: ${message}` });
   });
@@ -164,5 +165,18 @@ describe('deeply nested input', () => {
       reason: 'function/invalid-args',
       message: 'invalid argument type for parameter "o": the record nests more than 256 levels deep',
     });
+  });
+});
+
+describe('comparisons in if statements', () => {
+  it('follow JavaScript for numbers, lengths, undefined and mixed operands', () => {
+    expect(
+      evaluate(
+        `let x; let n = 0; let r = 0; let t = 'abc'; let z = '10';
+         if (x === 0) { r += 1; } if (x !== n) { r += 10; } if (t.length >= 3) { r += 100; } if (n <= 0) { r += 1000; }
+         if (z > n) { r += 10000; } if (x < n) { r += 100000; }
+         return r;`,
+      ),
+    ).toBe(11110);
   });
 });
