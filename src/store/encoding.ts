@@ -57,7 +57,7 @@ export function encodeTuple(values: readonly KeyValue[], directions?: readonly D
 
 /** A string as an untruncated key component (collection ids and record ids in keys). */
 export function encodeString(text: string): Buffer {
-  return Buffer.concat([Buffer.of(TAG.string), stringBody(text, false)]);
+  return taggedString(TAG.string, text, false);
 }
 
 /** The one-byte prefix shared by every component of a type (used to bound a range scan to one type). */
@@ -71,49 +71,68 @@ function encodeAscending(value: KeyValue, truncate: boolean): Buffer {
     case 'null':
       return Buffer.of(TAG.null);
     case 'string':
-      return Buffer.concat([Buffer.of(TAG.string), stringBody(value.value, truncate)]);
-    case 'number':
-      return Buffer.concat([Buffer.of(TAG.number), numberBody(value.value)]);
+      return taggedString(TAG.string, value.value, truncate);
+    case 'number': {
+      const bytes = Buffer.allocUnsafe(9);
+      bytes[0] = TAG.number;
+      writeNumberBody(bytes, value.value);
+      return bytes;
+    }
     case 'boolean':
       return Buffer.of(TAG.boolean, value.value ? 1 : 0);
     case 'publicKey':
       if (value.value.length !== 64) throw new RangeError('a PublicKey key component must be 64 bytes');
       return Buffer.concat([Buffer.of(TAG.publicKey), value.value]);
     case 'reference':
-      return Buffer.concat([Buffer.of(TAG.reference), stringBody(value.collectionId, truncate), stringBody(value.id, truncate)]);
+      return Buffer.concat([taggedString(TAG.reference, value.collectionId, truncate), stringBody(value.id, truncate)]);
   }
 }
 
-function numberBody(n: number): Buffer {
+/** Writes the 8 order-preserving bytes of a number at offset 1. */
+function writeNumberBody(bytes: Buffer, n: number): void {
   if (Number.isNaN(n)) throw new RangeError('NaN cannot be encoded in a key');
-  const bytes = Buffer.alloc(8);
-  bytes.writeDoubleBE(n === 0 ? 0 : n); // -0 is 0
-  if (bytes[0]! & 0x80) {
-    for (let i = 0; i < 8; i++) bytes[i] = ~bytes[i]! & 0xff;
+  bytes.writeDoubleBE(n === 0 ? 0 : n, 1); // -0 is 0
+  if (bytes[1]! & 0x80) {
+    for (let i = 1; i < 9; i++) bytes[i] = ~bytes[i]! & 0xff;
   } else {
-    bytes[0] = bytes[0]! | 0x80;
+    bytes[1] = bytes[1]! | 0x80;
   }
-  return bytes;
 }
 
-function stringBody(text: string, truncate: boolean): Buffer {
+/** A tag byte followed by the string body. */
+function taggedString(tag: number, text: string, truncate: boolean): Buffer {
   let utf8 = Buffer.from(text, 'utf8');
   let truncated = false;
   if (truncate && utf8.length > MAX_INDEXED_STRING_BYTES) {
     utf8 = utf8.subarray(0, MAX_INDEXED_STRING_BYTES);
     truncated = true;
   }
+  const terminator = truncated ? 0x02 : 0x01;
+  if (utf8.indexOf(0) === -1) {
+    const out = Buffer.allocUnsafe(utf8.length + 3);
+    out[0] = tag;
+    utf8.copy(out, 1);
+    out[utf8.length + 1] = 0x00;
+    out[utf8.length + 2] = terminator;
+    return out;
+  }
   let zeros = 0;
   for (const byte of utf8) if (byte === 0) zeros++;
-  const out = Buffer.alloc(utf8.length + zeros + 2);
-  let o = 0;
+  const out = Buffer.alloc(utf8.length + zeros + 3);
+  out[0] = tag;
+  let o = 1;
   for (const byte of utf8) {
     out[o++] = byte;
     if (byte === 0) out[o++] = 0xff;
   }
   out[o++] = 0x00;
-  out[o] = truncated ? 0x02 : 0x01;
+  out[o] = terminator;
   return out;
+}
+
+/** The string body alone: escaped UTF-8 and its terminator. */
+function stringBody(text: string, truncate: boolean): Buffer {
+  return taggedString(0, text, truncate).subarray(1);
 }
 
 export function invert(bytes: Buffer): Buffer {

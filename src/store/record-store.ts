@@ -358,7 +358,7 @@ export class RecordStore {
     const reads: Buffer[] = [];
     const slots = new Map<string, number>();
     const slot = (key: Buffer): number => {
-      const hex = key.toString('hex');
+      const hex = key.toString('latin1');
       let at = slots.get(hex);
       if (at === undefined) {
         at = reads.push(key) - 1;
