@@ -81,16 +81,32 @@ const ACORN_OPTIONS = { ecmaVersion: 2022, sourceType: 'script', allowReturnOuts
  * Parses function bodies. Never throws: syntax errors, unsupported constructs and excessive nesting
  * become diagnostics, each in whole-file coordinates.
  *
- * All bodies of a file go to acorn in one call, as consecutive blocks of one script: setting up an
- * acorn parser costs about as much as parsing a small body. When that fails (a syntax error stops
- * acorn at the first one) each body is parsed on its own, so that every body reports its own error.
+ * Bodies go to acorn several at a time, as consecutive blocks of one script: setting up an acorn
+ * parser costs about as much as parsing a small body. When that fails (a syntax error stops acorn
+ * at the first one) each body of the batch is parsed on its own, so that each reports its own error.
  */
 export function parseBodies(bodies: readonly BodySource[]): ParsedBody[] {
-  if (bodies.length === 0) return [];
-  const blocks = parseTogether(bodies);
-  if (blocks === undefined) return bodies.map((body) => parseBody(body.block.slice(1, -1), body.start + 1));
-  return blocks.map((block, i) => convert(block.body, bodies[i]!.start - block.start));
+  const results: ParsedBody[] = [];
+  for (let first = 0; first < bodies.length; ) {
+    // Batches of bounded size: one acorn call per body costs setup, one call for a whole large file
+    // keeps its entire acorn tree alive at once, which the garbage collector makes expensive.
+    let last = first + 1;
+    let size = bodies[first]!.block.length;
+    while (last < bodies.length && size + bodies[last]!.block.length <= BATCH_SIZE) size += bodies[last++]!.block.length;
+    const batch = bodies.slice(first, last);
+    const blocks = parseTogether(batch);
+    if (blocks === undefined) {
+      for (const body of batch) results.push(parseBody(body.block.slice(1, -1), body.start + 1));
+    } else {
+      blocks.forEach((block, i) => results.push(convert(block.body, batch[i]!.start - block.start)));
+    }
+    first = last;
+  }
+  return results;
 }
+
+/** Characters of body text per acorn call. */
+const BATCH_SIZE = 16_384;
 
 /** The bodies as blocks of one script, or undefined when acorn fails or sees other blocks than ours. */
 function parseTogether(bodies: readonly BodySource[]): estree.BlockStatement[] | undefined {
@@ -386,10 +402,16 @@ class BodyConverter {
   }
 
   private expressionInner(node: estree.Expression | estree.Super | estree.PrivateIdentifier | estree.SpreadElement): Expression {
-    const span = this.span(node);
     switch (node.type) {
       case 'Literal':
         return this.literal(node);
+      case 'MemberExpression':
+        return this.member(node);
+      case 'ParenthesizedExpression':
+        return this.expressionInner(node.expression);
+    }
+    const span = this.span(node);
+    switch (node.type) {
       case 'Identifier':
         return { kind: 'identifierExpression', name: this.name(node), span };
       case 'ThisExpression':
@@ -410,8 +432,6 @@ class BodyConverter {
         }
         return { kind: 'objectLiteral', properties, span };
       }
-      case 'MemberExpression':
-        return this.member(node);
       case 'CallExpression':
         if (node.optional) this.unsupported(node, 'optional chaining');
         return {
@@ -461,8 +481,6 @@ class BodyConverter {
           value: this.expression(node.right),
           span,
         };
-      case 'ParenthesizedExpression':
-        return this.expressionInner(node.expression);
       case 'ChainExpression':
         return this.unsupportedExpression(node, 'optional chaining');
       case 'SequenceExpression':
