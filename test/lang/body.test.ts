@@ -210,6 +210,23 @@ describe('spans', () => {
     expect(problems('let 1a = 2;')).toEqual(['V1008 1:27 identifier directly after number']);
   });
 
+  it('stay right across many bodies, with an error in one of them', () => {
+    const functions = Array.from({ length: 60 }, (_, i) => {
+      const lines = Array.from({ length: 40 }, (_, j) => `    this.total += ${i * 100 + j};`);
+      if (i === 37) lines[5] = '    this.total += ;';
+      return `  f${i}() {\n${lines.join('\n')}\n  }`;
+    });
+    const text = `collection A {\n${functions.join('\n')}\n}`;
+    const result = parse(text);
+    expect(result.diagnostics.map((d) => [d.code, result.source.position(d.span.start)])).toEqual([
+      ['V1008', { line: 2 + 37 * 42 + 6, column: 19 }],
+    ]);
+    const items = result.program!.collections[0]!.items as FunctionDeclaration[];
+    expect(items.map((f) => f.body.body.length)).toEqual(items.map((_, i) => (i === 37 ? 0 : 40)));
+    const last = items[59]!.body.body[39]!;
+    expect(text.slice(last.span.start, last.span.end)).toBe('this.total += 5939;');
+  });
+
   it('give each function its own syntax error', () => {
     expect(parse('collection A { f() { let x = ; } g() { if ( } }').diagnostics.map((d) => d.code)).toEqual(['V1008', 'V1008']);
   });
