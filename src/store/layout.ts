@@ -47,13 +47,14 @@ export interface Layout {
 const ID_FIELD: IndexField = { path: 'id', direction: 'asc', type: { kind: 'string' } };
 
 export function layoutOf(collection: Collection): Layout {
-  const fields: Record<string, FieldInfo> = {};
+  // A Map, not an object: a field may be called `__proto__`.
+  const fields = new Map<string, FieldInfo>();
   const topLevel: FieldInfo[] = [];
   const walk = (declarations: readonly FieldDeclaration[], prefix: string): void => {
     for (const field of declarations) {
       const path = prefix + field.name.name;
       const info: FieldInfo = { path, typeText: describeType(field.type, path), indexable: indexableType(field.type) };
-      fields[path] = info;
+      fields.set(path, info);
       if (prefix === '') topLevel.push(info);
       if (field.type.kind === 'objectType') walk(field.type.fields, `${path}.`);
     }
@@ -62,14 +63,14 @@ export function layoutOf(collection: Collection): Layout {
     collection.items.filter((item): item is FieldDeclaration => item.kind === 'field'),
     '',
   );
-  fields.id ??= { path: 'id', typeText: 'string', indexable: { kind: 'string' } };
+  if (!fields.has('id')) fields.set('id', { path: 'id', typeText: 'string', indexable: { kind: 'string' } });
 
   const declared: IndexField[][] = [];
   for (const item of collection.items) {
     if (item.kind !== 'index') continue;
     const indexFields = item.fields.map((field): IndexField => {
       const path = field.path.map((segment) => segment.name).join('.');
-      const info = fields[path];
+      const info = fields.get(path);
       if (!info) throw invalidSchema(`index field "${path}" not found in schema`);
       if (!info.indexable) throw invalidSchema(`cannot index field "${path}" of type ${info.typeText}`);
       return { path, direction: field.direction, type: info.indexable };
@@ -91,7 +92,7 @@ export function layoutOf(collection: Collection): Layout {
     if (!indexes.some((index) => index.id === id)) indexes.push({ id, fields: indexFields, primary: false });
   }
   indexes.sort((a, b) => a.fields.length - b.fields.length); // stable: source order within a length
-  return { collection: collection.name.name, fields, indexes };
+  return { collection: collection.name.name, fields: Object.fromEntries(fields), indexes };
 }
 
 function indexId(fields: readonly IndexField[]): string {

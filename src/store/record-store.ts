@@ -272,6 +272,7 @@ export class RecordStore {
   async get(collectionId: string, id: string): Promise<GetResult> {
     checkCollectionId(collectionId);
     checkRecordId(id);
+    // The timestamp is read before the record, so that long-polling `since` it cannot miss a change.
     const timestamp = await this.timestamp();
     const [layout, value] = await Promise.all([this.kv.get(layoutKey(collectionId)), this.kv.get(recordKey(collectionId, id))]);
     if (!layout) throw collectionNotFound(collectionId);
@@ -288,8 +289,8 @@ export class RecordStore {
     const hasBefore = given(query.before);
     if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
 
-    const timestamp = await this.timestamp();
-    const layoutBytes = await this.kv.get(layoutKey(collectionId));
+    // The timestamp is read before any record, so that long-polling `since` it cannot miss a change.
+    const [timestamp, layoutBytes] = await Promise.all([this.timestamp(), this.kv.get(layoutKey(collectionId))]);
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const indexes = this.#indexes(collectionId, layoutBytes);
     const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);

@@ -76,6 +76,13 @@ describe('layoutOf', () => {
     expect(layoutOf(program!.collections[0]!)).toEqual(personLayout);
   });
 
+  it('copes with field names that are Object.prototype properties', () => {
+    const fields = JSON.parse('{"id": "string", "__proto__": "number", "constructor": "string"}') as Record<string, 'string' | 'number'>;
+    const layout = layoutOf(collection('A', fields, [['__proto__', 'constructor']]));
+    expect(Object.keys(layout.fields).sort()).toEqual(['__proto__', 'constructor', 'id']);
+    expect(layout.indexes.map((i) => i.fields.length)).toEqual([1, 2, 2, 3]);
+  });
+
   it('is plain JSON', () => {
     expect(JSON.parse(JSON.stringify(personLayout))).toEqual(personLayout);
   });
