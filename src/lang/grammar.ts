@@ -6,7 +6,7 @@
 // The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
 // far more expensive than parsing a schema.
 
-import { CstParser, EMPTY_ALT, type CstNode, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { CstParser, EMPTY_ALT, tokenMatcher, type CstNode, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
 import {
   allTokens,
   AtIndex,
@@ -52,13 +52,13 @@ function expectedAfterCommonPrefix(paths: TokenType[][], actual: IToken[]): Expe
   let best = 0;
   for (const path of paths) {
     let matched = 0;
-    while (matched < path.length && matched < actual.length && tokenFits(actual[matched]!, path[matched]!)) matched++;
+    while (matched < path.length && matched < actual.length && tokenMatcher(actual[matched]!, path[matched]!)) matched++;
     if (matched < path.length) best = Math.max(best, matched);
   }
   const names = new Set<string>();
   for (const path of paths) {
     let fits = true;
-    for (let i = 0; i < best && fits; i++) fits = i < path.length && tokenFits(actual[i]!, path[i]!);
+    for (let i = 0; i < best && fits; i++) fits = i < path.length && tokenMatcher(actual[i]!, path[i]!);
     const next = path[best];
     if (fits && next !== undefined) names.add(friendlyName(next));
   }
@@ -67,9 +67,6 @@ function expectedAfterCommonPrefix(paths: TokenType[][], actual: IToken[]): Expe
   return { lookahead: best, expected: [...names] };
 }
 
-function tokenFits(token: IToken, type: TokenType): boolean {
-  return token.tokenType === type || (token.tokenType.CATEGORIES ?? []).includes(type);
-}
 
 const errorMessages: IParserErrorMessageProvider = {
   buildMismatchTokenMessage: ({ expected }) =>
