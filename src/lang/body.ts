@@ -180,6 +180,12 @@ function syntaxErrorDiagnostic(error: unknown, source: string, start: number): D
     return diagnostic('invalidAssignmentTarget', { start: at, end: Math.min(at + 1, start + source.length) });
   }
   if (message === 'Unexpected token') {
+    // In a script `await` and `yield` are plain names, so `await x` fails as a name followed by `x`.
+    const keyword = /\b(?:await|yield)\s*$/.exec(source.slice(Math.max(0, position - 16), position));
+    if (keyword) {
+      const keywordStart = at - keyword[0].length;
+      return diagnostic('unsupportedConstruct', { start: keywordStart, end: keywordStart + 5 }, ['`async`/`await`/`yield`']);
+    }
     const token = tokenAt(source, position);
     return diagnostic('bodySyntaxError', { start: at, end: at + Math.max(1, token.length) }, [`unexpected \`${token || '}'}\``]);
   }
