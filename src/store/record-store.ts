@@ -10,7 +10,7 @@
 import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
 import { ChangeFeed, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
-import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError, StoreError } from './errors.ts';
+import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError } from './errors.ts';
 import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
 import {
   changeKey,
@@ -19,8 +19,6 @@ import {
   collectionIndexesPrefix,
   indexPrefix,
   layoutKey,
-  MAX_COLLECTION_ID_BYTES,
-  MAX_RECORD_ID_BYTES,
   prefixRange,
   recordDeletedKey,
   recordDeletedPrefix,
@@ -33,11 +31,11 @@ import {
 import type { KvOp, KvStore } from './kv.ts';
 import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
+import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkWrites, parseLimit } from './validation.ts';
 
 export type { JsonObject } from './index-entries.ts';
 
-export const DEFAULT_LIMIT = 100;
-export const MAX_LIMIT = 1000;
+export { DEFAULT_LIMIT, MAX_LIMIT } from './validation.ts';
 /** How many index entries one list request may read, unless the caller says otherwise. */
 export const DEFAULT_SCAN_LIMIT = 5000;
 
@@ -524,83 +522,4 @@ function maxKey(a: Buffer, b: Buffer): Buffer {
 
 function minKey(a: Buffer, b: Buffer): Buffer {
   return Buffer.compare(a, b) <= 0 ? a : b;
-}
-
-function parseLimit(limit: unknown): number {
-  if (limit === undefined || limit === null || limit === '') return DEFAULT_LIMIT;
-  const n = typeof limit === 'string' && /^\s*\d+\s*$/.test(limit) ? Number(limit) : limit;
-  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw invalidQuery(`limit must be a positive integer, got ${JSON.stringify(limit)}`);
-  return Math.min(n, MAX_LIMIT);
-}
-
-function checkCollectionId(collectionId: unknown): asserts collectionId is string {
-  if (typeof collectionId !== 'string' || collectionId.length === 0) {
-    throw new StoreError('invalid-argument', 'collection/invalid-id', 'collection id must be a non-empty string');
-  }
-  if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
-    throw new StoreError('invalid-argument', 'collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
-  }
-}
-
-function checkRecordId(id: unknown): asserts id is string {
-  if (typeof id !== 'string') throw new StoreError('invalid-argument', 'record/id-not-string', 'record id must be a string');
-  if (Buffer.byteLength(id) > MAX_RECORD_ID_BYTES) {
-    throw new StoreError('invalid-argument', 'record/invalid-id', `record id is longer than ${MAX_RECORD_ID_BYTES} bytes`);
-  }
-}
-
-function invalidCommit(message: string): StoreError {
-  return new StoreError('invalid-argument', 'store/invalid-commit', message);
-}
-
-/** Validates the writes and returns each put's record as JSON text (undefined for deletes). */
-function checkWrites(writes: readonly Write[]): (string | undefined)[] {
-  if (!Array.isArray(writes)) throw invalidCommit('writes must be an array');
-  const seen = new Set<string>();
-  return writes.map((write) => {
-    if (typeof write !== 'object' || write === null) throw invalidCommit('each write must be an object');
-    checkCollectionId(write.collectionId);
-    let id: string;
-    let json: string | undefined;
-    if (write.kind === 'put') {
-      const record = write.record as unknown;
-      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
-        throw new StoreError('invalid-argument', 'record/not-object', `record should be an object, got: ${JSON.stringify(record) ?? String(record)}`);
-      }
-      checkRecordId(write.record.id);
-      id = write.record.id;
-      try {
-        json = JSON.stringify(record);
-      } catch (error) {
-        throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" is not JSON: ${(error as Error).message}`);
-      }
-    } else if (write.kind === 'delete') {
-      checkRecordId(write.id);
-      id = write.id;
-    } else {
-      throw invalidCommit(`unknown write kind ${JSON.stringify((write as { kind?: unknown }).kind)}`);
-    }
-    const key = JSON.stringify([write.collectionId, id]);
-    if (seen.has(key)) throw invalidCommit(`record "${id}" of collection "${write.collectionId}" is written twice in one commit`);
-    seen.add(key);
-    return json;
-  });
-}
-
-function checkExpectations(expectations: readonly Expectation[]): void {
-  if (!Array.isArray(expectations)) throw invalidCommit('expect must be an array');
-  for (const e of expectations) {
-    checkCollectionId(e.collectionId);
-    checkRecordId(e.id);
-    if (e.version !== null && !(Number.isSafeInteger(e.version) && e.version >= 0)) {
-      throw invalidCommit(`expected version of record "${e.id}" must be a timestamp or null`);
-    }
-  }
-}
-
-function checkClaim(claim: SignatureClaim): void {
-  if (typeof claim.signature !== 'string' || claim.signature.length === 0 || claim.signature.length > 1024) {
-    throw invalidCommit('the signature to claim must be a non-empty string of at most 1024 characters');
-  }
-  if (!Number.isSafeInteger(claim.expiresAt) || claim.expiresAt < 0) throw invalidCommit('the signature expiry must be a time in ms');
 }

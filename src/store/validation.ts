@@ -1,0 +1,88 @@
+// Validation of what callers hand the record store: list limits, ids, writes, expectations and signature
+// claims. Every problem is a typed StoreError that names the field, raised before anything is read or written.
+
+import { invalidQuery, StoreError } from './errors.ts';
+import { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
+import type { Expectation, SignatureClaim, Write } from './record-store.ts';
+
+export const DEFAULT_LIMIT = 100;
+export const MAX_LIMIT = 1000;
+
+export function parseLimit(limit: unknown): number {
+  if (limit === undefined || limit === null || limit === '') return DEFAULT_LIMIT;
+  const n = typeof limit === 'string' && /^\s*\d+\s*$/.test(limit) ? Number(limit) : limit;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) throw invalidQuery(`limit must be a positive integer, got ${JSON.stringify(limit)}`);
+  return Math.min(n, MAX_LIMIT);
+}
+
+export function checkCollectionId(collectionId: unknown): asserts collectionId is string {
+  if (typeof collectionId !== 'string' || collectionId.length === 0) {
+    throw new StoreError('invalid-argument', 'collection/invalid-id', 'collection id must be a non-empty string');
+  }
+  if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
+    throw new StoreError('invalid-argument', 'collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
+  }
+}
+
+export function checkRecordId(id: unknown): asserts id is string {
+  if (typeof id !== 'string') throw new StoreError('invalid-argument', 'record/id-not-string', 'record id must be a string');
+  if (Buffer.byteLength(id) > MAX_RECORD_ID_BYTES) {
+    throw new StoreError('invalid-argument', 'record/invalid-id', `record id is longer than ${MAX_RECORD_ID_BYTES} bytes`);
+  }
+}
+
+function invalidCommit(message: string): StoreError {
+  return new StoreError('invalid-argument', 'store/invalid-commit', message);
+}
+
+/** Validates the writes and returns each put's record as JSON text (undefined for deletes). */
+export function checkWrites(writes: readonly Write[]): (string | undefined)[] {
+  if (!Array.isArray(writes)) throw invalidCommit('writes must be an array');
+  const seen = new Set<string>();
+  return writes.map((write) => {
+    if (typeof write !== 'object' || write === null) throw invalidCommit('each write must be an object');
+    checkCollectionId(write.collectionId);
+    let id: string;
+    let json: string | undefined;
+    if (write.kind === 'put') {
+      const record = write.record as unknown;
+      if (typeof record !== 'object' || record === null || Array.isArray(record)) {
+        throw new StoreError('invalid-argument', 'record/not-object', `record should be an object, got: ${JSON.stringify(record) ?? String(record)}`);
+      }
+      checkRecordId(write.record.id);
+      id = write.record.id;
+      try {
+        json = JSON.stringify(record);
+      } catch (error) {
+        throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" is not JSON: ${(error as Error).message}`);
+      }
+    } else if (write.kind === 'delete') {
+      checkRecordId(write.id);
+      id = write.id;
+    } else {
+      throw invalidCommit(`unknown write kind ${JSON.stringify((write as { kind?: unknown }).kind)}`);
+    }
+    const key = JSON.stringify([write.collectionId, id]);
+    if (seen.has(key)) throw invalidCommit(`record "${id}" of collection "${write.collectionId}" is written twice in one commit`);
+    seen.add(key);
+    return json;
+  });
+}
+
+export function checkExpectations(expectations: readonly Expectation[]): void {
+  if (!Array.isArray(expectations)) throw invalidCommit('expect must be an array');
+  for (const e of expectations) {
+    checkCollectionId(e.collectionId);
+    checkRecordId(e.id);
+    if (e.version !== null && !(Number.isSafeInteger(e.version) && e.version >= 0)) {
+      throw invalidCommit(`expected version of record "${e.id}" must be a timestamp or null`);
+    }
+  }
+}
+
+export function checkClaim(claim: SignatureClaim): void {
+  if (typeof claim.signature !== 'string' || claim.signature.length === 0 || claim.signature.length > 1024) {
+    throw invalidCommit('the signature to claim must be a non-empty string of at most 1024 characters');
+  }
+  if (!Number.isSafeInteger(claim.expiresAt) || claim.expiresAt < 0) throw invalidCommit('the signature expiry must be a time in ms');
+}
