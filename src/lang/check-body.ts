@@ -37,7 +37,7 @@ import {
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
 import { Scope, UNINITIALISED } from './scope.ts';
-import { type Facts, breaksOut, intersection, testFacts } from './flow.ts';
+import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
   describe,
@@ -146,6 +146,14 @@ class BodyChecker {
   }
 
   run(): void {
+    const assignedByConstructor = this.collection.constructorFunction
+      ? assignedFields(this.collection.constructorFunction.node.body)
+      : new Set<string>();
+    for (const field of this.collection.fields) {
+      if (this.isConstructor ? field.name !== 'id' : field.optional && !assignedByConstructor.has(field.name)) {
+        this.trackedFields.set(field.name, { field: field.name });
+      }
+    }
     this.fn.parameters.forEach((p, index) => {
       if (!this.scope.declaredHere(p.name)) {
         this.scope.declare(p.name, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
@@ -207,18 +215,23 @@ class BodyChecker {
     }
   }
 
-  // --- optional parameters: where they are known to be present --------------------------------
+  // --- values that may be undefined, and where they are known to be present --------------------
   //
-  // An optional parameter may be undefined; storing it where a value is required is the bug
-  // Polybase reported as `record is missing field`. Tests narrow it as TypeScript does, on the
-  // paths where they hold: `if (name) …`, `if (name == undefined) { return; } …`, `name != null && …`,
-  // and assigning it a value.
+  // Subjects: optional parameters, and fields of `this` that may be missing: in the constructor
+  // every field until it is assigned, elsewhere the optional fields the constructor never assigns.
+  // Storing one where a value is required, or computing with it, is the bug Polybase met at run
+  // time (`record is missing field`, NaN). Tests narrow a subject as TypeScript does, on the paths
+  // where they hold: `if (name) …`, `if (name == undefined) { return; } …`, `name != null && …`; so
+  // does assigning it a value.
 
-  /** Optional parameters known to hold a value at this point of the body. */
-  private present = new Set<Binding>();
+  /** Subjects known to hold a value at this point of the body. */
+  private present = new Set<object>();
+
+  /** The fields of `this` this body tracks, each with the object that stands for it in `present`. */
+  private readonly trackedFields = new Map<string, { field: string }>();
 
   /** Runs `body` with `facts` added to what is known, and gives back what is known at its end. */
-  private withFacts(facts: ReadonlySet<Binding>, body: () => void): Set<Binding> {
+  private withFacts(facts: ReadonlySet<object>, body: () => void): Set<object> {
     const saved = this.present;
     this.present = new Set([...saved, ...facts]);
     try {
@@ -229,22 +242,37 @@ class BodyChecker {
     }
   }
 
-  /** The binding of an optional parameter that `expression` names, if it does. */
-  private optionalParameter(expression: Expression): Binding | undefined {
-    if (expression.kind !== 'identifierExpression') return undefined;
-    const binding = this.tables.bindings.get(expression);
-    return binding?.kind === 'parameter' && binding.optional ? binding : undefined;
+  /** The subject `expression` names (an optional parameter or a tracked field of `this`), if any. */
+  private subject(expression: Expression): object | undefined {
+    if (expression.kind === 'identifierExpression') {
+      const binding = this.tables.bindings.get(expression);
+      return binding?.kind === 'parameter' && binding.optional ? binding : undefined;
+    }
+    if (expression.kind === 'member' && expression.object.kind === 'this') return this.trackedFields.get(expression.property.name);
+    return undefined;
   }
 
-  /** The name of an optional parameter `expression` is, when it may be undefined here. */
+  /** How to name `expression` in a message when it may be undefined here, else undefined. */
   private maybeUndefined(expression: Expression): string | undefined {
-    const binding = this.optionalParameter(expression);
-    return binding && !this.present.has(binding) && binding.kind === 'parameter' ? binding.name : undefined;
+    const subject = this.subject(expression);
+    if (!subject || this.present.has(subject)) return undefined;
+    if ('field' in subject) {
+      return this.isConstructor
+        ? `this.${subject.field}, which is not assigned yet`
+        : `this.${subject.field}, an optional field the constructor never sets, which may be undefined`;
+    }
+    return `the optional parameter "${(subject as { name: string }).name}", which may be undefined`;
   }
 
-  /** Optional parameters a test proves present when it is truthy and when it is falsy. */
-  private facts(test: Expression): Facts<Binding> {
-    return testFacts(test, (expression) => this.optionalParameter(expression));
+  /** Subjects a test proves present when it is truthy and when it is falsy. */
+  private facts(test: Expression): Facts<object> {
+    return testFacts(test, (expression) => this.subject(expression));
+  }
+
+  /** Reports a computation with a value that may be undefined (`undefined + 1` is NaN). */
+  private requireOperand(operator: string, operand: Expression): void {
+    const phrase = this.maybeUndefined(operand);
+    if (phrase) this.report('badOperand', operand.span, [operator, phrase]);
   }
 
   private ifStatement(statement: IfStatement): void {
@@ -861,9 +889,13 @@ class BodyChecker {
     if (expression.operator === 'delete') {
       const target = this.target(expression.argument, 'delete');
       if (target && !target.deletable) this.report('invalidDelete', expression.argument.span, [target.description]);
+      const deleted = this.subject(expression.argument);
+      if (deleted) this.present.delete(deleted);
       return booleanType;
     }
     const operand = this.value(expression.argument);
+    const typeOk = expression.operator === '+' ? isNumeric(operand) || operand.kind === 'string' : isNumeric(operand);
+    if (expression.operator !== '!' && typeOk) this.requireOperand(`unary ${expression.operator}`, expression.argument);
     switch (expression.operator) {
       case '!':
         return booleanType;
@@ -883,6 +915,8 @@ class BodyChecker {
     const target = this.target(expression.argument, 'update');
     if (target && !isNumeric(target.type)) {
       this.report('badOperand', expression.span, [expression.operator, typeToString(target.type)]);
+    } else if (target) {
+      this.requireOperand(expression.operator, expression.argument);
     }
     return numberType;
   }
@@ -890,6 +924,17 @@ class BodyChecker {
   private binary(expression: BinaryExpression): Type {
     const left = this.value(expression.left);
     const right = this.value(expression.right);
+    const reported = this.diagnostics.length;
+    const type = this.binaryType(expression, left, right);
+    const computes = !['==', '!=', '===', '!==', '<', '<=', '>', '>='].includes(expression.operator);
+    if (computes && this.diagnostics.length === reported) {
+      this.requireOperand(expression.operator, expression.left);
+      this.requireOperand(expression.operator, expression.right);
+    }
+    return type;
+  }
+
+  private binaryType(expression: BinaryExpression, left: Type, right: Type): Type {
     const operator = expression.operator;
     const bad = (): void =>
       this.report('badOperand', expression.span, [operator, `${typeToString(left)} and ${typeToString(right)}`]);
@@ -934,7 +979,7 @@ class BodyChecker {
       } else if (!target.nullable) {
         this.requirePresent(expression.value, target.description);
       }
-      const assigned = this.optionalParameter(expression.target);
+      const assigned = this.subject(expression.target);
       if (assigned) {
         if (isNullish(found) || this.maybeUndefined(expression.value)) this.present.delete(assigned);
         else this.present.add(assigned);
@@ -946,14 +991,17 @@ class BodyChecker {
     const ok = operator === '+=' ? plusAssignable(target.type, found) : isNumeric(target.type) && isNumeric(found);
     if (!ok) {
       this.report('badOperand', expression.span, [operator, `${typeToString(target.type)} and ${typeToString(found)}`]);
+    } else {
+      this.requireOperand(operator, expression.target);
+      this.requireOperand(operator, expression.value);
     }
     return target.type;
   }
 
-  /** Reports an optional parameter that may be undefined stored where a value is required. */
+  /** Reports a value that may be undefined stored where a value is required. */
   private requirePresent(expression: Expression, description: string): void {
-    const name = this.maybeUndefined(expression);
-    if (name) this.report('nullNotAllowed', expression.span, [`the optional parameter "${name}", which may be undefined,`, description]);
+    const phrase = this.maybeUndefined(expression);
+    if (phrase) this.report('nullNotAllowed', expression.span, [`${phrase},`, description]);
   }
 
   private mismatch(found: Type, description: string, span: Span, nullable: boolean): void {

@@ -34,11 +34,9 @@ export function check(program: Program): CheckResult {
       if (!assignsId) {
         diagnostics.push(diagnostic('constructorMissingId', fn.node.name.span, [collection.name]));
       } else if (idMissingAt) {
-        diagnostics.push(
-          diagnostic('constructorMissingId', fn.node.name.span, [collection.name], [
-            { message: 'the constructor can finish here without having assigned this.id', span: idMissingAt },
-          ]),
-        );
+        // A warning, not an error: the rule is that the constructor assigns this.id somewhere, and
+        // the runtime rejects a run that did not (constructor/no-id-assigned).
+        diagnostics.push(diagnostic('constructorIdOnSomePaths', idMissingAt, [collection.name]));
       }
     }
   }

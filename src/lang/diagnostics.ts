@@ -128,6 +128,11 @@ export const catalogue = {
     severity: 'error',
     message: 'the id can only be assigned in the constructor: a record\'s id never changes',
   },
+  constructorIdOnSomePaths: {
+    code: 'V2024',
+    severity: 'warning',
+    message: 'the constructor of "{0}" can finish here without assigning this.id; creating a record this way fails',
+  },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------

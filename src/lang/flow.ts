@@ -1,6 +1,6 @@
 // Small pieces of the body checker's flow analysis: what a test proves, sets of facts, loop exits.
 
-import type { Expression, Statement } from './ast.ts';
+import type { BlockStatement, Expression, Statement } from './ast.ts';
 
 /** What a condition proves about some subjects (optional parameters): when it holds, when it does not. */
 export interface Facts<S> {
@@ -15,10 +15,6 @@ export interface Facts<S> {
 export function testFacts<S>(test: Expression, subject: (expression: Expression) => S | undefined): Facts<S> {
   const none = (): Facts<S> => ({ whenTrue: new Set(), whenFalse: new Set() });
   switch (test.kind) {
-    case 'identifierExpression': {
-      const s = subject(test);
-      return s === undefined ? none() : { whenTrue: new Set([s]), whenFalse: new Set() };
-    }
     case 'unary': {
       if (test.operator !== '!') return none();
       const inner = testFacts(test.argument, subject);
@@ -37,9 +33,30 @@ export function testFacts<S>(test: Expression, subject: (expression: Expression)
       if (test.operator === '||') return { whenTrue: intersection(left.whenTrue, right.whenTrue), whenFalse: union(left.whenFalse, right.whenFalse) };
       return none();
     }
-    default:
-      return none();
+    default: {
+      const s = subject(test);
+      return s === undefined ? none() : { whenTrue: new Set([s]), whenFalse: new Set() };
+    }
   }
+}
+
+/** The fields `this.<name> = …` (or `+=`, …) assigns anywhere in a body, on any path. */
+export function assignedFields(body: BlockStatement): Set<string> {
+  const fields = new Set<string>();
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (!node || typeof node !== 'object') return;
+    const record = node as { kind?: string; target?: Expression };
+    if (record.kind === 'assignment' && record.target?.kind === 'member' && record.target.object.kind === 'this') {
+      fields.add(record.target.property.name);
+    }
+    for (const [key, value] of Object.entries(record)) if (key !== 'span') visit(value);
+  };
+  visit(body);
+  return fields;
 }
 
 function isNullishLiteral(expression: Expression): boolean {
