@@ -249,6 +249,36 @@ describe('assignments', () => {
     expect(bodyDiagnostics('o = s;\nthis.name = o;\no = undefined;\nthis.name = o;', p)).toEqual(['V3011 14:13 o']);
   });
 
+  it('V3012 and V3011: computing with or storing a field that may be missing, unless a test proves it present', () => {
+    const schema = `collection T {
+  id: string;
+  age?: number;
+  likes?: number;
+  tags?: string[];
+  nextAge: number;
+  constructor (id: string) {
+    this.id = id;
+    this.likes = 0;
+    this.nextAge = this.nextAge + 1;
+  }
+  a () { this.nextAge = this.age + 1; }
+  b () { this.likes += 1; this.nextAge = this.likes * 2; }
+  c () { if (this.age) { this.nextAge = this.age + 1; } }
+  d () { if (this.age == undefined) { this.age = 0; } this.age += 1; }
+  e () { this.age = 5; this.nextAge = this.age - 1; }
+  f () { this.nextAge = this.age; }
+  g () { this.age++; }
+  h () { if (!this.tags) { this.tags = []; } this.tags.push('x'); this.nextAge = this.tags.length; }
+}`;
+    expect(located(schema)).toEqual(['V3012 10:20 this.nextAge', 'V3012 12:25 this.age', 'V3011 17:25 this.age', 'V3012 18:10 this.age']);
+    expect(reported(schema).map((d) => d.message)).toEqual([
+      'operator + cannot be applied to this.nextAge, which is not assigned yet',
+      'operator + cannot be applied to this.age, an optional field the constructor never sets, which may be undefined',
+      'cannot assign this.age, an optional field the constructor never sets, which may be undefined, to field "nextAge" of type number: only optional fields, optional parameters and variables can hold null or undefined',
+      'operator ++ cannot be applied to this.age, an optional field the constructor never sets, which may be undefined',
+    ]);
+  });
+
   it('V3014: records of other collections are read-only', () => {
     expect(bodyDiagnostics('o.balance = 0;', 'o: Other')).toEqual(['V3014 11:1 o.balance']);
     expect(message('o.balance = 0;', 'o: Other')).toBe(
