@@ -773,7 +773,10 @@ class BodyChecker {
       const fn = this.collection.functionsByName.get(name);
       if (fn && name !== 'constructor') {
         this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
-        return this.callFunction(expression, fn);
+        const result = this.callFunction(expression, fn);
+        // The called function may have set any field; assume it did rather than report noise.
+        for (const field of this.trackedFields.values()) this.present.add(field);
+        return result;
       }
       if (!this.collection.fieldsByName.has(name)) {
         const suffix =
