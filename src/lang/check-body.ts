@@ -2,7 +2,8 @@
 // semantics (Polybase ran bodies as JavaScript) minus its silent coercions: a mismatch that
 // Polybase only met at run time (or silently coerced) is a diagnostic here. Permissive where
 // JavaScript looseness is idiomatic and harmless: truthiness tests, comparing with null/undefined,
-// reading optional fields and map entries as their declared type.
+// reading map entries and optional fields as their declared type (only computing with, or storing,
+// an optional parameter or a field that may never have been set needs a test first).
 
 import type {
   ArrayLiteral,
