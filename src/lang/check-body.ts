@@ -930,7 +930,10 @@ class BodyChecker {
     const right = this.value(expression.right);
     const reported = this.diagnostics.length;
     const type = this.binaryType(expression, left, right);
-    const computes = !['==', '!=', '===', '!==', '<', '<=', '>', '>='].includes(expression.operator);
+    // Arithmetic with a missing value gives NaN; concatenating one gives "undefined", which
+    // JavaScript (and TypeScript) accept, so only arithmetic is checked.
+    const concatenates = expression.operator === '+' && (left.kind === 'string' || right.kind === 'string');
+    const computes = !concatenates && !['==', '!=', '===', '!==', '<', '<=', '>', '>='].includes(expression.operator);
     if (computes && this.diagnostics.length === reported) {
       this.requireOperand(expression.operator, expression.left);
       this.requireOperand(expression.operator, expression.right);
@@ -995,7 +998,7 @@ class BodyChecker {
     const ok = operator === '+=' ? plusAssignable(target.type, found) : isNumeric(target.type) && isNumeric(found);
     if (!ok) {
       this.report('badOperand', expression.span, [operator, `${typeToString(target.type)} and ${typeToString(found)}`]);
-    } else {
+    } else if (!(operator === '+=' && (target.type.kind === 'string' || found.kind === 'string'))) {
       this.requireOperand(operator, expression.target);
       this.requireOperand(operator, expression.value);
     }

@@ -270,6 +270,7 @@ describe('assignments', () => {
   g () { this.age++; }
   h () { if (!this.tags) { this.tags = []; } this.tags.push('x'); this.nextAge = this.tags.length; }
   i () { this.e(); this.nextAge = this.age + 1; }
+  j (): string { return 'age ' + this.age; }
 }`;
     expect(located(schema)).toEqual(['V3012 10:20 this.nextAge', 'V3012 12:25 this.age', 'V3011 17:25 this.age', 'V3012 18:10 this.age']);
     expect(reported(schema).map((d) => d.message)).toEqual([
