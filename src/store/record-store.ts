@@ -357,11 +357,11 @@ export class RecordStore {
     const reads: Buffer[] = [];
     const slots = new Map<string, number>();
     const slot = (key: Buffer): number => {
-      const hex = key.toString('latin1');
-      let at = slots.get(hex);
+      const text = key.toString('latin1');
+      let at = slots.get(text);
       if (at === undefined) {
         at = reads.push(key) - 1;
-        slots.set(hex, at);
+        slots.set(text, at);
       }
       return at;
     };
