@@ -38,8 +38,14 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     }
   };
 
-  run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
-  const port = await freePort();
+  let port: number;
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C', '--no-sync']);
+    port = await freePort();
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
   const settings = [
     `-p ${port}`,
     '-c listen_addresses=127.0.0.1',
@@ -49,7 +55,13 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     '-c full_page_writes=off',
     '-c max_connections=200',
   ].join(' ');
-  run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  try {
+    run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
+  } catch (error) {
+    spawnSync(asRoot ? 'runuser' : 'pg_ctl', asRoot ? ['-u', 'nobody', '--', 'pg_ctl', '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop']);
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 
   let stopped = false;
   const stopNow = (): void => {
