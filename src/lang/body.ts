@@ -245,7 +245,9 @@ class BodyConverter {
     const statements: Statement[] = [];
     for (const node of nodes) {
       if (node.type === 'EmptyStatement') continue;
-      if (node.type === 'VariableDeclaration') statements.push(...this.variableDeclarations(node));
+      if (node.type === 'VariableDeclaration') {
+        for (const declaration of this.variableDeclarations(node)) statements.push(declaration);
+      }
       else statements.push(this.statement(node));
     }
     return statements;

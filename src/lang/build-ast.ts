@@ -90,7 +90,7 @@ export function buildProgram(cst: CstNode, options: BuildOptions): Program {
   const parsed = parseBodies(context.bodies);
   context.bodies.forEach((body, i) => {
     const result = parsed[i]!;
-    context.diagnostics.push(...result.diagnostics);
+    for (const d of result.diagnostics) context.diagnostics.push(d);
     if (result.statements) body.into.body.body = result.statements;
   });
   return { kind: 'program', collections, span: { start: 0, end: context.text.length } };

@@ -41,8 +41,10 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
   const lexed = schemaLexer.tokenize(text);
   const { diagnostics, problems } = lexicalProblems(lexed, text);
   const nesting = limitNesting(lexed.tokens);
-  diagnostics.push(...nesting.diagnostics);
-  for (const d of nesting.diagnostics) problems.push(d.span.start);
+  for (const d of nesting.diagnostics) {
+    diagnostics.push(d);
+    problems.push(d.span.start);
+  }
   problems.sort((a, b) => a - b);
 
   let program: Program | undefined;

@@ -129,6 +129,18 @@ describe('absurd nesting gives a diagnostic, not a crash', () => {
   });
 });
 
+describe('many problems', () => {
+  it('reports 100,000 unsupported constructs in one body and 100,000 declarations in one statement', () => {
+    const many = parseChecked(`collection A { f() { ${'x = new X();\n'.repeat(100_000)} } }`);
+    expect(many.diagnostics).toHaveLength(100_000);
+    const declarations = Array.from({ length: 100_000 }, (_, i) => `a${i} = ${i}`).join(', ');
+    const wide = parseChecked(`collection A { f() { let ${declarations}; } }`);
+    expect(wide.diagnostics).toEqual([]);
+    const fn = wide.program!.collections[0]!.items[0];
+    expect(fn?.kind === 'function' && fn.body.body.length).toBe(100_000);
+  });
+});
+
 describe('size', () => {
   it('parses a ~5 MB schema', () => {
     const parts: string[] = [];
