@@ -14,7 +14,7 @@ import {
   type PermissionLoader,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, type Expectation, type JsonObject, type ListQuery, type ListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import {
@@ -70,10 +70,11 @@ export class RecordService {
     return { record, timestamp };
   }
 
-  async list(collectionId: string, query: ListQuery, caller: Caller): Promise<ListResult> {
+  /** A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). */
+  async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     const collection = await this.collections.resolve(collectionId);
     const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller);
-    return this.store.list(collectionId, query, filter);
+    return this.store.listJson(collectionId, query, filter);
   }
 
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */

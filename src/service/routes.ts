@@ -16,6 +16,8 @@ import { authenticate, type Caller } from './signature.ts';
 export const SERVICE_VERSION = '0.1.0';
 /** Polybase never filled in a block hash; the client only reads the field. */
 const BLOCK = Object.freeze({ hash: `0x${'0'.repeat(64)}` });
+const BLOCK_JSON = JSON.stringify(BLOCK);
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface RouteContext {
   service: RecordService;
@@ -88,7 +90,9 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     }
     const result = await service.list(collectionId, query, caller);
     setTimestamp(reply, result.timestamp);
-    return { data: result.records.map((record) => ({ data: record, block: BLOCK })), cursor: result.cursor };
+    // The records are already JSON texts (as stored): they go into the answer as they are.
+    const data = result.records.map((record) => `{"data":${record},"block":${BLOCK_JSON}}`).join(',');
+    return reply.type(JSON_TYPE).send(`{"data":[${data}],"cursor":${JSON.stringify(result.cursor)}}`);
   });
 
   app.get('/v0/collections/:collection/records/:id', async (request, reply) => {

@@ -15,6 +15,7 @@ export {
   type ListOptions,
   type ListQuery,
   type ListResult,
+  type RawListResult,
   type ReadFilter,
   type RebuildProgress,
   type SignatureClaim,

@@ -66,6 +66,13 @@ export interface ListResult {
   readonly timestamp: number;
 }
 
+/** A list page whose records are their stored JSON texts. */
+export interface RawListResult {
+  readonly records: string[];
+  readonly cursor: ListResult['cursor'];
+  readonly timestamp: number;
+}
+
 export interface GetResult {
   readonly record: JsonObject | null;
   /** The timestamp of the commit that wrote this version of the record (null when there is no record). */
@@ -279,6 +286,25 @@ export class RecordStore {
   }
 
   async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
+    return this.#list(collectionId, query, readFilter, options, (_text, record) => record());
+  }
+
+  /**
+   * `list`, but each record is its stored JSON text, exactly as `JSON.stringify` wrote it (so a caller can put it
+   * into an answer without parsing and serialising it again). A record is parsed only when the query has
+   * conditions to re-check or a read filter is given.
+   */
+  async listJson(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<RawListResult> {
+    return this.#list(collectionId, query, readFilter, options, (text) => text);
+  }
+
+  async #list<T>(
+    collectionId: string,
+    query: ListQuery,
+    readFilter: ReadFilter | undefined,
+    options: ListOptions,
+    output: (text: string, record: () => JsonObject) => T,
+  ): Promise<{ records: T[]; cursor: ListResult['cursor']; timestamp: number }> {
     checkCollectionId(collectionId);
     if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
     const limit = parseLimit(query.limit);
@@ -305,7 +331,8 @@ export class RecordStore {
     }
 
     const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
-    const records: JsonObject[] = [];
+    const records: T[] = [];
+    const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
     let first: Buffer | undefined;
     let last: Buffer | undefined;
     let scanned = 0;
@@ -317,8 +344,10 @@ export class RecordStore {
         first ??= entry.key;
         last = entry.key;
         // Index entries hold a copy of the record, so a page is one range read, however large the collection.
-        const record = parseRecord(entry.value);
-        if (recordMatches(record, plan.conditions) && (!readFilter || (await readFilter(record)))) records.push(record);
+        const text = entry.value.toString('utf8', 8);
+        let parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
+        if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
+        records.push(output(text, () => (parsed ??= JSON.parse(text) as JsonObject)));
         if (records.length === limit) break;
       }
       if (entries.length < want || last === undefined) break;
