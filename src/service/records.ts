@@ -261,10 +261,8 @@ export class RecordService {
     try {
       await this.store.commit({ writes, expect, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
     } catch (error) {
+      // (A replayed signed create is reported by the store as a replay: it checks the claim first.)
       if (error instanceof ConflictError && creating && error.collectionId === creating.collectionId && error.id === creating.id) {
-        // A replayed signed create finds its record already there; report the replay, not the id. Claiming the
-        // signature of a create refused for its id is harmless: the same request would be refused again.
-        if (caller.claim) await this.store.commit({ claimSignature: caller.claim });
         throw new ServiceError('already-exists', 'collection/id-exists', 'record id already exists in collection');
       }
       throw error;

@@ -407,6 +407,17 @@ export class RecordStore {
         if (!bytes) throw collectionNotFound(c);
         indexes.set(c, this.#indexes(c, bytes));
       });
+      // The claim is checked before the expectations: a replayed create finds its own record already there,
+      // and must be reported as the replay it is, not as a taken id.
+      const ops: KvOp[] = [];
+      if (claim) {
+        const existing = current[claimSlot];
+        const now = claim.now ?? Date.now();
+        if (existing && decodeU64(existing) > now) throw new SignatureReplayError();
+        if (existing) ops.push({ kind: 'delete', key: signatureExpiryKey(decodeU64(existing), claim.signature) });
+        ops.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
+        ops.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
+      }
       expectations.forEach((e, i) => {
         const value = current[expectSlots[i]!];
         const version = value ? decodeU64(value) : null;
@@ -419,15 +430,6 @@ export class RecordStore {
         }
       });
 
-      const ops: KvOp[] = [];
-      if (claim) {
-        const existing = current[claimSlot];
-        const now = claim.now ?? Date.now();
-        if (existing && decodeU64(existing) > now) throw new SignatureReplayError();
-        if (existing) ops.push({ kind: 'delete', key: signatureExpiryKey(decodeU64(existing), claim.signature) });
-        ops.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
-        ops.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
-      }
 
       const changes: Change[] = [];
       const stamp = encodeU64(timestamp);
