@@ -228,6 +228,11 @@ const implementations: Record<string, Impl> = {
     const start = relativeIndex(args[0], array.length, 0);
     const deleteCount =
       args.length === 0 ? 0 : args.length === 1 ? array.length - start : Math.min(Math.max(Math.trunc(num(args[1])) || 0, 0), array.length - start);
+    if (args.length <= 2) {
+      // Nothing inserted: the same checks, without copying and spreading the arguments.
+      checkArrayLength(st, array.length - deleteCount);
+      return array.splice(start, deleteCount);
+    }
     const items = args.slice(2);
     checkArrayLength(st, array.length - deleteCount + items.length);
     charge(st, items.length);

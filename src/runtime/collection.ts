@@ -37,6 +37,12 @@ export interface CompileOptions {
   collectionId?: string;
   /** The schema text, to give errors a line and column. */
   source?: SourceFile;
+  /**
+   * Whether to compile common shapes (counted loops, `x = …`, `list.push(x)`…) to fused closures;
+   * default true. With false every node takes the general path: same results and the same gas, only
+   * slower. It exists so that tests can check the fast paths against the general ones.
+   */
+  fastPaths?: boolean;
 }
 
 export class CollectionNotFoundError extends Error {}
@@ -68,7 +74,7 @@ export function compileCollection(
     perProgram = new Map();
     cache.set(program, perProgram);
   }
-  const key = `${collectionName}\u0000${collectionId}`;
+  const key = `${collectionName}\u0000${collectionId}\u0000${options.fastPaths === false ? 'general' : 'fast'}`;
   const hit = perProgram.get(key);
   if (hit && hit.source === source) return hit;
 
@@ -94,7 +100,7 @@ function build(program: Program, node: Collection, collectionId: string, source:
       body: () => 0,
     });
   }
-  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration).compile(fn);
+  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, options.fastPaths !== false).compile(fn);
 
   const compiled: CompiledCollection = {
     name: node.name.name,

@@ -185,6 +185,8 @@ export class FunctionCompiler {
   constructor(
     private readonly functions: ReadonlyMap<string, CompiledFunction>,
     private readonly declaration: FunctionDeclaration,
+    /** Fused closures for common shapes; false compiles everything the general way (for tests). */
+    private readonly fast = true,
   ) {
     this.scope = new Scope(null);
     for (const parameter of declaration.parameters) {
@@ -221,13 +223,22 @@ export class FunctionCompiler {
   }
 
   private block(block: BlockStatement): Exec {
-    return this.withScope(block.body, () => sequence(block.body.map((s) => this.statement(s))));
+    return sequence(this.blockStatements(block));
+  }
+
+  private blockStatements(block: BlockStatement): Exec[] {
+    return this.withScope(block.body, () => block.body.map((s) => this.statement(s)));
   }
 
   /** A statement in a position that is not a block (`if (x) y = 1;`): its own scope. */
   private nested(statement: Statement): Exec {
-    if (statement.kind === 'block') return this.block(statement);
-    return this.withScope([statement], () => this.statement(statement));
+    return sequence(this.nestedStatements(statement));
+  }
+
+  /** A loop body as its statements, so that a loop can run them without a sequence closure between. */
+  private nestedStatements(statement: Statement): Exec[] {
+    if (statement.kind === 'block') return this.blockStatements(statement);
+    return [this.withScope([statement], () => this.statement(statement))];
   }
 
   private statement(s: Statement): Exec {
@@ -239,6 +250,8 @@ export class FunctionCompiler {
       case 'expressionStatement': {
         const cost = GAS.statement + nodes(s.expression);
         const span = s.span;
+        const fused = this.fusedExpressionStatement(s.expression, cost, span);
+        if (fused) return fused;
         const assigned = this.plainSlotAssignment(s.expression);
         if (assigned) {
           // `x = expression;`, the most common statement, in one closure.
@@ -278,7 +291,7 @@ export class FunctionCompiler {
       }
       case 'while': {
         const test = this.expression(s.test);
-        const body = this.nested(s.body);
+        const [first, rest] = this.splitBody(this.nestedStatements(s.body));
         const cost = GAS.statement + nodes(s.test);
         const span = s.span;
         return (f) => {
@@ -287,7 +300,8 @@ export class FunctionCompiler {
             if ((st.gas -= cost) < 0) throw outOfGas(st);
             st.span = span;
             if (!test(f)) return NORMAL;
-            const completion = body(f);
+            let completion = first(f);
+            if (completion === NORMAL && rest !== null) completion = rest(f);
             if (completion === BREAK) return NORMAL;
             if (completion === RETURN) return RETURN;
           }
@@ -369,10 +383,11 @@ export class FunctionCompiler {
       const counted = this.countedLoop(s.test, s.update);
       const test = s.test ? this.expression(s.test) : null;
       const update = s.update ? this.expression(s.update) : null;
-      const body = this.nested(s.body);
+      const body = this.nestedStatements(s.body);
       const cost = GAS.statement + nodes(s.test) + nodes(s.update);
       const span = s.span;
-      if (counted) return countedLoop(counted, init, body, cost, span);
+      if (counted) return countedLoop(counted, init, this.splitBody(body), cost, span);
+      const run = sequence(body);
       return (f) => {
         const st = f.st;
         if (init) init(f);
@@ -380,7 +395,7 @@ export class FunctionCompiler {
           if ((st.gas -= cost) < 0) throw outOfGas(st);
           st.span = span;
           if (test && !test(f)) return NORMAL;
-          const completion = body(f);
+          const completion = run(f);
           if (completion === BREAK) return NORMAL;
           if (completion === RETURN) return RETURN;
           if (update) update(f);
@@ -391,7 +406,7 @@ export class FunctionCompiler {
 
   /** `i < bound; i++` (or `<=`, `--`) over a variable `i` and a variable or number `bound`, or null. */
   private countedLoop(test: Expression | null, update: Expression | null): CountedLoop | null {
-    if (!test || !update || test.kind !== 'binary' || (test.operator !== '<' && test.operator !== '<=')) return null;
+    if (!this.fast || !test || !update || test.kind !== 'binary' || (test.operator !== '<' && test.operator !== '<=')) return null;
     if (update.kind !== 'update' || update.argument.kind !== 'identifierExpression' || test.left.kind !== 'identifierExpression') return null;
     const counter = this.scope.lookup(update.argument.name);
     if (!counter || !counter.initialized || counter.constant || this.scope.lookup(test.left.name) !== counter) return null;
@@ -402,7 +417,7 @@ export class FunctionCompiler {
 
   /** `x < y`, `xs.length >= 3`, `n === 0`…: a comparison of a variable (or its length) with a variable or number. */
   private simpleComparison(test: Expression): SimpleComparison | null {
-    if (test.kind !== 'binary') return null;
+    if (!this.fast || test.kind !== 'binary') return null;
     const code = COMPARISONS.indexOf(test.operator as (typeof COMPARISONS)[number]);
     if (code < 0) return null;
     const left = this.operand(test.left);
@@ -411,9 +426,100 @@ export class FunctionCompiler {
     return { code, left, right };
   }
 
+  /**
+   * Expression statements of common shapes as one closure each, doing exactly what the statement
+   * closure around the general expression does (same order of evaluation, checks and gas):
+   * `x += v` / `x -= v` on a variable, and `list.push(item)` on a variable. Null for anything else.
+   */
+  private fusedExpressionStatement(e: Expression, cost: number, span: Statement['span']): Exec | null {
+    if (!this.fast) return null;
+    if (e.kind === 'assignment' && (e.operator === '+=' || e.operator === '-=') && e.target.kind === 'identifierExpression') {
+      const binding = this.scope.lookup(e.target.name);
+      if (!binding || !binding.initialized || binding.constant) return null;
+      const slot = binding.slot;
+      const literal = e.value.kind === 'string' || e.value.kind === 'number';
+      const fixed = literal ? (e.value as { value: unknown }).value : undefined;
+      const value = literal ? constant(fixed) : this.expression(e.value);
+      if (e.operator === '+=') {
+        return (f) => {
+          const st = f.st;
+          if ((st.gas -= cost) < 0) throw outOfGas(st);
+          st.span = span;
+          const slots = f.slots;
+          const a = slots[slot];
+          const b = literal ? fixed : value(f);
+          if (typeof a === 'number' && typeof b === 'number') slots[slot] = a + b;
+          else if (typeof a === 'string' && typeof b === 'string') {
+            const length = a.length + b.length;
+            if (length >= GAS.charsPerGas) allocateString(st, length);
+            slots[slot] = a + b;
+          } else slots[slot] = add(st, a, b);
+          return NORMAL;
+        };
+      }
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.span = span;
+        const slots = f.slots;
+        const a = slots[slot];
+        const b = literal ? fixed : value(f);
+        slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
+        return NORMAL;
+      };
+    }
+    if (
+      e.kind === 'call' &&
+      e.arguments.length === 1 &&
+      e.callee.kind === 'member' &&
+      e.callee.property.name === 'push' &&
+      e.callee.object.kind === 'identifierExpression'
+    ) {
+      const receiver = this.operand(e.callee.object);
+      if (receiver.kind !== 'slot') return null;
+      const receiverSlot = receiver.slot;
+      const item = this.operand(e.arguments[0]!);
+      const itemSlot = item.kind === 'slot' ? item.slot : -1;
+      const itemValue = item.kind === 'other' ? item.eval : this.expression(e.arguments[0]!);
+      const generic = this.genericMethodCall(
+        'push',
+        argumentEvaluator([itemValue]),
+        printExpression(e.callee),
+        (kind) => {
+          const builtin = runtimeBuiltins.get(`${kind}.push`);
+          return builtin && builtin.entry.kind === 'method' ? builtin.call : undefined;
+        },
+      );
+      const pushCost = pushGas();
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.span = span;
+        const target = f.slots[receiverSlot];
+        if (!Array.isArray(target)) {
+          generic(f, target);
+          return NORMAL;
+        }
+        pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : itemValue(f), pushCost);
+        return NORMAL;
+      };
+    }
+    return null;
+  }
+
+  /**
+   * A loop body as its first statement and the rest (null when there is none): the loop calls them
+   * itself, which is `sequence(body)` without the closure between. The general path keeps the sequence.
+   */
+  private splitBody(statements: Exec[]): [Exec, Exec | null] {
+    if (!this.fast) return [sequence(statements), null];
+    if (statements.length === 0) return [() => NORMAL, null];
+    return [statements[0]!, statements.length === 1 ? null : sequence(statements.slice(1))];
+  }
+
   /** `x = value` where x is a writable, initialised variable: its slot and the value's code. */
   private plainSlotAssignment(e: Expression): { slot: number; value: Eval } | null {
-    if (e.kind !== 'assignment' || e.operator !== '=' || e.target.kind !== 'identifierExpression') return null;
+    if (!this.fast || e.kind !== 'assignment' || e.operator !== '=' || e.target.kind !== 'identifierExpression') return null;
     const binding = this.scope.lookup(e.target.name);
     if (!binding || !binding.initialized || binding.constant) return null;
     return { slot: binding.slot, value: this.expression(e.value) };
@@ -678,47 +784,24 @@ export class FunctionCompiler {
       const builtin = runtimeBuiltins.get(`${receiver}.${name}`);
       return builtin && builtin.entry.kind === 'method' ? builtin.call : undefined;
     };
-    if (name === 'push' && callee.object.kind !== 'this') {
+    if (name === 'push' && callee.object.kind !== 'this' && this.fast) {
       const push = method('array')!;
       const generic = this.genericMethodCall(name, evalArgs, calleeText, method);
       if (argumentCount === 1) {
         // `list.push(x)`, the common case, without the general call path; same gas, same checks.
-        const gas = runtimeBuiltins.get('array.push')!.entry.gas;
-        const cost = gas.base + (gas.perUnit ?? 0);
+        const cost = pushGas();
         const item = singleArgument!;
         const receiverOperand = this.operand(callee.object);
-        const itemOperand = this.operand(argumentNodes[0]!);
-        if (receiverOperand.kind === 'slot' && itemOperand.kind === 'slot') {
-          const receiverSlot = receiverOperand.slot;
-          const itemSlot = itemOperand.slot;
-          return (f) => {
-            const receiver = f.slots[receiverSlot];
-            if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) return generic(f, receiver);
-            const st = f.st;
-            if ((st.gas -= cost) < 0) throw outOfGas(st);
-            return receiver.push(f.slots[itemSlot]);
-          };
-        }
         if (receiverOperand.kind === 'slot') {
           const receiverSlot = receiverOperand.slot;
           return (f) => {
             const receiver = f.slots[receiverSlot];
-            if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) return generic(f, receiver);
-            const value = item(f);
-            const st = f.st;
-            if ((st.gas -= cost) < 0) throw outOfGas(st);
-            return receiver.push(value);
+            return Array.isArray(receiver) ? pushOne(f.st, receiver, item(f), cost) : generic(f, receiver);
           };
         }
         return (f) => {
           const receiver = object(f);
-          if (!Array.isArray(receiver) || receiver.length >= f.st.limits.maxArrayLength) {
-            return generic(f, receiver);
-          }
-          const value = item(f);
-          const st = f.st;
-          if ((st.gas -= cost) < 0) throw outOfGas(st);
-          return receiver.push(value);
+          return Array.isArray(receiver) ? pushOne(f.st, receiver, item(f), cost) : generic(f, receiver);
         };
       }
       return (f) => {
@@ -792,6 +875,7 @@ export class FunctionCompiler {
 
   /** An operand as the specialised operators take it: a variable's slot, a number literal, or code. */
   private operand(e: Expression): Operand {
+    if (!this.fast) return { kind: 'other', eval: this.expression(e) };
     if (e.kind === 'number') return { kind: 'number', value: e.value };
     if (e.kind === 'unary' && e.operator === '-' && e.argument.kind === 'number') return { kind: 'number', value: -e.argument.value };
     if (e.kind === 'identifierExpression') {
@@ -938,6 +1022,21 @@ export class FunctionCompiler {
 
 type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
 
+/** The gas of `push` with one item, from the catalogue. */
+function pushGas(): number {
+  const gas = runtimeBuiltins.get('array.push')!.entry.gas;
+  return gas.base + (gas.perUnit ?? 0);
+}
+
+/** `array.push(value)` as the built-in does it (gas first, then the length cap), for one item. */
+function pushOne(st: ExecState, array: unknown[], value: unknown, cost: number): number {
+  if ((st.gas -= cost) < 0) throw outOfGas(st);
+  if (array.length >= st.limits.maxArrayLength) {
+    throw limitFault(`array too long: ${array.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
+  }
+  return array.push(value);
+}
+
 /** A map, inline object or record (not an array, bytes or key), without calling out of the closure. */
 function isPlainMap(value: unknown): value is RuntimeObject {
   return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === null;
@@ -1036,7 +1135,7 @@ interface CountedLoop {
 }
 
 /** A `for` loop over a counter, with its test and update inlined (same gas and results as the general loop). */
-function countedLoop(loop: CountedLoop, init: Exec | null, body: Exec, cost: number, span: Statement['span']): Exec {
+function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]: [Exec, Exec | null], cost: number, span: Statement['span']): Exec {
   const { slot, inclusive, bound, delta } = loop;
   const boundSlot = bound.kind === 'slot' ? bound.slot : -1;
   const boundValue = bound.kind === 'number' ? bound.value : 0;
@@ -1052,7 +1151,8 @@ function countedLoop(loop: CountedLoop, init: Exec | null, body: Exec, cost: num
       const b = boundSlot >= 0 ? slots[boundSlot] : boundValue;
       const go = typeof a === 'number' && typeof b === 'number' ? (inclusive ? a <= b : a < b) : compare(st, operator, a, b);
       if (!go) return NORMAL;
-      const completion = body(f);
+      let completion = first(f);
+      if (completion === NORMAL && rest !== null) completion = rest(f);
       if (completion === BREAK) return NORMAL;
       if (completion === RETURN) return RETURN;
       const current = slots[slot];

@@ -1,0 +1,229 @@
+// The fused closures the compiler builds for common shapes (counted loops, loop bodies run without a
+// sequence closure, `x += v`, `x -= v`, `list.push(x)`, comparisons in `if`) against the general path
+// (`fastPaths: false`): every call must give the same result, the same error and the same gas,
+// including when the gas runs out at any point of the call.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { parse } from '../../src/lang/index.ts';
+import { compileCollection, execute, type ExecutionLimits } from '../../src/runtime/index.ts';
+
+const schema = `
+collection T {
+  id: string;
+  items: number[];
+  text: string;
+
+  loopSum (n: number): number {
+    let t = 0;
+    for (let i = 0; i < n; i++) {
+      if (i === 3) { continue; }
+      if (i > 50) { break; }
+      t += i;
+      t -= 1;
+    }
+    return t;
+  }
+
+  loopReturn (n: number): number {
+    for (let i = 0; i <= n; i++) {
+      if (i >= 7) { return i; }
+    }
+    return -1;
+  }
+
+  loopEmpty (n: number): number {
+    let i = 0;
+    for (; i < n; i++) {}
+    for (let j = n; j < 3; j++) {}
+    return i;
+  }
+
+  loopDown (n: number): number {
+    let c = 0;
+    for (let i = n; i <= 10; i--) { c += 1; if (c > 12) { break; } }
+    return c;
+  }
+
+  whileTwo (n: number): number {
+    let i = 0;
+    let t = 100;
+    while (i < n) { i += 2; t -= 1; if (t < 90) { break; } }
+    return t;
+  }
+
+  whileSkip (n: number): number {
+    let i = 0;
+    let t = 0;
+    while (i < n) {
+      if (i === 2) { i += 3; continue; }
+      if (i > 30) { break; }
+      i += 1;
+      t += i;
+    }
+    return t;
+  }
+
+  strings (n: number, s: string): string {
+    let x = s;
+    for (let i = 0; i < n; i++) {
+      x += 'ab';
+      x += s;
+      if (x.length > 40) { x = x.slice(10); }
+    }
+    this.text = x;
+    return x;
+  }
+
+  mixedAdd (n: number, s: string): string {
+    let x;
+    x += n;
+    let y = s;
+    y += n;
+    y -= 1;
+    let z = 'q';
+    z += [n, 1];
+    return y;
+  }
+
+  addToArray (n: number): number {
+    let z = n;
+    z += [n];
+    return 0;
+  }
+
+  constantAdd (n: number): number {
+    const c = 1;
+    c += n;
+    return c;
+  }
+
+  arrays (n: number): number {
+    let a = [];
+    for (let i = 0; i < n; i++) {
+      a.push(i);
+      a.push(i * 2);
+      if (a.length > 5) { a.splice(0, 2); }
+    }
+    a.splice(1, 1, 7, 8);
+    a.splice(2);
+    this.items = a;
+    return a.push(n) + a.length;
+  }
+
+  pushFieldArray (n: number): number {
+    let count = this.items.push(n);
+    this.items.push(n + 1);
+    return count;
+  }
+
+  pushString (s: string): number {
+    let a = s;
+    a.push(1);
+    return 0;
+  }
+
+  pushUndefined (n: number): number {
+    let a;
+    a.push(n);
+    return 0;
+  }
+
+  pushMap (n: number): number {
+    let a = {};
+    a.push(n);
+    return 0;
+  }
+}
+`;
+
+const parsed = parse(schema, 'fast-paths.polylang');
+const fast = compileCollection(parsed, 'T', { collectionId: 'ns/T' });
+const general = compileCollection(parsed, 'T', { collectionId: 'ns/T', fastPaths: false });
+const record = { id: 'r', items: [1, 2, 3], text: '' };
+
+interface Call {
+  fn: string;
+  args: unknown[];
+  limits?: Partial<ExecutionLimits>;
+}
+
+function both(call: Call) {
+  const a = execute(fast, call.fn, record, call.args, {}, call.limits);
+  const b = execute(general, call.fn, record, call.args, {}, call.limits);
+  return { a, b };
+}
+
+/** The same result at the call's own gas, and with every smaller limit (out of gas at each point). */
+function expectSameAtEveryGasLimit(call: Call): void {
+  const { a, b } = both(call);
+  expect(a).toEqual(b);
+  const used = a.ok ? a.transition.gasUsed : a.gasUsed;
+  const step = Math.max(1, Math.floor(used / 150));
+  for (let gas = 0; gas <= used; gas += step) {
+    const limited = both({ ...call, limits: { ...call.limits, gas } });
+    expect(limited.a).toEqual(limited.b);
+  }
+}
+
+const calls: Call[] = [
+  ...[0, 1, 3, 4, 20, 60].map((n) => ({ fn: 'loopSum', args: [n] })),
+  ...[0, 5, 20].map((n) => ({ fn: 'loopReturn', args: [n] })),
+  ...[0, 2, 5].map((n) => ({ fn: 'loopEmpty', args: [n] })),
+  ...[0, 9, 11].map((n) => ({ fn: 'loopDown', args: [n] })),
+  ...[0, 3, 40].map((n) => ({ fn: 'whileTwo', args: [n] })),
+  ...[0, 2, 10, 50].map((n) => ({ fn: 'whileSkip', args: [n] })),
+  ...[0, 1, 12].map((n) => ({ fn: 'strings', args: [n, 'xyz'] })),
+  { fn: 'strings', args: [30, 'a longer piece of text'] },
+  { fn: 'strings', args: [10, 'abc'], limits: { maxStringLength: 20 } },
+  { fn: 'mixedAdd', args: [2, 'p'] },
+  { fn: 'addToArray', args: [2] },
+  { fn: 'constantAdd', args: [2] },
+  ...[0, 1, 2, 7, 30].map((n) => ({ fn: 'arrays', args: [n] })),
+  { fn: 'arrays', args: [10], limits: { maxArrayLength: 6 } },
+  { fn: 'arrays', args: [10], limits: { maxArrayLength: 7 } },
+  { fn: 'pushFieldArray', args: [4] },
+  { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
+  { fn: 'pushString', args: ['s'] },
+  { fn: 'pushUndefined', args: [1] },
+  { fn: 'pushMap', args: [1] },
+];
+
+describe('fast paths against the general path', () => {
+  it.each(calls.map((call) => [`${call.fn}(${call.args.join(', ')})${call.limits ? ` ${JSON.stringify(call.limits)}` : ''}`, call] as const))(
+    '%s: same result and gas at every gas limit',
+    (_name, call) => {
+      expectSameAtEveryGasLimit(call);
+    },
+  );
+
+  it('the fast and the general path really are different compilations', () => {
+    expect(fast).not.toBe(general);
+    expect(fast.functions.get('arrays')!.body).not.toBe(general.functions.get('arrays')!.body);
+  });
+
+  it('a successful call uses the documented gas either way', () => {
+    const { a, b } = both({ fn: 'loopEmpty', args: [2] });
+    expect(a.ok && b.ok).toBe(true);
+    if (a.ok && b.ok) expect(a.transition.gasUsed).toBe(b.transition.gasUsed);
+  });
+
+  it('random inputs and gas limits give the same results', () => {
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'mixedAdd', 'pushFieldArray'];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...functions),
+        fc.integer({ min: -5, max: 80 }),
+        fc.string({ maxLength: 8 }),
+        fc.integer({ min: 0, max: 5000 }),
+        fc.integer({ min: 0, max: 60 }),
+        (fn, n, s, gas, maxArrayLength) => {
+          const args = fn === 'strings' || fn === 'mixedAdd' ? [n, s] : [n];
+          const limits = { gas, maxArrayLength, maxStringLength: 64 };
+          const { a, b } = both({ fn, args, limits });
+          expect(a).toEqual(b);
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
