@@ -82,6 +82,7 @@ export function scanBody(text: string, open: number, maxDepth: number): BodyScan
   let afterDot = false;
   let wordStart = -1;
   let wordEnd = -1;
+  let noRegexUntil = 0;
   let i = open + 1;
 
   while (i < length) {
@@ -123,7 +124,13 @@ export function scanBody(text: string, open: number, maxDepth: number): BodyScan
         continue;
       }
       const keywordBefore = wordStart >= 0 && KEYWORDS_BEFORE_EXPRESSION.has(text.slice(wordStart, wordEnd));
-      const regexEnd: number = !afterValue || keywordBefore ? skipRegex(text, i) : -1;
+      let regexEnd = -1;
+      if ((!afterValue || keywordBefore) && i >= noRegexUntil) {
+        regexEnd = skipRegex(text, i);
+        // No regular expression closes before the end of this line: trying again from every later
+        // `/` of the line would make a long line quadratic, so the rest of it has none.
+        if (regexEnd < 0) noRegexUntil = lineEnd(text, i);
+      }
       i = regexEnd >= 0 ? regexEnd : i + 1;
       afterValue = regexEnd >= 0;
       afterDot = false;
@@ -186,6 +193,12 @@ function skipTemplate(text: string, start: number, problems: BodyProblem[]): num
   }
   problems.push({ kind: 'unterminatedString', offset: start });
   return text.length;
+}
+
+function lineEnd(text: string, from: number): number {
+  let i = from;
+  while (i < text.length && !isLineBreak(text.charCodeAt(i))) i++;
+  return i;
 }
 
 /** The end of a regular expression literal at `start`, or -1 when none closes on this line. */

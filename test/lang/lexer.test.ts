@@ -138,6 +138,7 @@ describe('function bodies', () => {
       "{ x = a.new / 2; y = '/'; }",
       "{ x = 5. / 2; y = '/'; }",
       "{ x = a[0] / 2; y = '/'; }",
+      "{ x = /[/; y = '}'; }", // no regular expression closes on the line: the `/`s divide
     ]) {
       expect(body(text)).toBe(text);
     }

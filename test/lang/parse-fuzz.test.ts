@@ -129,6 +129,14 @@ describe('absurd nesting gives a diagnostic, not a crash', () => {
   });
 });
 
+describe('long lines of body text that look like regular expressions', () => {
+  // Each would take minutes if every `/` rescanned the rest of the line.
+  it.each(['/[', '/\\', '=/'])('%s repeated 200,000 times', (unit) => {
+    const result = parseChecked(`collection A { f() { x = ${unit.repeat(200_000)} } }`);
+    expect(result.diagnostics.length).toBeGreaterThan(0);
+  });
+});
+
 describe('many problems', () => {
   it('reports 100,000 unsupported constructs in one body and 100,000 declarations in one statement', () => {
     const many = parseChecked(`collection A { f() { ${'x = new X();\n'.repeat(100_000)} } }`);
