@@ -232,8 +232,7 @@ class BodyConverter {
   private name(node: estree.Identifier): string {
     const name = node.name;
     if (!ASCII_NAME.test(name)) {
-      const index = [...name].findIndex((character) => !/[A-Za-z0-9_$]/.test(character));
-      const character = [...name][Math.max(0, index)] ?? name;
+      const character = [...name].find((c) => !/[A-Za-z0-9_$]/.test(c)) ?? name;
       const codePoint = character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0');
       const start = this.offset + node.start + Math.max(0, name.indexOf(character));
       this.diagnostics.push(diagnostic('invalidCharacter', { start, end: start + character.length }, [`\`${character}\` (U+${codePoint})`]));
@@ -251,8 +250,9 @@ class BodyConverter {
       if (node.type === 'EmptyStatement') continue;
       if (node.type === 'VariableDeclaration') {
         for (const declaration of this.variableDeclarations(node)) statements.push(declaration);
+      } else {
+        statements.push(this.statement(node));
       }
-      else statements.push(this.statement(node));
     }
     return statements;
   }
