@@ -5,6 +5,12 @@
 // without yielding and no other work of this process can interleave with it; BEGIN IMMEDIATE also serialises
 // writers of other processes on the same file. Change notifications are in-process only: a second process
 // writing the same file commits correctly, but this process's waiters only wake on their own timeout.
+//
+// Group commit: `transact` queues the transaction and a flush runs every queued one at the next turn of the
+// event loop (setImmediate), in order, in one SQLite transaction. Each still reads, checks and writes on its own,
+// with its own timestamp, inside a savepoint: one that fails is rolled back to its savepoint and rejected, and
+// the others go on. Requests that arrive together (several connections) then share one BEGIN, one COMMIT and
+// the pages every commit writes (the clock, the change log, the stamps): fewer WAL frames per record.
 
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
@@ -23,6 +29,18 @@ export interface SqliteOptions {
 
 type Row = [Buffer, Buffer];
 
+interface Job {
+  readonly reads: readonly Buffer[];
+  readonly body: TransactionBody<unknown>;
+  readonly resolve: (outcome: { result: unknown; timestamp: number }) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+type Outcome = { ok: true; result: unknown; timestamp: number } | { ok: false; error: unknown };
+
+/** The most transactions one flush commits together (bounds how long one flush holds the event loop). */
+const MAX_BATCH = 64;
+
 export class SqliteKv implements KvStore {
   readonly backend = 'sqlite';
   readonly db: Database.Database;
@@ -33,7 +51,10 @@ export class SqliteKv implements KvStore {
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
   readonly #count: Database.Statement<[Buffer, Buffer]>;
   readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
-  readonly #transaction: Database.Transaction<(reads: readonly Buffer[], body: TransactionBody<unknown>) => { result: unknown; timestamp: number }>;
+  /** Runs one job inside the batch's transaction; nested, so better-sqlite3 wraps it in a savepoint. */
+  readonly #job: Database.Transaction<(job: Job, timestamp: number) => unknown>;
+  readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
+  #queue: Job[] = [];
 
   constructor(path = ':memory:', options: SqliteOptions = {}) {
     this.db = new Database(path);
@@ -54,14 +75,26 @@ export class SqliteKv implements KvStore {
     const scan = (order: 'ASC' | 'DESC') =>
       this.db.prepare<[Buffer, Buffer, number]>(`SELECT key, value FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`).raw();
     this.#scan = { asc: scan('ASC'), desc: scan('DESC') };
-    this.#transaction = this.db.transaction((reads: readonly Buffer[], body: TransactionBody<unknown>) => {
-      const previous = this.#get.get(clockKey) as Buffer | undefined;
-      const timestamp = nextTimestamp(previous ? decodeU64(previous) : 0);
-      const current = reads.map((key) => this.#get.get(key) as Buffer | undefined);
-      const { ops, result } = body(current, timestamp);
-      for (const op of ops) this.#apply(op);
-      this.#put.run(clockKey, encodeU64(timestamp));
-      return { result, timestamp };
+    this.#job = this.db.transaction((job: Job, timestamp: number) => this.#run(job, timestamp));
+    this.#batch = this.db.transaction((jobs: readonly Job[]) => {
+      const clock = this.#get.get(clockKey) as Buffer | undefined;
+      let last = clock ? decodeU64(clock) : 0;
+      const outcomes: Outcome[] = [];
+      for (const job of jobs) {
+        const timestamp = nextTimestamp(last);
+        try {
+          // A lone transaction needs no savepoint: if it fails, the whole SQLite transaction rolls back.
+          const result = jobs.length === 1 ? this.#run(job, timestamp) : this.#job(job, timestamp);
+          outcomes.push({ ok: true, result, timestamp });
+          last = timestamp;
+        } catch (error) {
+          // Some SQLite errors (a full disk, I/O) end the whole transaction: then nothing of the batch stays.
+          if (jobs.length === 1 || !this.db.inTransaction) throw error;
+          outcomes.push({ ok: false, error });
+        }
+      }
+      if (outcomes.some((outcome) => outcome.ok)) this.#put.run(clockKey, encodeU64(last));
+      return outcomes;
     });
   }
 
@@ -78,10 +111,38 @@ export class SqliteKv implements KvStore {
     return this.#count.get(range.gte, range.lt) as number;
   }
 
-  async transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
-    const outcome = this.#transaction.immediate(reads, body) as { result: T; timestamp: number };
-    this.#events.emit('commit');
-    return outcome;
+  transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ reads, body, resolve: resolve as Job['resolve'], reject });
+      if (this.#queue.length === 1) setImmediate(() => this.#flush());
+    });
+  }
+
+  /** Commits the queued transactions (at most MAX_BATCH per SQLite transaction) and answers each. */
+  #flush(): void {
+    while (this.#queue.length > 0) {
+      const jobs = this.#queue.splice(0, MAX_BATCH);
+      let outcomes: Outcome[];
+      try {
+        outcomes = this.#batch.immediate(jobs);
+      } catch (error) {
+        for (const job of jobs) job.reject(error);
+        continue;
+      }
+      // Waiters hear of the commits before the committers' own continuations run, as with a single commit.
+      if (outcomes.some((outcome) => outcome.ok)) this.#events.emit('commit');
+      outcomes.forEach((outcome, i) => {
+        if (outcome.ok) jobs[i]!.resolve({ result: outcome.result, timestamp: outcome.timestamp });
+        else jobs[i]!.reject(outcome.error);
+      });
+    }
+  }
+
+  #run(job: Job, timestamp: number): unknown {
+    const current = job.reads.map((key) => this.#get.get(key) as Buffer | undefined);
+    const { ops, result } = job.body(current, timestamp);
+    for (const op of ops) this.#apply(op);
+    return result;
   }
 
   onCommit(listener: () => void): () => void {
@@ -90,6 +151,8 @@ export class SqliteKv implements KvStore {
   }
 
   async close(): Promise<void> {
+    // Transactions already queued are committed (their callers were promised an answer).
+    if (this.db.open) this.#flush();
     this.#events.removeAllListeners();
     if (this.db.open) this.db.close();
   }
