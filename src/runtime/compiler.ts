@@ -622,7 +622,7 @@ export class FunctionCompiler {
             return getIndex(f.st, target, key);
           };
         }
-        const object = this.expression(e.object);
+        const object = this.evalOfOperand(receiver, e.object);
         return (f) => {
           const target = object(f);
           const key = index(f);
@@ -711,7 +711,7 @@ export class FunctionCompiler {
         return typeof target === 'string' || Array.isArray(target) ? target.length : getMember(target, name);
       };
     }
-    const object = this.expression(e.object);
+    const object = this.evalOfOperand(receiver, e.object);
     if (name === 'length') {
       return (f) => {
         const target = object(f);
@@ -722,7 +722,8 @@ export class FunctionCompiler {
   }
 
   private call(e: CallExpression): Eval {
-    const evalArgs = argumentEvaluator(e.arguments.map((a) => this.expression(a)));
+    const argumentEvals = e.arguments.map((a) => this.expression(a));
+    const evalArgs = argumentEvaluator(argumentEvals);
     const callee = e.callee;
     const calleeText = printExpression(callee);
 
@@ -760,7 +761,7 @@ export class FunctionCompiler {
         const call = builtin.call;
         return (f) => call(f.st, undefined, evalArgs(f));
       }
-      return this.methodCall(callee, evalArgs, calleeText, e.arguments, e.arguments.length === 1 ? this.expression(e.arguments[0]!) : undefined);
+      return this.methodCall(callee, evalArgs, calleeText, e.arguments, argumentEvals.length === 1 ? argumentEvals[0] : undefined);
     }
 
     const evaluateCallee = this.expression(callee);
@@ -875,7 +876,7 @@ export class FunctionCompiler {
 
   /** An operand as the specialised operators take it: a variable's slot, a number literal, or code. */
   private operand(e: Expression): Operand {
-    if (!this.fast) return { kind: 'other', eval: this.expression(e) };
+    if (!this.fast) return this.otherOperand(e);
     if (e.kind === 'number') return { kind: 'number', value: e.value };
     if (e.kind === 'unary' && e.operator === '-' && e.argument.kind === 'number') return { kind: 'number', value: -e.argument.value };
     if (e.kind === 'identifierExpression') {
@@ -886,7 +887,28 @@ export class FunctionCompiler {
       const binding = this.scope.lookup(e.object.name);
       if (binding && binding.initialized) return { kind: 'length', slot: binding.slot };
     }
-    return { kind: 'other', eval: this.expression(e) };
+    return this.otherOperand(e);
+  }
+
+  /**
+   * An operand of no special shape, compiled on first use. Callers try a fast shape and fall back to
+   * the general path; compiling eagerly here and again there doubled the work at every level of a
+   * chain like `a.b.c.d`, which made compile time exponential in the depth of an expression.
+   */
+  private otherOperand(e: Expression): Operand {
+    let compiled: Eval | undefined;
+    const compile = () => (compiled ??= this.expression(e));
+    return {
+      kind: 'other',
+      get eval() {
+        return compile();
+      },
+    };
+  }
+
+  /** The operand's closure: the one it already compiled, or the general one. */
+  private evalOfOperand(operand: Operand, e: Expression): Eval {
+    return operand.kind === 'other' ? operand.eval : this.expression(e);
   }
 
   private binary(e: BinaryExpression): Eval {
