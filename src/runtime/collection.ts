@@ -10,6 +10,7 @@ import {
   type FieldDeclaration,
   type Program,
   type SourceFile,
+  type Span,
 } from '../lang/index.ts';
 import { FunctionCompiler, type CompiledFunction } from './compiler.ts';
 import type { ConversionContext } from './wire.ts';
@@ -24,6 +25,8 @@ export interface CompiledCollection {
   source: SourceFile | undefined;
   fields: readonly FieldDeclaration[];
   functions: ReadonlyMap<string, CompiledFunction>;
+  /** The positions of its statements; a running statement records its index (see ExecState.at). */
+  spans: readonly Span[];
   /** Conversions for this collection's records: other collection names resolve in its namespace. */
   conversion: ConversionContext;
   /** Conversions for records loaded from storage: missing required fields get type defaults. */
@@ -100,7 +103,8 @@ function build(program: Program, node: Collection, collectionId: string, source:
       body: () => 0,
     });
   }
-  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, options.fastPaths !== false).compile(fn);
+  const spans: Span[] = [];
+  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, spans, options.fastPaths !== false).compile(fn);
 
   const compiled: CompiledCollection = {
     name: node.name.name,
@@ -110,6 +114,7 @@ function build(program: Program, node: Collection, collectionId: string, source:
     source,
     fields: fieldsOf(node),
     functions,
+    spans,
     conversion: { collectionIdOf, defaults: false },
     storedConversion: { collectionIdOf, defaults: true },
     sibling: (name) =>

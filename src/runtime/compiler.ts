@@ -17,6 +17,7 @@ import {
   type Expression,
   type FunctionDeclaration,
   type MemberExpression,
+  type Span,
   type Statement,
   type UnaryExpression,
   type UpdateExpression,
@@ -79,11 +80,11 @@ export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction,
   for (let i = 0; i < n; i++) slots.push(args[i]);
   for (let i = n; i < fn.slotCount; i++) slots.push(undefined);
   const frame = new Frame(self, st, slots);
-  const caller = st.span;
+  const caller = st.at;
   st.depth++;
   const completion = fn.body(frame);
   st.depth--;
-  st.span = caller;
+  st.at = caller;
   return completion === RETURN ? frame.ret : undefined;
 }
 
@@ -185,6 +186,8 @@ export class FunctionCompiler {
   constructor(
     private readonly functions: ReadonlyMap<string, CompiledFunction>,
     private readonly declaration: FunctionDeclaration,
+    /** The collection's statement positions: a running statement records its index here (`st.at`). */
+    private readonly spans: Span[],
     /** Fused closures for common shapes; false compiles everything the general way (for tests). */
     private readonly fast = true,
   ) {
@@ -202,6 +205,15 @@ export class FunctionCompiler {
 
   // -------------------------------------------------------------------------------------------
   // Statements
+
+  /**
+   * The index of a statement's position in the collection's table. Statements record it as a small
+   * integer rather than the span object: storing a small integer needs no write barrier.
+   */
+  private spanId(span: Span): number {
+    this.spans.push(span);
+    return this.spans.length - 1;
+  }
 
   private withScope<T>(statements: readonly Statement[], build: () => T): T {
     const outer = this.scope;
@@ -249,7 +261,7 @@ export class FunctionCompiler {
         return this.variable(s);
       case 'expressionStatement': {
         const cost = GAS.statement + nodes(s.expression);
-        const span = s.span;
+        const span = this.spanId(s.span);
         const fused = this.fusedExpressionStatement(s.expression, cost, span);
         if (fused) return fused;
         const assigned = this.plainSlotAssignment(s.expression);
@@ -259,7 +271,7 @@ export class FunctionCompiler {
           return (f) => {
             const st = f.st;
             if ((st.gas -= cost) < 0) throw outOfGas(st);
-            st.span = span;
+            st.at = span;
             f.slots[slot] = value(f);
             return NORMAL;
           };
@@ -268,7 +280,7 @@ export class FunctionCompiler {
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           run(f);
           return NORMAL;
         };
@@ -277,14 +289,14 @@ export class FunctionCompiler {
         const consequent = this.nested(s.consequent);
         const alternate = s.alternate ? this.nested(s.alternate) : null;
         const cost = GAS.statement + nodes(s.test);
-        const span = s.span;
+        const span = this.spanId(s.span);
         const comparison = this.simpleComparison(s.test);
         if (comparison) return comparisonBranch(comparison, consequent, alternate, cost, span);
         const test = this.expression(s.test);
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           if (test(f)) return consequent(f);
           return alternate ? alternate(f) : NORMAL;
         };
@@ -293,12 +305,12 @@ export class FunctionCompiler {
         const test = this.expression(s.test);
         const [first, rest] = this.splitBody(this.nestedStatements(s.body));
         const cost = GAS.statement + nodes(s.test);
-        const span = s.span;
+        const span = this.spanId(s.span);
         return (f) => {
           const st = f.st;
           for (;;) {
             if ((st.gas -= cost) < 0) throw outOfGas(st);
-            st.span = span;
+            st.at = span;
             if (!test(f)) return NORMAL;
             let completion = first(f);
             if (completion === NORMAL && rest !== null) completion = rest(f);
@@ -323,11 +335,11 @@ export class FunctionCompiler {
       case 'return': {
         const argument = s.argument ? this.expression(s.argument) : constant(undefined);
         const cost = GAS.statement + nodes(s.argument);
-        const span = s.span;
+        const span = this.spanId(s.span);
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           f.ret = argument(f);
           return RETURN;
         };
@@ -335,11 +347,11 @@ export class FunctionCompiler {
       case 'throw': {
         const argument = this.expression(s.argument);
         const cost = GAS.statement + nodes(s.argument);
-        const span = s.span;
+        const span = this.spanId(s.span);
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           const value = argument(f);
           throw new RuntimeFault(
             'function/javascript-exception',
@@ -353,7 +365,7 @@ export class FunctionCompiler {
   private variable(s: VariableDeclaration): Exec {
     const binding = this.scope.names.get(s.name.name);
     const cost = GAS.statement + nodes(s.init);
-    const span = s.span;
+    const span = this.spanId(s.span);
     if (!binding || binding.initialized) {
       return () => {
         throw jsFault(`Identifier '${s.name.name}' has already been declared`);
@@ -365,7 +377,7 @@ export class FunctionCompiler {
     return (f) => {
       const st = f.st;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
-      st.span = span;
+      st.at = span;
       f.slots[slot] = init(f);
       return NORMAL;
     };
@@ -385,7 +397,7 @@ export class FunctionCompiler {
       const update = s.update ? this.expression(s.update) : null;
       const body = this.nestedStatements(s.body);
       const cost = GAS.statement + nodes(s.test) + nodes(s.update);
-      const span = s.span;
+      const span = this.spanId(s.span);
       if (counted) return countedLoop(counted, init, this.splitBody(body), cost, span);
       const run = sequence(body);
       return (f) => {
@@ -393,7 +405,7 @@ export class FunctionCompiler {
         if (init) init(f);
         for (;;) {
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           if (test && !test(f)) return NORMAL;
           const completion = run(f);
           if (completion === BREAK) return NORMAL;
@@ -431,7 +443,7 @@ export class FunctionCompiler {
    * closure around the general expression does (same order of evaluation, checks and gas):
    * `x += v` / `x -= v` on a variable, and `list.push(item)` on a variable. Null for anything else.
    */
-  private fusedExpressionStatement(e: Expression, cost: number, span: Statement['span']): Exec | null {
+  private fusedExpressionStatement(e: Expression, cost: number, span: number): Exec | null {
     if (!this.fast) return null;
     if (e.kind === 'assignment' && (e.operator === '+=' || e.operator === '-=') && e.target.kind === 'identifierExpression') {
       const binding = this.scope.lookup(e.target.name);
@@ -444,7 +456,7 @@ export class FunctionCompiler {
         return (f) => {
           const st = f.st;
           if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           const slots = f.slots;
           const a = slots[slot];
           const b = literal ? fixed : value(f);
@@ -460,7 +472,7 @@ export class FunctionCompiler {
       return (f) => {
         const st = f.st;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
-        st.span = span;
+        st.at = span;
         const slots = f.slots;
         const a = slots[slot];
         const b = literal ? fixed : value(f);
@@ -494,7 +506,7 @@ export class FunctionCompiler {
       return (f) => {
         const st = f.st;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
-        st.span = span;
+        st.at = span;
         const target = f.slots[receiverSlot];
         if (!Array.isArray(target)) {
           generic(f, target);
@@ -540,12 +552,12 @@ export class FunctionCompiler {
       const slot = binding.slot;
       const body = this.nested(s.body);
       const cost = GAS.statement + nodes(s.iterable);
-      const span = s.span;
+      const span = this.spanId(s.span);
       const source = printExpression(s.iterable);
       return (f) => {
         const st = f.st;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
-        st.span = span;
+        st.at = span;
         const value = iterable(f);
         let items: readonly unknown[];
         let live = false;
@@ -568,7 +580,7 @@ export class FunctionCompiler {
         const count = live ? Infinity : items.length;
         for (let i = 0; i < count && i < items.length; i++) {
           if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
-          st.span = span;
+          st.at = span;
           f.slots[slot] = items[i];
           const completion = body(f);
           if (completion === BREAK) return NORMAL;
@@ -1112,7 +1124,7 @@ interface SimpleComparison {
 }
 
 /** An `if` over a simple comparison, with the comparison inlined (same gas and results as the general `if`). */
-function comparisonBranch(comparison: SimpleComparison, consequent: Exec, alternate: Exec | null, cost: number, span: Statement['span']): Exec {
+function comparisonBranch(comparison: SimpleComparison, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
   const { code, left, right } = comparison;
   const leftSlot = left.slot;
   const leftLength = left.kind === 'length';
@@ -1122,7 +1134,7 @@ function comparisonBranch(comparison: SimpleComparison, consequent: Exec, altern
   return (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
-    st.span = span;
+    st.at = span;
     const slots = f.slots;
     let a = slots[leftSlot];
     if (leftLength) a = typeof a === 'string' || Array.isArray(a) ? a.length : getMember(a, 'length');
@@ -1157,7 +1169,7 @@ interface CountedLoop {
 }
 
 /** A `for` loop over a counter, with its test and update inlined (same gas and results as the general loop). */
-function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]: [Exec, Exec | null], cost: number, span: Statement['span']): Exec {
+function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]: [Exec, Exec | null], cost: number, span: number): Exec {
   const { slot, inclusive, bound, delta } = loop;
   const boundSlot = bound.kind === 'slot' ? bound.slot : -1;
   const boundValue = bound.kind === 'number' ? bound.value : 0;
@@ -1168,7 +1180,7 @@ function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]: [Exec,
     if (init) init(f);
     for (;;) {
       if ((st.gas -= cost) < 0) throw outOfGas(st);
-      st.span = span;
+      st.at = span;
       const a = slots[slot];
       const b = boundSlot >= 0 ? slots[boundSlot] : boundValue;
       const go = typeof a === 'number' && typeof b === 'number' ? (inclusive ? a <= b : a < b) : compare(st, operator, a, b);

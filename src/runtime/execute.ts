@@ -73,7 +73,7 @@ export function execute(
 ): ExecuteResult {
   let st: ExecState | undefined;
   try {
-    st = new ExecState(resolveLimits(limits), runtimeContext(ctx));
+    st = new ExecState(resolveLimits(limits), runtimeContext(ctx), collection.spans);
     return { ok: true, transition: run(collection, functionName, snapshot, args, st) };
   } catch (error) {
     return { ok: false, error: toRuntimeError(error, collection, st), gasUsed: st ? st.gasUsed : 0 };

@@ -10,15 +10,22 @@ export class ExecState {
   gas: number;
   depth = 0;
   selfdestructed = false;
-  /** The statement running now, for the position of an error. */
-  span: Span | null = null;
+  /** The statement running now, for the position of an error: an index into `spans`, or -1. */
+  at = -1;
 
   constructor(
     readonly limits: ExecutionLimits,
     /** `ctx` / `$auth` as the function sees it: a frozen object with `publicKey` when signed. */
     readonly ctx: RuntimeObject,
+    /** The positions of the running collection's statements (its compiler's table). */
+    readonly spans: readonly Span[] = [],
   ) {
     this.gas = limits.gas;
+  }
+
+  /** The position of the statement running now (or that was running when an error was raised). */
+  get span(): Span | null {
+    return this.at >= 0 ? (this.spans[this.at] ?? null) : null;
   }
 
   get gasUsed(): number {
