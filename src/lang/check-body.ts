@@ -38,7 +38,7 @@ import {
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
 import { Scope, UNINITIALISED } from './scope.ts';
-import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
+import { type Facts, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
   describe,
@@ -121,10 +121,11 @@ export function checkFunctionBody(
   collections: ReadonlyMap<string, CheckedCollection>,
   collection: CheckedCollection,
   fn: CheckedFunction,
+  fieldsSetByConstructor: ReadonlySet<string>,
   tables: SideTables,
   diagnostics: Diagnostic[],
 ): BodyResult {
-  const checker = new BodyChecker(collections, collection, fn, tables, diagnostics);
+  const checker = new BodyChecker(collections, collection, fn, fieldsSetByConstructor, tables, diagnostics);
   checker.run();
   return { assignsId: checker.assignsId, idMissingAt: checker.idMissingAt };
 }
@@ -140,6 +141,8 @@ class BodyChecker {
     private readonly collections: ReadonlyMap<string, CheckedCollection>,
     private readonly collection: CheckedCollection,
     private readonly fn: CheckedFunction,
+    /** The fields the collection's constructor assigns somewhere (see `assignedFields`). */
+    private readonly fieldsSetByConstructor: ReadonlySet<string>,
     private readonly tables: SideTables,
     private readonly diagnostics: Diagnostic[],
   ) {
@@ -147,11 +150,8 @@ class BodyChecker {
   }
 
   run(): void {
-    const assignedByConstructor = this.collection.constructorFunction
-      ? assignedFields(this.collection.constructorFunction.node.body)
-      : new Set<string>();
     for (const field of this.collection.fields) {
-      if (this.isConstructor ? field.name !== 'id' : field.optional && !assignedByConstructor.has(field.name)) {
+      if (this.isConstructor ? field.name !== 'id' : field.optional && !this.fieldsSetByConstructor.has(field.name)) {
         this.trackedFields.set(field.name, { field: field.name });
       }
     }

@@ -40,22 +40,96 @@ export function testFacts<S>(test: Expression, subject: (expression: Expression)
   }
 }
 
-/** The fields `this.<name> = …` (or `+=`, …) assigns anywhere in a body, on any path. */
+/**
+ * The fields `this.<name> = …` (or `+=`, …) assigns anywhere in a body, on any path. One typed walk
+ * over the body (the checker runs it once per collection, on the constructor).
+ */
 export function assignedFields(body: BlockStatement): Set<string> {
   const fields = new Set<string>();
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
+  const expression = (node: Expression): void => {
+    switch (node.kind) {
+      case 'arrayLiteral':
+        for (const element of node.elements) expression(element);
+        return;
+      case 'objectLiteral':
+        for (const property of node.properties) expression(property.value);
+        return;
+      case 'member':
+        expression(node.object);
+        return;
+      case 'index':
+        expression(node.object);
+        expression(node.index);
+        return;
+      case 'call':
+        expression(node.callee);
+        for (const argument of node.arguments) expression(argument);
+        return;
+      case 'unary':
+      case 'update':
+        expression(node.argument);
+        return;
+      case 'binary':
+      case 'logical':
+        expression(node.left);
+        expression(node.right);
+        return;
+      case 'conditional':
+        expression(node.test);
+        expression(node.consequent);
+        expression(node.alternate);
+        return;
+      case 'assignment':
+        if (node.target.kind === 'member' && node.target.object.kind === 'this') fields.add(node.target.property.name);
+        expression(node.target);
+        expression(node.value);
+        return;
+      default:
+        return;
     }
-    if (!node || typeof node !== 'object') return;
-    const record = node as { kind?: string; target?: Expression };
-    if (record.kind === 'assignment' && record.target?.kind === 'member' && record.target.object.kind === 'this') {
-      fields.add(record.target.property.name);
-    }
-    for (const [key, value] of Object.entries(record)) if (key !== 'span') visit(value);
   };
-  visit(body);
+  const statement = (node: Statement): void => {
+    switch (node.kind) {
+      case 'block':
+        for (const inner of node.body) statement(inner);
+        return;
+      case 'variable':
+        if (node.init) expression(node.init);
+        return;
+      case 'expressionStatement':
+        expression(node.expression);
+        return;
+      case 'if':
+        expression(node.test);
+        statement(node.consequent);
+        if (node.alternate) statement(node.alternate);
+        return;
+      case 'while':
+        expression(node.test);
+        statement(node.body);
+        return;
+      case 'for':
+        if (node.init?.kind === 'variable') statement(node.init);
+        else if (node.init) expression(node.init);
+        if (node.test) expression(node.test);
+        if (node.update) expression(node.update);
+        statement(node.body);
+        return;
+      case 'forOf':
+        expression(node.iterable);
+        statement(node.body);
+        return;
+      case 'return':
+        if (node.argument) expression(node.argument);
+        return;
+      case 'throw':
+        expression(node.argument);
+        return;
+      default:
+        return;
+    }
+  };
+  statement(body);
   return fields;
 }
 
