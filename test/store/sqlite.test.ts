@@ -27,6 +27,55 @@ describe('SQLite file', () => {
     await second.close();
   });
 
+  it('commits concurrent transactions together, each on its own: one that fails takes no other down', async () => {
+    const kv = openSqlite(':memory:');
+    const key = (name: string) => Buffer.from(name);
+    const put = (name: string, value: string) => ({ kind: 'put' as const, key: key(name), value: Buffer.from(value) });
+    const [a, b, c] = await Promise.allSettled([
+      kv.transact([], () => ({ ops: [put('k1', 'one')], result: 'a' })),
+      kv.transact([], () => {
+        throw new Error('b fails');
+      }),
+      // Runs after a in the same SQLite transaction, and sees a's write.
+      kv.transact([key('k1')], ([k1]) => ({ ops: [put('k3', `saw ${k1?.toString()}`)], result: 'c' })),
+    ]);
+    expect(a.status).toBe('fulfilled');
+    expect(b.status).toBe('rejected');
+    expect(c.status).toBe('fulfilled');
+    if (a.status !== 'fulfilled' || c.status !== 'fulfilled') return;
+    expect(c.value.timestamp).toBeGreaterThan(a.value.timestamp);
+    expect((await kv.get(key('k3')))?.toString()).toBe('saw one');
+    // A transaction whose writes fail half-way is rolled back to its savepoint; the others stay.
+    const poison = { kind: 'put' as const, key: key('k5'), get value(): Buffer { throw new Error('poison'); } };
+    const results = await Promise.allSettled([
+      kv.transact([], () => ({ ops: [put('k4', 'four')], result: undefined })),
+      kv.transact([], () => ({ ops: [put('k2', 'two'), poison], result: undefined })),
+      kv.transact([], () => ({ ops: [put('k6', 'six')], result: undefined })),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(await kv.get(key('k2'))).toBeUndefined();
+    expect((await kv.get(key('k4')))?.toString()).toBe('four');
+    expect((await kv.get(key('k6')))?.toString()).toBe('six');
+    await kv.close();
+  });
+
+  it('keeps every commit of a long concurrent write load (checkpoints run in a worker thread)', async () => {
+    const path = join(dir, 'load.db');
+    const first = openSqliteStore(path);
+    await first.defineCollection('ns/Item', itemLayout);
+    for (let round = 0; round < 40; round++) {
+      await Promise.all(
+        Array.from({ length: 10 }, (_, i) => first.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: `r${round}-${i}`, group: `g${i}`, score: round } }] })),
+      );
+      for (let i = 0; i < 5; i++) await first.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: `s${round}-${i}`, group: 'single', score: i } }] });
+    }
+    await first.close();
+    const second = openSqliteStore(path);
+    expect((await second.list('ns/Item', { limit: 1000 })).records).toHaveLength(600);
+    expect((await second.list('ns/Item', { where: { group: 'single' }, limit: 1000 })).records).toHaveLength(200);
+    await second.close();
+  });
+
   it('plans list queries as index range scans with a limit', () => {
     const kv = openSqlite(':memory:');
     const plan = kv.db
