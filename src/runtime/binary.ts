@@ -14,7 +14,7 @@ export type Operand =
   | { kind: 'slot'; slot: number }
   | { kind: 'length'; slot: number }
   | { kind: 'number'; value: number }
-  | { kind: 'other'; eval: Eval };
+  | { kind: 'other'; code: Eval };
 
 export type FastOperator = '+' | '-' | '*' | '/' | '%' | '<' | '<=' | '>' | '>=' | '===' | '!==';
 
@@ -29,7 +29,7 @@ function lengthOf(target: unknown): unknown {
 }
 
 function evalOf(operand: Operand): Eval {
-  if (operand.kind === 'other') return operand.eval;
+  if (operand.kind === 'other') return operand.code;
   if (operand.kind === 'slot') {
     const slot = operand.slot;
     return (f) => f.slots[slot];

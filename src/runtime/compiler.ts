@@ -492,7 +492,7 @@ export class FunctionCompiler {
       const receiverSlot = receiver.slot;
       const item = this.operand(e.arguments[0]!);
       const itemSlot = item.kind === 'slot' ? item.slot : -1;
-      const itemValue = item.kind === 'other' ? item.eval : this.expression(e.arguments[0]!);
+      const itemValue = item.kind === 'other' ? item.code : this.expression(e.arguments[0]!);
       const generic = this.genericMethodCall(
         'push',
         argumentEvaluator([itemValue]),
@@ -912,7 +912,7 @@ export class FunctionCompiler {
     const compile = () => (compiled ??= this.expression(e));
     return {
       kind: 'other',
-      get eval() {
+      get code() {
         return compile();
       },
     };
@@ -920,7 +920,7 @@ export class FunctionCompiler {
 
   /** The operand's closure: the one it already compiled, or the general one. */
   private evalOfOperand(operand: Operand, e: Expression): Eval {
-    return operand.kind === 'other' ? operand.eval : this.expression(e);
+    return operand.kind === 'other' ? operand.code : this.expression(e);
   }
 
   private binary(e: BinaryExpression): Eval {
