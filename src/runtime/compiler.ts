@@ -608,7 +608,14 @@ export class FunctionCompiler {
         return this.identifier(e.name);
       case 'arrayLiteral': {
         const elements = e.elements.map((x) => this.expression(x));
-        return (f) => elements.map((element) => element(f));
+        // Built by push from a literal `[]`, so the array is packed (map would make a holey one, on
+        // which every later push and splice of the body runs slower).
+        if (elements.length === 0) return () => [];
+        return (f) => {
+          const array: unknown[] = [];
+          for (let i = 0; i < elements.length; i++) array.push(elements[i]!(f));
+          return array;
+        };
       }
       case 'objectLiteral': {
         const keys = e.properties.map((p) => p.key.name);
