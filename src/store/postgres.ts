@@ -9,7 +9,7 @@ import pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvTextEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -131,6 +131,10 @@ export class PostgresKv implements KvStore {
       values: [range.gte, range.lt, options.limit],
     });
     return result.rows.map((row) => ({ key: row.key, value: row.value }));
+  }
+
+  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<KvTextEntry[]> {
+    return (await this.scan(range, options)).map((entry) => ({ keyHex: entry.key.toString('hex'), text: entry.value.toString('utf8', skip) }));
   }
 
   async count(range: KeyRange): Promise<number> {

@@ -333,33 +333,34 @@ export class RecordStore {
     const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
     const records: T[] = [];
     const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
-    let first: Buffer | undefined;
-    let last: Buffer | undefined;
+    // The first and last keys read, in hexadecimal (decoded only for the cursors and the next range).
+    let first: string | undefined;
+    let last: string | undefined;
     let scanned = 0;
     while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
       const want = Math.min(scanLimit - scanned, Math.max(limit - records.length, 32));
-      const entries = await this.kv.scan({ gte, lt }, { reverse: scanReverse, limit: want });
+      const entries = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, 8);
       for (const entry of entries) {
         scanned++;
-        first ??= entry.key;
-        last = entry.key;
+        first ??= entry.keyHex;
+        last = entry.keyHex;
         // Index entries hold a copy of the record, so a page is one range read, however large the collection.
-        const text = entry.value.toString('utf8', 8);
+        const text = entry.text;
         let parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
         if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
         records.push(output(text, () => (parsed ??= JSON.parse(text) as JsonObject)));
         if (records.length === limit) break;
       }
       if (entries.length < want || last === undefined) break;
-      if (!scanReverse) gte = keySuccessor(last);
-      else lt = last;
+      if (!scanReverse) gte = keySuccessor(Buffer.from(last, 'hex'));
+      else lt = Buffer.from(last, 'hex');
     }
 
     if (backward) {
       records.reverse();
       [first, last] = [last, first];
     }
-    const position = (key: Buffer) => encodeCursor(plan.index.id, key.subarray(prefix.length));
+    const position = (keyHex: string) => encodeCursor(plan.index.id, Buffer.from(keyHex, 'hex').subarray(prefix.length));
     const cursor =
       first && last
         ? { before: position(first), after: position(last) }

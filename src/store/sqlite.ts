@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvTextEntry, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
@@ -61,6 +61,7 @@ export class SqliteKv implements KvStore {
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
   readonly #count: Database.Statement<[Buffer, Buffer]>;
   readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
+  readonly #scanText: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
   /** Runs one job inside the batch's transaction; nested, so better-sqlite3 wraps it in a savepoint. */
   readonly #job: Database.Transaction<(job: Job, timestamp: number) => unknown>;
   readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
@@ -91,6 +92,14 @@ export class SqliteKv implements KvStore {
     const scan = (order: 'ASC' | 'DESC') =>
       this.db.prepare<[Buffer, Buffer, number]>(`SELECT key, value FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`).raw();
     this.#scan = { asc: scan('ASC'), desc: scan('DESC') };
+    // One string per row, `<hex key> <text>`: no buffers, and no array per row (substr counts from 1).
+    const scanText = (order: 'ASC' | 'DESC') =>
+      this.db
+        .prepare<[number, Buffer, Buffer, number]>(
+          `SELECT hex(key) || ' ' || CAST(substr(value, ? + 1) AS TEXT) FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`,
+        )
+        .pluck();
+    this.#scanText = { asc: scanText('ASC'), desc: scanText('DESC') };
     this.#job = this.db.transaction((job: Job, timestamp: number) => this.#run(job, timestamp));
     this.#batch = this.db.transaction((jobs: readonly Job[]) => {
       const clock = this.#get.get(clockKey) as Buffer | undefined;
@@ -121,6 +130,14 @@ export class SqliteKv implements KvStore {
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
     const rows = this.#scan[options.reverse ? 'desc' : 'asc'].all(range.gte, range.lt, options.limit) as Row[];
     return rows.map(([key, value]) => ({ key, value }));
+  }
+
+  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<KvTextEntry[]> {
+    const rows = this.#scanText[options.reverse ? 'desc' : 'asc'].all(skip, range.gte, range.lt, options.limit) as string[];
+    return rows.map((row) => {
+      const space = row.indexOf(' ');
+      return { keyHex: row.slice(0, space), text: row.slice(space + 1) };
+    });
   }
 
   async count(range: KeyRange): Promise<number> {
