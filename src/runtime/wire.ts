@@ -103,6 +103,11 @@ export function bytesFromBase64(text: string): Uint8Array | undefined {
   return new Uint8Array(Buffer.from(text, 'base64'));
 }
 
+/** 'number' or 'string' for arrays of those (converted without a call per element), else ''. */
+function simpleElement(type: TypeNode): string {
+  return type.kind === 'primitiveType' && (type.name === 'number' || type.name === 'string') ? type.name : '';
+}
+
 export function valueFromWire(type: TypeNode, value: unknown, path: string, context: ConversionContext): unknown {
   switch (type.kind) {
     case 'primitiveType':
@@ -137,7 +142,16 @@ export function valueFromWire(type: TypeNode, value: unknown, path: string, cont
       if (!Array.isArray(value)) throw invalid(type, value, path);
       // Built by push so the array is packed (map gives a holey one, slower to push to and splice).
       const array: unknown[] = [];
-      for (let i = 0; i < value.length; i++) array.push(valueFromWire(type.element, value[i], `${path}[${i}]`, context));
+      const simple = simpleElement(type.element);
+      for (let i = 0; i < value.length; i++) {
+        const element = value[i];
+        // Numbers and strings inline: the general call builds the element's path text for every element.
+        if (simple === 'number' ? typeof element === 'number' && Number.isFinite(element) : simple === 'string' && typeof element === 'string') {
+          array.push(element);
+        } else {
+          array.push(valueFromWire(type.element, element, `${path}[${i}]`, context));
+        }
+      }
       return array;
     }
     case 'mapType': {
@@ -269,8 +283,18 @@ export function valueToWire(type: TypeNode, value: unknown, path: string, contex
     case 'arrayType': {
       if (!Array.isArray(value)) throw invalid(type, value, path);
       const out: JsonValue[] = [];
+      const simple = simpleElement(type.element);
       for (let i = 0; i < value.length; i++) {
         const element = value[i];
+        // Numbers (with -0 as 0) and strings inline, as in valueFromWire.
+        if (simple === 'number' && typeof element === 'number' && Number.isFinite(element)) {
+          out.push(element === 0 ? 0 : element);
+          continue;
+        }
+        if (simple === 'string' && typeof element === 'string') {
+          out.push(element);
+          continue;
+        }
         if (element === undefined || element === null) throw invalid(type.element, element, `${path}[${i}]`);
         out.push(valueToWire(type.element, element, `${path}[${i}]`, context));
       }
