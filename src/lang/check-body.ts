@@ -87,6 +87,20 @@ const callbackMethods = new Set([
   'some', 'every', 'sort', 'flatMap',
 ]);
 
+const COMPARISONS = new Set<string>(['==', '!=', '===', '!==', '<', '<=', '>', '>=']);
+
+/** `this.f`, for messages about calls of the collection's function `f`. */
+function functionLabel(fn: CheckedFunction): () => string {
+  return () => `this.${fn.name}`;
+}
+
+/** A copy of `set` with `more` added. */
+function withAll<T>(set: ReadonlySet<T>, more: ReadonlySet<T>): Set<T> {
+  const result = new Set(set);
+  for (const item of more) result.add(item);
+  return result;
+}
+
 /** A pseudo-subject of the flow facts: `this.id` has been assigned on every path to this point. */
 const ID_ASSIGNED: Binding = { kind: 'undefined' };
 
@@ -98,13 +112,23 @@ const missingNameHints = new Map([
   ['console', '; there is no console in collection functions: use error(message) to stop with a message'],
 ]);
 
+/** The words before a type, and the type: `field "name" of type ` and `string`. */
+interface TargetDescription {
+  words: string;
+  type?: Type;
+}
+
+function describeTarget({ words, type }: TargetDescription): string {
+  return type ? words + typeToString(type) : words;
+}
+
 /** A place an assignment, update or delete writes to. */
 interface Target {
   type: Type;
   /** Whether null/undefined may be stored (optional fields and parameters, variables). */
   nullable: boolean;
-  /** `field "name" of type string`, for messages. */
-  description: string;
+  /** `field "name" of type string`, for messages: built by `describeTarget` only when one is reported. */
+  description: TargetDescription;
   /** Whether `delete` may remove it (map entries, optional fields and properties). */
   deletable: boolean;
 }
@@ -136,6 +160,8 @@ class BodyChecker {
   private loopDepth = 0;
   private scope: Scope = new Scope();
   private readonly isConstructor: boolean;
+  /** The type of `this`: the whole record being created or changed. */
+  private readonly thisType: Type;
 
   constructor(
     private readonly collections: ReadonlyMap<string, CheckedCollection>,
@@ -147,6 +173,7 @@ class BodyChecker {
     private readonly diagnostics: Diagnostic[],
   ) {
     this.isConstructor = fn.name === 'constructor';
+    this.thisType = recordOf(collection.name);
   }
 
   run(): void {
@@ -170,8 +197,25 @@ class BodyChecker {
     }
   }
 
-  /** Whether a statement never completes normally: it returns, throws or loops forever on every path. */
+  /** `exits` of the blocks, `if`s and loops seen so far: each `if` asks about its branches, which
+   *  contain the inner ones, so without it nested statements would be walked again at every level. */
+  private readonly exitsCache = new Map<Statement, boolean>();
+
+  /** Whether a statement never completes normally: it returns, throws or loops forever on every path.
+   *  Asked only once the statement is checked (an expression statement exits when its type is `never`). */
   private exits(statement: Statement): boolean {
+    if (statement.kind === 'block' || statement.kind === 'if' || statement.kind === 'while' || statement.kind === 'for') {
+      let exits = this.exitsCache.get(statement);
+      if (exits === undefined) {
+        exits = this.exitsUncached(statement);
+        this.exitsCache.set(statement, exits);
+      }
+      return exits;
+    }
+    return this.exitsUncached(statement);
+  }
+
+  private exitsUncached(statement: Statement): boolean {
     switch (statement.kind) {
       case 'return':
       case 'throw':
@@ -234,7 +278,8 @@ class BodyChecker {
   /** Runs `body` with `facts` added to what is known, and gives back what is known at its end. */
   private withFacts(facts: ReadonlySet<object>, body: () => void): Set<object> {
     const saved = this.present;
-    this.present = new Set([...saved, ...facts]);
+    this.present = new Set(saved);
+    for (const fact of facts) this.present.add(fact);
     try {
       body();
       return this.present;
@@ -282,7 +327,7 @@ class BodyChecker {
     const afterThen = this.withFacts(whenTrue, () => this.inScope(() => this.statement(statement.consequent)));
     const afterElse = statement.alternate
       ? this.withFacts(whenFalse, () => this.inScope(() => this.statement(statement.alternate!)))
-      : new Set([...this.present, ...whenFalse]);
+      : withAll(this.present, whenFalse);
     // Only the branches that can finish lead past the `if`.
     const thenExits = this.exits(statement.consequent);
     const elseExits = statement.alternate !== null && this.exits(statement.alternate);
@@ -424,7 +469,7 @@ class BodyChecker {
     if (declared && !fits(found, declared, false)) {
       this.report('typeMismatchReturn', argument.span, [typeToString(found), this.fn.name, typeToString(declared)]);
     } else if (declared) {
-      this.requirePresent(argument, `the return value of "${this.fn.name}" (${typeToString(declared)})`);
+      this.requirePresent(argument, () => `the return value of "${this.fn.name}" (${typeToString(declared)})`);
     }
   }
 
@@ -460,7 +505,7 @@ class BodyChecker {
       case 'identifierExpression':
         return this.identifier(expression);
       case 'this':
-        return recordOf(this.collection.name);
+        return this.thisType;
       case 'arrayLiteral':
         return this.arrayLiteral(expression, expected);
       case 'objectLiteral':
@@ -559,9 +604,9 @@ class BodyChecker {
       for (const element of expression.elements) {
         const found = this.value(element, expected.element);
         if (!fits(found, expected.element, false)) {
-          this.mismatch(found, `an element of ${typeToString(expected)}`, element.span, false);
+          this.mismatch(found, () => `an element of ${typeToString(expected)}`, element.span, false);
         } else {
-          this.requirePresent(element, `an element of ${typeToString(expected)}`);
+          this.requirePresent(element, () => `an element of ${typeToString(expected)}`);
         }
       }
       return expected;
@@ -591,9 +636,9 @@ class BodyChecker {
         }
         const found = this.value(property.value, field.type);
         if (!fits(found, field.type, field.optional)) {
-          this.mismatch(found, `property "${name}" of type ${typeToString(field.type)}`, property.value.span, field.optional);
+          this.mismatch(found, () => `property "${name}" of type ${typeToString(field.type)}`, property.value.span, field.optional);
         } else if (!field.optional) {
-          this.requirePresent(property.value, `property "${name}" of type ${typeToString(field.type)}`);
+          this.requirePresent(property.value, () => `property "${name}" of type ${typeToString(field.type)}`);
         }
       }
       for (const field of expected.fields) {
@@ -607,9 +652,9 @@ class BodyChecker {
       for (const property of expression.properties) {
         const found = this.value(property.value, expected.value);
         if (!fits(found, expected.value, false)) {
-          this.mismatch(found, `an entry of ${typeToString(expected)}`, property.value.span, false);
+          this.mismatch(found, () => `an entry of ${typeToString(expected)}`, property.value.span, false);
         } else {
-          this.requirePresent(property.value, `an entry of ${typeToString(expected)}`);
+          this.requirePresent(property.value, () => `an entry of ${typeToString(expected)}`);
         }
       }
       return expected;
@@ -692,20 +737,21 @@ class BodyChecker {
     return this.elementOf(objectType, keyType, expression);
   }
 
+  private badIndex(objectType: Type, keyType: Type, expression: IndexExpression): Type {
+    this.report('invalidIndex', expression.index.span, [typeToString(objectType), typeToString(keyType)]);
+    return anyType;
+  }
+
   private elementOf(objectType: Type, keyType: Type, expression: IndexExpression): Type {
-    const badIndex = (): Type => {
-      this.report('invalidIndex', expression.index.span, [typeToString(objectType), typeToString(keyType)]);
-      return anyType;
-    };
     switch (objectType.kind) {
       case 'any':
         return anyType;
       case 'array':
-        return isNumeric(keyType) ? objectType.element : badIndex();
+        return isNumeric(keyType) ? objectType.element : this.badIndex(objectType, keyType, expression);
       case 'string':
-        return isNumeric(keyType) ? stringType : badIndex();
+        return isNumeric(keyType) ? stringType : this.badIndex(objectType, keyType, expression);
       case 'map':
-        return isKeyLike(keyType) ? objectType.value : badIndex();
+        return isKeyLike(keyType) ? objectType.value : this.badIndex(objectType, keyType, expression);
       case 'object':
       case 'record':
         if (expression.index.kind === 'string') {
@@ -722,9 +768,9 @@ class BodyChecker {
           this.report('unknownField', expression.index.span, [name, target.name, '']);
           return anyType;
         }
-        return keyType.kind === 'string' || keyType.kind === 'any' ? anyType : badIndex();
+        return keyType.kind === 'string' || keyType.kind === 'any' ? anyType : this.badIndex(objectType, keyType, expression);
       default:
-        return badIndex();
+        return this.badIndex(objectType, keyType, expression);
     }
   }
 
@@ -761,7 +807,7 @@ class BodyChecker {
     this.tables.bindings.set(callee, binding);
     if (binding.kind === 'global' && binding.builtin.kind === 'function') {
       this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
-      return this.callBuiltin(expression, binding.builtin, new Map(), name);
+      return this.callBuiltin(expression, binding.builtin, new Map(), () => name);
     }
     this.report('notCallable', callee.span, [`"${name}"`]);
     return this.uncheckedArguments(expression);
@@ -770,7 +816,7 @@ class BodyChecker {
   private callMember(expression: CallExpression, callee: MemberExpression): Type {
     const name = callee.property.name;
     if (callee.object.kind === 'this') {
-      this.tables.types.set(callee.object, recordOf(this.collection.name));
+      this.tables.types.set(callee.object, this.thisType);
       const fn = this.collection.functionsByName.get(name);
       if (fn && name !== 'constructor') {
         this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
@@ -800,7 +846,7 @@ class BodyChecker {
       if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
         if (builtin.mutates) this.checkWritableChain(callee.object);
         this.tables.calls.set(expression, { kind: 'builtin', builtin });
-        return this.callBuiltin(expression, builtin, receiverBindings(objectType), `${describe(objectType)}.${name}`);
+        return this.callBuiltin(expression, builtin, receiverBindings(objectType), () => `${describe(objectType)}.${name}`);
       }
       if (!builtin) {
         if (objectType.kind === 'array' && callbackMethods.has(name)) {
@@ -829,7 +875,7 @@ class BodyChecker {
     return this.uncheckedArguments(expression);
   }
 
-  private callBuiltin(expression: CallExpression, builtin: Builtin, bindings: Map<string, Type>, label: string): Type {
+  private callBuiltin(expression: CallExpression, builtin: Builtin, bindings: Map<string, Type>, label: () => string): Type {
     const { min, max } = arity(builtin);
     this.checkArgumentCount(expression, label, min, max);
     expression.arguments.forEach((argument, i) => {
@@ -849,16 +895,16 @@ class BodyChecker {
         found = this.value(argument, target);
       }
       if (!fits(found, target, false)) {
-        this.report('typeMismatchArgument', argument.span, [i + 1, label, typeToString(target), typeToString(found)]);
+        this.report('typeMismatchArgument', argument.span, [i + 1, label(), typeToString(target), typeToString(found)]);
       } else if (target.kind !== 'any') {
-        this.requirePresent(argument, `argument ${i + 1} of ${label} (${typeToString(target)})`);
+        this.requirePresent(argument, () => `argument ${i + 1} of ${label()} (${typeToString(target)})`);
       }
     });
     return instantiate(builtin.returns, bindings);
   }
 
   private callFunction(expression: CallExpression, fn: CheckedFunction): Type {
-    const label = `this.${fn.name}`;
+    const label = functionLabel(fn);
     const min = fn.parameters.filter((p) => !p.optional).length;
     this.checkArgumentCount(expression, label, min, fn.parameters.length);
     expression.arguments.forEach((argument, i) => {
@@ -869,22 +915,22 @@ class BodyChecker {
       }
       const found = this.value(argument, parameter.type);
       if (!fits(found, parameter.type, parameter.optional)) {
-        this.report('typeMismatchArgument', argument.span, [i + 1, label, typeToString(parameter.type), typeToString(found)]);
+        this.report('typeMismatchArgument', argument.span, [i + 1, label(), typeToString(parameter.type), typeToString(found)]);
       } else if (!parameter.optional) {
-        this.requirePresent(argument, `argument ${i + 1} of ${label} (${typeToString(parameter.type)})`);
+        this.requirePresent(argument, () => `argument ${i + 1} of ${label()} (${typeToString(parameter.type)})`);
       }
     });
     return fn.returnType ?? anyType;
   }
 
-  private checkArgumentCount(expression: CallExpression, label: string, min: number, max: number): void {
+  private checkArgumentCount(expression: CallExpression, label: () => string, min: number, max: number): void {
     const count = expression.arguments.length;
     if (count >= min && count <= max) return;
     const expected =
       min === max ? plural(min, 'argument') : max === Infinity ? `at least ${plural(min, 'argument')}` : `${min} to ${max} arguments`;
     const extra = expression.arguments[max];
     const span = count > max && extra ? { start: extra.span.start, end: expression.arguments[count - 1]!.span.end } : expression.span;
-    this.report('wrongArgumentCount', span, [label, expected, count]);
+    this.report('wrongArgumentCount', span, [label(), expected, count]);
   }
 
   // --- operators -----------------------------------------------------------------------------
@@ -892,7 +938,7 @@ class BodyChecker {
   private unary(expression: UnaryExpression): Type {
     if (expression.operator === 'delete') {
       const target = this.target(expression.argument, 'delete');
-      if (target && !target.deletable) this.report('invalidDelete', expression.argument.span, [target.description]);
+      if (target && !target.deletable) this.report('invalidDelete', expression.argument.span, [describeTarget(target.description)]);
       const deleted = this.subject(expression.argument);
       if (deleted) this.present.delete(deleted);
       return booleanType;
@@ -933,7 +979,7 @@ class BodyChecker {
     // Arithmetic with a missing value gives NaN; concatenating one gives "undefined", which
     // JavaScript (and TypeScript) accept, so only arithmetic is checked.
     const concatenates = expression.operator === '+' && (left.kind === 'string' || right.kind === 'string');
-    const computes = !concatenates && !['==', '!=', '===', '!==', '<', '<=', '>', '>='].includes(expression.operator);
+    const computes = !concatenates && !COMPARISONS.has(expression.operator);
     if (computes && this.diagnostics.length === reported) {
       this.requireOperand(expression.operator, expression.left);
       this.requireOperand(expression.operator, expression.right);
@@ -941,14 +987,16 @@ class BodyChecker {
     return type;
   }
 
+  private badOperands(expression: BinaryExpression, left: Type, right: Type): void {
+    this.report('badOperand', expression.span, [expression.operator, `${typeToString(left)} and ${typeToString(right)}`]);
+  }
+
   private binaryType(expression: BinaryExpression, left: Type, right: Type): Type {
     const operator = expression.operator;
-    const bad = (): void =>
-      this.report('badOperand', expression.span, [operator, `${typeToString(left)} and ${typeToString(right)}`]);
     switch (operator) {
       case '+': {
         const result = plusResult(left, right);
-        if (!result) bad();
+        if (!result) this.badOperands(expression, left, right);
         return result ?? anyType;
       }
       case '==':
@@ -963,10 +1011,10 @@ class BodyChecker {
       case '<=':
       case '>':
       case '>=':
-        if (!orderable(left, right)) bad();
+        if (!orderable(left, right)) this.badOperands(expression, left, right);
         return booleanType;
       default:
-        if (!isNumeric(left) || !isNumeric(right)) bad();
+        if (!isNumeric(left) || !isNumeric(right)) this.badOperands(expression, left, right);
         return numberType;
     }
   }
@@ -982,9 +1030,9 @@ class BodyChecker {
     if (expression.operator === '=') {
       const found = this.value(expression.value, target.type);
       if (!fits(found, target.type, target.nullable)) {
-        this.mismatch(found, target.description, expression.value.span, target.nullable);
+        this.mismatch(found, () => describeTarget(target.description), expression.value.span, target.nullable);
       } else if (!target.nullable) {
-        this.requirePresent(expression.value, target.description);
+        this.requirePresent(expression.value, () => describeTarget(target.description));
       }
       const assigned = this.subject(expression.target);
       if (assigned) {
@@ -1006,14 +1054,14 @@ class BodyChecker {
   }
 
   /** Reports a value that may be undefined stored where a value is required. */
-  private requirePresent(expression: Expression, description: string): void {
+  private requirePresent(expression: Expression, description: () => string): void {
     const phrase = this.maybeUndefined(expression);
-    if (phrase) this.report('nullNotAllowed', expression.span, [`${phrase},`, description]);
+    if (phrase) this.report('nullNotAllowed', expression.span, [`${phrase},`, description()]);
   }
 
-  private mismatch(found: Type, description: string, span: Span, nullable: boolean): void {
-    if (isNullish(found) && !nullable) this.report('nullNotAllowed', span, [typeToString(found), description]);
-    else this.report('typeMismatchAssignment', span, [typeToString(found), description]);
+  private mismatch(found: Type, description: () => string, span: Span, nullable: boolean): void {
+    if (isNullish(found) && !nullable) this.report('nullNotAllowed', span, [typeToString(found), description()]);
+    else this.report('typeMismatchAssignment', span, [typeToString(found), description()]);
   }
 
   /**
@@ -1044,7 +1092,7 @@ class BodyChecker {
             target = {
               type,
               nullable: objectType.kind === 'any',
-              description: objectType.kind === 'any' ? 'this element' : `an element of ${typeToString(objectType)}`,
+              description: objectType.kind === 'any' ? { words: 'this element' } : { words: 'an element of ', type: objectType },
               deletable: objectType.kind === 'map' || objectType.kind === 'any',
             };
           }
@@ -1081,7 +1129,7 @@ class BodyChecker {
       return {
         type: binding.type,
         nullable: binding.kind === 'variable' || binding.optional,
-        description: `${what} "${name}" of type ${typeToString(binding.type)}`,
+        description: { words: `${what} "${name}" of type `, type: binding.type },
         deletable: false,
       };
     }
@@ -1123,7 +1171,7 @@ class BodyChecker {
       return {
         type: field.type,
         nullable: field.optional,
-        description: `field "${name}" of type ${typeToString(field.type)}`,
+        description: { words: `field "${name}" of type `, type: field.type },
         deletable: field.optional,
       };
     }
@@ -1136,7 +1184,7 @@ class BodyChecker {
     switch (objectType.kind) {
       case 'any':
       case 'never':
-        return { type: anyType, nullable: true, description: `property "${name}"`, deletable: true };
+        return { type: anyType, nullable: true, description: { words: `property "${name}"` }, deletable: true };
       case 'object': {
         const field = objectField(objectType, name);
         if (!field) {
@@ -1146,12 +1194,12 @@ class BodyChecker {
         return {
           type: field.type,
           nullable: field.optional,
-          description: `property "${name}" of type ${typeToString(field.type)}`,
+          description: { words: `property "${name}" of type `, type: field.type },
           deletable: field.optional,
         };
       }
       case 'map':
-        return { type: objectType.value, nullable: false, description: `an entry of ${typeToString(objectType)}`, deletable: true };
+        return { type: objectType.value, nullable: false, description: { words: 'an entry of ', type: objectType }, deletable: true };
       default:
         this.report('readOnlyTarget', span, [`${describe(objectType)}.${name}`]);
         return undefined;

@@ -4,26 +4,30 @@ import type { BlockStatement, Expression, Statement } from './ast.ts';
 
 /** What a condition proves about some subjects (optional parameters): when it holds, when it does not. */
 export interface Facts<S> {
-  whenTrue: Set<S>;
-  whenFalse: Set<S>;
+  whenTrue: ReadonlySet<S>;
+  whenFalse: ReadonlySet<S>;
 }
+
+const EQUALITY = new Set<string>(['==', '!=', '===', '!==']);
+const NOTHING: ReadonlySet<never> = new Set();
+/** Most tests prove nothing: one shared, never modified answer for them. */
+const NO_FACTS: Facts<never> = { whenTrue: NOTHING, whenFalse: NOTHING };
 
 /**
  * The facts a test establishes about the subjects `subject` recognises: `x` and `x != null` prove `x`
  * present when true, `!x` and `x == undefined` when false; `&&`, `||` and `!` combine them.
  */
 export function testFacts<S>(test: Expression, subject: (expression: Expression) => S | undefined): Facts<S> {
-  const none = (): Facts<S> => ({ whenTrue: new Set(), whenFalse: new Set() });
   switch (test.kind) {
     case 'unary': {
-      if (test.operator !== '!') return none();
+      if (test.operator !== '!') return NO_FACTS;
       const inner = testFacts(test.argument, subject);
       return { whenTrue: inner.whenFalse, whenFalse: inner.whenTrue };
     }
     case 'binary': {
-      if (!['==', '!=', '===', '!=='].includes(test.operator)) return none();
+      if (!EQUALITY.has(test.operator)) return NO_FACTS;
       const s = isNullishLiteral(test.right) ? subject(test.left) : isNullishLiteral(test.left) ? subject(test.right) : undefined;
-      if (s === undefined) return none();
+      if (s === undefined) return NO_FACTS;
       return test.operator.startsWith('!') ? { whenTrue: new Set([s]), whenFalse: new Set() } : { whenTrue: new Set(), whenFalse: new Set([s]) };
     }
     case 'logical': {
@@ -31,11 +35,11 @@ export function testFacts<S>(test: Expression, subject: (expression: Expression)
       const right = testFacts(test.right, subject);
       if (test.operator === '&&') return { whenTrue: union(left.whenTrue, right.whenTrue), whenFalse: intersection(left.whenFalse, right.whenFalse) };
       if (test.operator === '||') return { whenTrue: intersection(left.whenTrue, right.whenTrue), whenFalse: union(left.whenFalse, right.whenFalse) };
-      return none();
+      return NO_FACTS;
     }
     default: {
       const s = subject(test);
-      return s === undefined ? none() : { whenTrue: new Set([s]), whenFalse: new Set() };
+      return s === undefined ? NO_FACTS : { whenTrue: new Set([s]), whenFalse: new Set() };
     }
   }
 }

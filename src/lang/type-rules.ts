@@ -56,12 +56,14 @@ export function orderable(left: Type, right: Type): boolean {
 export function comparable(left: Type, right: Type): boolean {
   if (left.kind === 'any' || right.kind === 'any' || left.kind === 'never' || right.kind === 'never') return true;
   if (isNullish(left) || isNullish(right)) return true;
-  const collectionOf = (t: Type): string | undefined =>
-    t.kind === 'reference' || t.kind === 'record' ? t.collection : undefined;
   const a = collectionOf(left);
   const b = collectionOf(right);
   if (a !== undefined || b !== undefined) return a === b;
   return left.kind === right.kind;
+}
+
+function collectionOf(type: Type): string | undefined {
+  return type.kind === 'reference' || type.kind === 'record' ? type.collection : undefined;
 }
 
 /**
