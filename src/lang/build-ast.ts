@@ -199,7 +199,7 @@ function buildFunction(
 ): FunctionDeclaration {
   const keyword = tokens(node, 'FunctionKeyword')[0];
   const name = token1(node, 'Identifier');
-  const body = token1(node, 'FunctionBody');
+  const body = token1(nodes(node, 'body')[0]!, 'FunctionBody');
   const blockSpan = tokenSpan(body);
   const returnType = nodes(node, 'type')[0];
   const bodyTextSpan = { start: blockSpan.start + 1, end: blockSpan.end - 1 };

@@ -206,8 +206,7 @@ export class SchemaParser extends CstParser {
     });
   });
 
-  // function := [`function`] name `(` parameters `)` [`:` type] FunctionBody
-  // The body is one token, from `{` to the matching `}` (see lexer.ts); acorn parses its text.
+  // function := [`function`] name `(` parameters `)` [`:` type] body
   functionDeclaration = this.RULE('functionDeclaration', () => {
     this.OPTION(() => this.CONSUME(FunctionKeyword));
     this.CONSUME(Identifier);
@@ -225,6 +224,12 @@ export class SchemaParser extends CstParser {
       this.CONSUME(Colon);
       this.SUBRULE(this.type);
     });
+    this.SUBRULE(this.body);
+  });
+
+  // body := FunctionBody: one token, from `{` to the matching `}` (see lexer.ts); acorn parses its
+  // text. A rule of its own so that the diagrams show where bodies are.
+  body = this.RULE('body', () => {
     this.CONSUME(FunctionBody);
   });
 
