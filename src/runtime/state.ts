@@ -50,8 +50,10 @@ export function allocateString(st: ExecState, length: number): void {
   if (length > st.limits.maxStringLength) {
     throw limitFault(`string too long: ${length} characters (the limit is ${st.limits.maxStringLength})`);
   }
-  if (length >= GAS.charsPerGas) charge(st, Math.floor(length / GAS.charsPerGas));
+  if (length >= CHARS_PER_GAS && (st.gas -= Math.floor(length / CHARS_PER_GAS)) < 0) throw outOfGas(st);
 }
+
+const CHARS_PER_GAS = GAS.charsPerGas;
 
 /** Gas and the length cap for an array growing to `newLength` by `added` elements. */
 export function allocateElements(st: ExecState, newLength: number, added: number): void {
