@@ -24,15 +24,31 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
 export const MAX_GAS = 1_000_000_000;
 
 export function resolveLimits(limits: Partial<ExecutionLimits> | undefined): ExecutionLimits {
-  const given = Object.fromEntries(Object.entries(limits ?? {}).filter(([, value]) => value !== undefined));
-  const resolved = { ...DEFAULT_LIMITS, ...given } as ExecutionLimits;
-  for (const [name, value] of Object.entries(resolved)) {
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new RangeError(`limit ${name} must be a non-negative integer, got ${String(value)}`);
+  // Plain loops, no entries/fromEntries/filter arrays: this runs on every call. Keys other than the
+  // four limits are validated the same way (and then ignored), in the order the caller gave them.
+  const resolved: ExecutionLimits = { ...DEFAULT_LIMITS };
+  const given = limits as Record<string, unknown> | null | undefined;
+  const others: string[] = [];
+  if (given !== undefined && given !== null) {
+    for (const name of Object.keys(given)) {
+      const value = given[name];
+      if (value === undefined) continue;
+      if (Object.hasOwn(DEFAULT_LIMITS, name)) (resolved as unknown as Record<string, unknown>)[name] = value;
+      else others.push(name);
     }
   }
+  for (const name of LIMIT_NAMES) checkLimit(name, resolved[name]);
+  for (const name of others) checkLimit(name, given![name]);
   if (resolved.gas > MAX_GAS) throw new RangeError(`limit gas must be at most ${MAX_GAS}, got ${resolved.gas}`);
   return resolved;
+}
+
+const LIMIT_NAMES = Object.keys(DEFAULT_LIMITS) as (keyof ExecutionLimits)[];
+
+function checkLimit(name: string, value: unknown): void {
+  if (!Number.isSafeInteger(value) || (value as number) < 0) {
+    throw new RangeError(`limit ${name} must be a non-negative integer, got ${String(value)}`);
+  }
 }
 
 /** The gas schedule (documented in docs/runtime.md). */
