@@ -20,6 +20,7 @@ import type {
   UnaryOperator,
   VariableDeclaration,
 } from './ast.ts';
+import { parseBodyFast } from './body-fast.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 
 /**
@@ -90,6 +91,19 @@ const ACORN_OPTIONS = { ecmaVersion: 2022, sourceType: 'script', allowReturnOuts
  * at the first one) each body of the batch is parsed on its own, so that each reports its own error.
  */
 export function parseBodies(bodies: readonly BodySource[]): ParsedBody[] {
+  // Most bodies take the fast path (body-fast.ts); acorn parses the others, and reports every error.
+  const results: (ParsedBody | undefined)[] = bodies.map((body) => {
+    const statements = parseBodyFast(body.block, body.start);
+    return statements ? { statements, diagnostics: [] } : undefined;
+  });
+  const rest = bodies.filter((_, i) => results[i] === undefined);
+  if (rest.length === 0) return results as ParsedBody[];
+  const parsed = parseBodiesWithAcorn(rest);
+  let next = 0;
+  return results.map((result) => result ?? parsed[next++]!);
+}
+
+function parseBodiesWithAcorn(bodies: readonly BodySource[]): ParsedBody[] {
   const results: ParsedBody[] = [];
   for (let first = 0; first < bodies.length; ) {
     // Batches of bounded size: one acorn call per body costs setup, one call for a whole large file
