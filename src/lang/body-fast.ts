@@ -52,19 +52,20 @@ const PUNCTUATORS = new Set([
   '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
 ]);
 
-/** Characters that are a punctuator alone, whatever follows. */
-const ALONE = new Set(['{', '}', '(', ')', '[', ']', ';', ',', '~', ':']);
-
-/** The longest punctuator at `start`. */
+/**
+ * The longest punctuator at `start`. Every punctuator longer than one character extends a shorter one
+ * (`>` `>>` `>>>` `>>>=`), except `...`, which `..` never starts here: growing one character at a time
+ * finds it.
+ */
 function punctuatorAt(text: string, start: number): string {
-  const first = text[start]!;
-  if (ALONE.has(first)) return first;
-  for (let length = 4; length > 1; length--) {
-    const candidate = text.slice(start, start + length);
-    if (PUNCTUATORS.has(candidate)) return candidate;
+  let punctuator = text[start]!;
+  if (!PUNCTUATORS.has(punctuator)) giveUp();
+  while (start + punctuator.length < text.length) {
+    const longer = punctuator + text[start + punctuator.length]!;
+    if (!PUNCTUATORS.has(longer)) break;
+    punctuator = longer;
   }
-  if (PUNCTUATORS.has(first)) return first;
-  giveUp();
+  return punctuator;
 }
 
 class GiveUp extends Error {}
