@@ -432,6 +432,14 @@ export const builtins: readonly Builtin[] = [
 
 const byId = new Map(builtins.map((b) => [b.id, b]));
 
+/** The members of each receiver by name: lookups in bodies need no `<receiver>.<name>` string. */
+const byReceiver = new Map<BuiltinReceiver, Map<string, Builtin>>();
+for (const builtin of builtins) {
+  let members = byReceiver.get(builtin.receiver);
+  if (!members) byReceiver.set(builtin.receiver, (members = new Map()));
+  members.set(builtin.name, builtin);
+}
+
 export function builtinById(id: string): Builtin | undefined {
   return byId.get(id);
 }
@@ -455,7 +463,7 @@ export function lookupNamespace(name: string): BuiltinReceiver | undefined {
 
 /** A global function or constant (`error`, `parseInt`, `NaN`…). */
 export function lookupGlobal(name: string): Builtin | undefined {
-  return byId.get(`global.${name}`);
+  return byReceiver.get('global')?.get(name);
 }
 
 /** The receiver kind whose members apply to values of this type, if any. */
@@ -477,7 +485,7 @@ export function receiverOf(type: Type): BuiltinReceiver | undefined {
 export function lookupMethod(receiverType: Type, name: string): Builtin | undefined {
   const receiver = receiverOf(receiverType);
   if (!receiver || receiver === 'global') return undefined;
-  return byId.get(`${receiver}.${name}`);
+  return byReceiver.get(receiver)?.get(name);
 }
 
 /** All members of a receiver type: for "did you mean" suggestions. */

@@ -9,34 +9,35 @@ import type { Binding } from './checked.ts';
 export const UNINITIALISED = 'uninitialised';
 
 export class Scope {
-  private readonly names = new Map<string, Binding>();
-  private readonly reserved = new Set<string>();
+  // Created on first use: most blocks declare nothing.
+  private names: Map<string, Binding> | undefined;
+  private reserved: Set<string> | undefined;
 
   constructor(readonly parent: Scope | null = null) {}
 
   lookup(name: string): Binding | typeof UNINITIALISED | undefined {
-    const binding = this.names.get(name);
+    const binding = this.names?.get(name);
     if (binding) return binding;
-    if (this.reserved.has(name)) return UNINITIALISED;
+    if (this.reserved?.has(name)) return UNINITIALISED;
     return this.parent?.lookup(name);
   }
 
   declaredHere(name: string): boolean {
-    return this.names.has(name);
+    return this.names?.has(name) ?? false;
   }
 
   /** Marks a name that a declaration later in this block will bind. */
   reserve(name: string): void {
-    this.reserved.add(name);
+    (this.reserved ??= new Set()).add(name);
   }
 
   declare(name: string, binding: Binding): void {
-    this.names.set(name, binding);
+    (this.names ??= new Map()).set(name, binding);
   }
 
   /** Every visible name (for "did you mean" suggestions). */
   visibleNames(): string[] {
-    const inner = [...this.names.keys()];
+    const inner = [...(this.names?.keys() ?? [])];
     return this.parent ? [...inner, ...this.parent.visibleNames()] : inner;
   }
 }
