@@ -1,11 +1,12 @@
 // `npm run bench` runs every suite; `npm run bench -- <suite>...` runs the named ones.
 // Every run writes bench/results.json: one {suite, name, value, unit, baseline, ratio, goal, date} row per figure.
-import { writeFileSync } from 'node:fs';
+// The suites that ran replace their own rows; rows of suites that did not run are kept, so the file always
+// holds the latest figure of every suite.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { printRows, type BenchRow, type Suite } from './harness.ts';
 
 const suites: Record<string, () => Promise<{ default: Suite }>> = {
-  // name: () => import('./name.ts'),
   lang: () => import('./lang.ts'),
   auth: () => import('./auth.ts'),
   runtime: () => import('./runtime.ts'),
@@ -29,5 +30,7 @@ for (const name of names) {
   rows.push(...suiteRows);
 }
 const out = fileURLToPath(new URL('./results.json', import.meta.url));
-writeFileSync(out, JSON.stringify(rows, null, 2) + '\n');
-console.log(`\nwrote ${rows.length} rows to bench/results.json`);
+const earlier: BenchRow[] = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as BenchRow[]) : [];
+const kept = earlier.filter((r) => !names.includes(r.suite));
+writeFileSync(out, JSON.stringify([...kept, ...rows], null, 2) + '\n');
+console.log(`\nwrote ${rows.length} rows to bench/results.json (kept ${kept.length} rows of other suites)`);
