@@ -38,7 +38,7 @@ import {
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
 import { Scope, UNINITIALISED } from './scope.ts';
-import { type Facts, breaksOut, intersection, testFacts } from './flow.ts';
+import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
   describe,
@@ -141,15 +141,42 @@ export interface BodyResult {
   idMissingAt?: Span;
 }
 
+/** A field of `this` that may be missing, as a subject of the flow facts (see `present`). */
+interface FieldSubject {
+  field: string;
+}
+
+/** The fields of `this` that bodies track: in the constructor every field but `id` until it is
+ *  assigned; elsewhere the optional fields the constructor never assigns. */
+export interface TrackedFields {
+  inConstructor: ReadonlyMap<string, FieldSubject>;
+  elsewhere: ReadonlyMap<string, FieldSubject>;
+}
+
+/** Computed once per collection and shared by its functions, so that a function costs nothing per field. */
+export function trackedFieldsOf(collection: CheckedCollection): TrackedFields {
+  const constructorBody = collection.constructorFunction?.node.body;
+  const setByConstructor =
+    constructorBody && collection.fields.some((field) => field.optional) ? assignedFields(constructorBody) : new Set<string>();
+  const inConstructor = new Map<string, FieldSubject>();
+  const elsewhere = new Map<string, FieldSubject>();
+  for (const field of collection.fields) {
+    const subject = { field: field.name };
+    if (field.name !== 'id') inConstructor.set(field.name, subject);
+    if (field.optional && !setByConstructor.has(field.name)) elsewhere.set(field.name, subject);
+  }
+  return { inConstructor, elsewhere };
+}
+
 export function checkFunctionBody(
   collections: ReadonlyMap<string, CheckedCollection>,
   collection: CheckedCollection,
   fn: CheckedFunction,
-  fieldsSetByConstructor: ReadonlySet<string>,
+  tracked: TrackedFields,
   tables: SideTables,
   diagnostics: Diagnostic[],
 ): BodyResult {
-  const checker = new BodyChecker(collections, collection, fn, fieldsSetByConstructor, tables, diagnostics);
+  const checker = new BodyChecker(collections, collection, fn, tracked, tables, diagnostics);
   checker.run();
   return { assignsId: checker.assignsId, idMissingAt: checker.idMissingAt };
 }
@@ -167,21 +194,16 @@ class BodyChecker {
     private readonly collections: ReadonlyMap<string, CheckedCollection>,
     private readonly collection: CheckedCollection,
     private readonly fn: CheckedFunction,
-    /** The fields the collection's constructor assigns somewhere (see `assignedFields`). */
-    private readonly fieldsSetByConstructor: ReadonlySet<string>,
+    tracked: TrackedFields,
     private readonly tables: SideTables,
     private readonly diagnostics: Diagnostic[],
   ) {
     this.isConstructor = fn.name === 'constructor';
+    this.trackedFields = this.isConstructor ? tracked.inConstructor : tracked.elsewhere;
     this.thisType = recordOf(collection.name);
   }
 
   run(): void {
-    for (const field of this.collection.fields) {
-      if (this.isConstructor ? field.name !== 'id' : field.optional && !this.fieldsSetByConstructor.has(field.name)) {
-        this.trackedFields.set(field.name, { field: field.name });
-      }
-    }
     this.fn.parameters.forEach((p, index) => {
       if (!this.scope.declaredHere(p.name)) {
         this.scope.declare(p.name, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
@@ -273,7 +295,7 @@ class BodyChecker {
   private present = new Set<object>();
 
   /** The fields of `this` this body tracks, each with the object that stands for it in `present`. */
-  private readonly trackedFields = new Map<string, { field: string }>();
+  private readonly trackedFields: ReadonlyMap<string, FieldSubject>;
 
   /** Runs `body` with `facts` added to what is known, and gives back what is known at its end. */
   private withFacts(facts: ReadonlySet<object>, body: () => void): Set<object> {

@@ -2,9 +2,8 @@
 // the checked program even when there are errors, so tools can show everything at once.
 
 import type { Program } from './ast.ts';
-import { checkFunctionBody } from './check-body.ts';
+import { checkFunctionBody, trackedFieldsOf } from './check-body.ts';
 import { checkSchemaRules } from './schema-rules.ts';
-import { assignedFields } from './flow.ts';
 import type { CheckedProgram } from './checked.ts';
 import { type Diagnostic, diagnostic, hasErrors } from './diagnostics.ts';
 import { parse } from './parse.ts';
@@ -28,12 +27,9 @@ export function check(program: Program): CheckResult {
     properties: new Map(),
   };
   for (const collection of collections) {
-    // Needed only to tell which optional fields may be missing; computed once per collection.
-    const constructorBody = collection.constructorFunction?.node.body;
-    const fieldsSetByConstructor =
-      constructorBody && collection.fields.some((field) => field.optional) ? assignedFields(constructorBody) : new Set<string>();
+    const tracked = trackedFieldsOf(collection);
     for (const fn of collection.functions) {
-      const { assignsId, idMissingAt } = checkFunctionBody(collectionsByName, collection, fn, fieldsSetByConstructor, checked, diagnostics);
+      const { assignsId, idMissingAt } = checkFunctionBody(collectionsByName, collection, fn, tracked, checked, diagnostics);
       // Without an id field, V2003 already says what is wrong.
       if (fn.name !== 'constructor' || !collection.fieldsByName.has('id')) continue;
       if (!assignsId) {
