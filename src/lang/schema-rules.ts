@@ -40,6 +40,8 @@ import {
   typeToString,
 } from './types.ts';
 
+const primitiveTypes = { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType } as const;
+
 /** Where a type is written: parameters get whole records for collection names. */
 type TypeRole = 'field' | 'parameter' | 'return';
 
@@ -186,7 +188,8 @@ class CollectionRules {
         );
         continue;
       }
-      const field: CheckedField = { name, optional: node.optional, type, ...this.fieldDecorators(node, type), node };
+      const { read, delegate, call } = this.fieldDecorators(node, type);
+      const field: CheckedField = { name, optional: node.optional, type, read, delegate, call, node };
       fields.push(field);
       fieldsByName.set(name, field);
     }
@@ -290,7 +293,7 @@ class CollectionRules {
   private resolveType(node: TypeNode, role: TypeRole, topLevel: boolean): Type {
     switch (node.kind) {
       case 'primitiveType':
-        return { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType }[node.name];
+        return primitiveTypes[node.name];
       case 'publicKeyType':
         return publicKeyType;
       case 'arrayType':
