@@ -52,6 +52,9 @@ const PUNCTUATORS = new Set([
   '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
 ]);
 
+/** Characters that occur after the first in some punctuator. */
+const CONTINUES = new Set([...PUNCTUATORS].flatMap((p) => [...p.slice(1)].map((c) => c.charCodeAt(0))));
+
 /**
  * The longest punctuator at `start`. Every punctuator longer than one character extends a shorter one
  * (`>` `>>` `>>>` `>>>=`), except `...`, which `..` never starts here: growing one character at a time
@@ -60,6 +63,8 @@ const PUNCTUATORS = new Set([
 function punctuatorAt(text: string, start: number): string {
   let punctuator = text[start]!;
   if (!PUNCTUATORS.has(punctuator)) giveUp();
+  // Most punctuators are one character: `(`, `.`, `;`, or one that nothing longer continues.
+  if (!CONTINUES.has(text.charCodeAt(start + 1))) return punctuator;
   while (start + punctuator.length < text.length) {
     const longer = punctuator + text[start + punctuator.length]!;
     if (!PUNCTUATORS.has(longer)) break;
