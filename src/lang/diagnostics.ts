@@ -93,7 +93,7 @@ export const catalogue = {
   unknownCollection: {
     code: 'V2014',
     severity: 'warning',
-    message: 'collection "{0}" is not declared in this schema; it must exist in the same namespace',
+    message: 'collection "{0}" is not declared in this schema; it must exist in the same namespace{1}',
   },
   indexPathNotFound: { code: 'V2015', severity: 'error', message: 'index field "{0}" not found in schema' },
   unindexableField: {

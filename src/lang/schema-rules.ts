@@ -22,6 +22,7 @@ import type {
   CheckedParameter,
 } from './checked.ts';
 import { type Diagnostic, diagnostic } from './diagnostics.ts';
+import { didYouMean } from './suggest.ts';
 import {
   type ObjectField,
   type Type,
@@ -45,6 +46,9 @@ const primitiveTypes = { string: stringType, number: numberType, boolean: boolea
 /** Where a type is written: parameters get whole records for collection names. */
 type TypeRole = 'field' | 'parameter' | 'return';
 
+
+/** The type names that are not collections, for suggestions when a reference names no declared collection. */
+const BUILT_IN_TYPE_NAMES = ['string', 'number', 'boolean', 'bytes', 'PublicKey'];
 export interface SchemaResult {
   collections: CheckedCollection[];
   collectionsByName: Map<string, CheckedCollection>;
@@ -323,7 +327,9 @@ class CollectionRules {
         const collection = node.collection.name;
         if (!this.declared.has(collection) && !this.warnedCollections.has(collection)) {
           this.warnedCollections.add(collection);
-          this.report(diagnostic('unknownCollection', node.collection.span, [collection]));
+          // A misspelt type name (`strin`) reads as a reference to a collection: suggest what was likely meant.
+          const suggestion = didYouMean(collection, [...BUILT_IN_TYPE_NAMES, ...this.declared]);
+          this.report(diagnostic('unknownCollection', node.collection.span, [collection, suggestion]));
         }
         return role === 'parameter' && topLevel ? recordOf(collection) : referenceTo(collection);
       }

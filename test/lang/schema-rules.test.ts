@@ -153,6 +153,15 @@ describe('fields and types', () => {
       },
     ]);
   });
+
+  it('V2014 suggests the built-in type or declared collection a misspelt type name was likely meant to be', () => {
+    const schema = 'collection T {\n  id: string;\n  name: strin;\n  key: Publickey;\n  owner: Usr;\n}\ncollection User { id: string; }';
+    expect(reported(schema).map((d) => `${d.at} ${d.message.slice(d.message.indexOf(';', d.message.indexOf('namespace')))}`)).toEqual([
+      '3:9 ; did you mean "string"?',
+      '4:8 ; did you mean "PublicKey"?',
+      '5:10 ; did you mean "User"?',
+    ]);
+  });
 });
 
 describe('decorators on fields and functions', () => {
