@@ -78,6 +78,25 @@ function printIndex(index: IndexDeclaration): string {
   return `@index(${fields.join(', ')});`;
 }
 
+/**
+ * The type on one line, as Polybase prints it in messages: `string[]`, `map<string, number>`,
+ * `{ a: string; b?: number; }`. (`printType` lays object types out over several lines for schema text.)
+ */
+export function typeText(type: TypeNode): string {
+  switch (type.kind) {
+    case 'objectType':
+      return type.fields.length === 0
+        ? '{}'
+        : `{ ${type.fields.map((f) => `${f.name.name}${f.optional ? '?' : ''}: ${typeText(f.type)};`).join(' ')} }`;
+    case 'arrayType':
+      return `${typeText(type.element)}[]`;
+    case 'mapType':
+      return `map<${typeText(type.key)}, ${typeText(type.value)}>`;
+    default:
+      return printType(type);
+  }
+}
+
 /** `indent` is the indentation of the line the type starts on (object types span several lines). */
 export function printType(type: TypeNode, indent = ''): string {
   switch (type.kind) {

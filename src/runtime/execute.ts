@@ -2,7 +2,7 @@
 // snapshot and the arguments are never modified (they are converted into fresh runtime values), and
 // any failure returns a typed error and no changes.
 
-import type { Parameter } from '../lang/index.ts';
+import { typeText, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
 import { RuntimeFault, invalidArgs, type RuntimeError } from './errors.ts';
@@ -16,7 +16,6 @@ import {
   genericFromWire,
   genericToWire,
   lastSegment,
-  typeText,
   valueFromWire,
   valueToWire,
   wireEquals,

@@ -15,5 +15,5 @@ export { canCall, canRead, type CallPermission, type PermissionLoader, type Load
 export { DEFAULT_LIMITS, MAX_GAS, GAS, type ExecutionLimits } from './limits.ts';
 export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
-export { typeText, type JsonValue, type WireRecord } from './wire.ts';
+export type { JsonValue, WireRecord } from './wire.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

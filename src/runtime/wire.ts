@@ -4,7 +4,7 @@
 // declared fields are kept, required fields must be present, values must match their types
 // (no coercions, and NaN or Infinity are not storable).
 
-import type { FieldDeclaration, TypeNode } from '../lang/index.ts';
+import { typeText, type FieldDeclaration, type TypeNode } from '../lang/index.ts';
 import { describeValue } from './errors.ts';
 import { PublicKey, isRuntimeObject, newObject, publicKeyFrom, recordCollectionOf, type RuntimeObject } from './values.ts';
 
@@ -28,30 +28,6 @@ export interface ConversionContext {
   collectionIdOf(name: string): string;
   /** Fill in type defaults for missing required fields (records stored before a field was added). */
   defaults: boolean;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Type text as Polybase prints it: `string[]`, `map<string, number>`, `{ a: string; b?: number; }`
-
-export function typeText(type: TypeNode): string {
-  switch (type.kind) {
-    case 'primitiveType':
-      return type.name;
-    case 'publicKeyType':
-      return 'PublicKey';
-    case 'arrayType':
-      return `${typeText(type.element)}[]`;
-    case 'mapType':
-      return `map<${typeText(type.key)}, ${typeText(type.value)}>`;
-    case 'objectType':
-      return type.fields.length === 0
-        ? '{}'
-        : `{ ${type.fields.map((f) => `${f.name.name}${f.optional ? '?' : ''}: ${typeText(f.type)};`).join(' ')} }`;
-    case 'referenceType':
-      return type.collection.name;
-    case 'recordType':
-      return 'record';
-  }
 }
 
 function join(path: string, name: string): string {

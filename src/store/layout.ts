@@ -9,7 +9,7 @@
 // A layout is plain JSON: the store keeps it with the collection and compares it on schema updates.
 
 import { createHash } from 'node:crypto';
-import { printType, type Collection, type FieldDeclaration, type TypeNode } from '../lang/index.ts';
+import { typeText, type Collection, type FieldDeclaration, type TypeNode } from '../lang/index.ts';
 import type { Direction } from './encoding.ts';
 import type { IndexableType } from './cast.ts';
 import { StoreError } from './errors.ts';
@@ -115,7 +115,7 @@ function indexableType(type: TypeNode): IndexableType | null {
 
 /** Object types print with their full paths, as Polybase's messages do: `{ info.name: string; }`. */
 function describeType(type: TypeNode, path: string): string {
-  if (type.kind !== 'objectType') return printType(type);
+  if (type.kind !== 'objectType') return typeText(type);
   const inner = type.fields.map((f) => `${path}.${f.name.name}${f.optional ? '?' : ''}: ${describeType(f.type, `${path}.${f.name.name}`)};`);
   return `{ ${inner.join(' ')} }`;
 }

@@ -2,7 +2,7 @@ import * as acorn from 'acorn';
 import { describe, expect, it } from 'vitest';
 import type { Expression, Statement } from '../../src/lang/ast.ts';
 import { parse } from '../../src/lang/parse.ts';
-import { print, printExpression, printNumber, printStatement, printString } from '../../src/lang/printer.ts';
+import { print, printExpression, printNumber, printStatement, printString, printType, typeText } from '../../src/lang/printer.ts';
 
 const span = { start: 0, end: 0 };
 const id = (name: string): Expression => ({ kind: 'identifierExpression', name, span });
@@ -169,6 +169,15 @@ function readJsString(literal: string): unknown {
   expect(node.end).toBe(literal.length);
   return (node as acorn.Literal).value;
 }
+
+describe('typeText: a type on one line, as messages show it', () => {
+  it('prints nested types on one line where printType lays object types out', () => {
+    const field = parse('collection A { f: map<string, { a: string; b?: number[]; c: {}; }>; }').program!.collections[0]!.items[0]!;
+    if (field.kind !== 'field') throw new Error('expected a field');
+    expect(typeText(field.type)).toBe('map<string, { a: string; b?: number[]; c: {}; }>');
+    expect(printType(field.type)).toContain('\n');
+  });
+});
 
 describe('print: canonical layout', () => {
   const canonical = (text: string): string => {

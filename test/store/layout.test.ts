@@ -50,6 +50,9 @@ describe('layoutOf', () => {
     expect(() => layoutOf(collection('A', { id: 'string', tags: 'string[]' }, [['tags']]))).toThrow('cannot index field "tags" of type string[]');
     expect(() => layoutOf(collection('A', { id: 'string', m: 'map<string, number>' }, [['m']]))).toThrow('cannot index field "m" of type map<string, number>');
     expect(() => layoutOf(collection('A', { id: 'string', o: { object: { a: 'string' } } }, [['o']]))).toThrow('cannot index field "o" of type { o.a: string; }');
+    // A type inside a map prints on one line too (schema text lays object types out over several lines).
+    const mapOfObjects = parse('collection A { id: string; m: map<string, { a: string; b?: number; }>; @index(m); }').program!.collections[0]!;
+    expect(() => layoutOf(mapOfObjects)).toThrow('cannot index field "m" of type map<string, { a: string; b?: number; }>');
     try {
       missing();
     } catch (error) {
