@@ -1,12 +1,40 @@
 // The grammar of the schema structure: collections, decorators, fields, types, indexes and
-// function headers. A function body is a single token here (balanced braces); acorn parses its
-// text later (body.ts). This file holds rules only; build-ast.ts turns the concrete syntax tree into
-// the AST.
+// function headers. A function body is a single token here (balanced braces); body.ts parses its
+// text once the structure is complete. The rules build the AST as they go (chevrotain's embedded
+// actions, with the node builders in build-ast.ts): no concrete syntax tree is built and walked.
+//
+// While chevrotain records the grammar (in `performSelfAnalysis`), CONSUME and SUBRULE return
+// placeholders; everything that reports a problem or changes a node is therefore inside an ACTION,
+// which recording skips. Error recovery is off: the first syntax error ends the parse, and parse.ts
+// then drops whatever the actions built.
 //
 // The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
 // far more expensive than parsing a schema.
 
-import { CstParser, EMPTY_ALT, tokenMatcher, type CstNode, type IOrAlt, type IParserErrorMessageProvider, type IToken, type TokenType } from 'chevrotain';
+import { EMPTY_ALT, EmbeddedActionsParser, tokenMatcher, type IOrAlt, type IParserErrorMessageProvider, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
+import type { Collection, CollectionItem, FieldDeclaration, FunctionDeclaration, Identifier as IdentifierNode, IndexField, Parameter, Program, TypeNode } from './ast.ts';
+import {
+  arrayTypeOf,
+  attachDecorators,
+  bracketedIndexField,
+  BuildContext,
+  collectionOf,
+  decoratorOf,
+  fieldOf,
+  finishProgram,
+  functionOf,
+  identifier,
+  indexOf,
+  mapTypeOf,
+  namedType,
+  objectTypeOf,
+  parameterOf,
+  plainIndexField,
+  rootFunction,
+  tokenEnd,
+  type BuildOptions,
+  type ParsedDecorator,
+} from './build-ast.ts';
 import {
   allTokens,
   AtIndex,
@@ -82,215 +110,306 @@ const errorMessages: IParserErrorMessageProvider = {
     JSON.stringify(expectedAfterCommonPrefix(expectedIterationPaths, actual)),
 };
 
-export class SchemaParser extends CstParser {
+export class SchemaParser extends EmbeddedActionsParser {
   // Alternatives of each OR, created once: building them on every call costs more than the parse
   // (chevrotain's documented "caching arrays of alternatives" optimisation).
   private readonly alternatives: Record<string, IOrAlt<unknown>[]> = {};
+  /** The state of the parse under way (set by `parseStructure`; only ACTIONs read it). */
+  private context!: BuildContext;
 
   constructor() {
     super(allTokens, {
       maxLookahead: 3,
-      nodeLocationTracking: 'none',
       errorMessageProvider: errorMessages,
     });
     this.performSelfAnalysis();
   }
 
+  /**
+   * Parses the structure. Without a syntax error, `finish` parses the function bodies and gives the
+   * program; the problems the builders found are in `context.diagnostics` either way.
+   */
+  parseStructure(tokens: IToken[], options: BuildOptions): StructureResult {
+    const context = new BuildContext(options);
+    this.context = context;
+    this.input = tokens;
+    try {
+      const collections = this.program();
+      const [error] = this.errors;
+      return { error, context, finish: () => finishProgram(collections, context) };
+    } finally {
+      this.input = [];
+    }
+  }
+
   // program := rootItem*
-  program = this.RULE('program', () => {
-    this.MANY(() => this.SUBRULE(this.rootItem));
+  private program = this.RULE('program', (): Collection[] => {
+    const collections: Collection[] = [];
+    this.MANY(() => {
+      const collection = this.SUBRULE(this.rootItem);
+      this.ACTION(() => collection && collections.push(collection));
+    });
+    return collections;
   });
 
   // A root-level function parses (Polylang accepted it syntactically) so that it can be reported
-  // with a precise message instead of a syntax error.
-  rootItem = this.RULE('rootItem', () => {
-    this.MANY(() => this.SUBRULE(this.decorator));
-    this.OR(
+  // with a precise message instead of a syntax error; only that message is kept.
+  private rootItem = this.RULE('rootItem', (): Collection | undefined => {
+    const decorators: ParsedDecorator[] = [];
+    this.MANY(() => {
+      const decorator = this.SUBRULE(this.decorator);
+      decorators.push(decorator);
+    });
+    const mark = this.ACTION(() => this.context.mark());
+    const item = this.OR(
       (this.alternatives.rootItem ??= [
         { ALT: () => this.SUBRULE(this.collection) },
         { ALT: () => this.SUBRULE(this.functionDeclaration) },
       ]),
-    );
+    ) as Collection | FunctionDeclaration;
+    return this.ACTION(() => {
+      if (item.kind === 'collection') {
+        attachDecorators(item, decorators);
+        return item;
+      }
+      this.context.rollBack(mark!);
+      rootFunction(item.name, this.context);
+      return undefined;
+    });
   });
 
   // collection := `collection` Name `{` item* `}`
-  collection = this.RULE('collection', () => {
-    this.CONSUME(CollectionKeyword);
-    this.CONSUME(Identifier);
+  private collection = this.RULE('collection', (): Collection => {
+    const keyword = this.CONSUME(CollectionKeyword);
+    const name = this.CONSUME(Identifier);
     this.CONSUME(LCurly);
-    this.MANY(() => this.SUBRULE(this.item));
-    this.CONSUME(RCurly);
+    const items: CollectionItem[] = [];
+    this.MANY(() => {
+      const item = this.SUBRULE(this.item);
+      items.push(item);
+    });
+    const close = this.CONSUME(RCurly);
+    return collectionOf(keyword, name, items, close);
   });
 
-  // Items keep their source order because they are all children named `item` of the collection.
-  item = this.RULE('item', () => {
-    this.OR(
+  // Items keep their source order.
+  private item = this.RULE('item', (): CollectionItem => {
+    return this.OR(
       (this.alternatives.item ??= [
         { ALT: () => this.SUBRULE(this.index) },
         {
           ALT: () => {
-            this.MANY(() => this.SUBRULE(this.decorator));
-            this.OR2(
+            const decorators: ParsedDecorator[] = [];
+            this.MANY(() => {
+              const decorator = this.SUBRULE(this.decorator);
+              decorators.push(decorator);
+            });
+            const member = this.OR2(
               (this.alternatives.member ??= [
                 { ALT: () => this.SUBRULE(this.field) },
                 { ALT: () => this.SUBRULE(this.functionDeclaration) },
               ]),
-            );
+            ) as FieldDeclaration | FunctionDeclaration;
+            this.ACTION(() => attachDecorators(member, decorators));
+            return member;
           },
         },
       ]),
-    );
+    ) as CollectionItem;
   });
 
   // decorator := @name [ `(` (identifier [`,`])* `)` ]   (commas are a Vellum extension)
-  decorator = this.RULE('decorator', () => {
-    this.CONSUME(Decorator);
+  private decorator = this.RULE('decorator', (): ParsedDecorator => {
+    const name = this.CONSUME(Decorator);
+    let args: IdentifierNode[] | null = null;
+    let close: IToken | undefined;
     this.OPTION(() => {
       this.CONSUME(LParen);
+      const identifiers: IdentifierNode[] = (args = []);
       this.MANY(() => {
-        this.CONSUME(Identifier);
+        identifiers.push(identifier(this.CONSUME(Identifier)));
         this.OPTION2(() => this.CONSUME(Comma));
       });
-      this.CONSUME(RParen);
+      close = this.CONSUME(RParen);
     });
+    return this.ACTION(() => decoratorOf(name, args, close, this.context))!;
   });
 
   // field := name [`?`] `:` type `;`
-  field = this.RULE('field', () => {
-    this.CONSUME(Identifier);
-    this.OPTION(() => this.CONSUME(Question));
+  private field = this.RULE('field', (): FieldDeclaration => {
+    const name = this.CONSUME(Identifier);
+    const question = this.OPTION(() => this.CONSUME(Question));
     this.CONSUME(Colon);
-    this.SUBRULE(this.type);
-    this.CONSUME(Semicolon);
+    const type = this.SUBRULE(this.type);
+    const semicolon = this.CONSUME(Semicolon);
+    return fieldOf(name, question, type, tokenEnd(semicolon));
   });
 
   // index := `@index` `(` [entry (`,` entry)* [`,`]] `)` `;`
-  index = this.RULE('index', () => {
-    this.CONSUME(AtIndex);
+  private index = this.RULE('index', () => {
+    const at = this.CONSUME(AtIndex);
     this.CONSUME(LParen);
+    const fields: IndexField[] = [];
     this.OPTION(() => {
-      this.SUBRULE(this.indexEntry);
+      fields.push(this.SUBRULE(this.indexEntry));
       this.MANY(() => {
         this.CONSUME(Comma);
-        this.SUBRULE2(this.indexEntry);
+        fields.push(this.SUBRULE2(this.indexEntry));
       });
       this.OPTION2(() => this.CONSUME2(Comma));
     });
     this.CONSUME(RParen);
-    this.CONSUME(Semicolon);
+    const semicolon = this.CONSUME(Semicolon);
+    return indexOf(at, fields, semicolon);
   });
 
-  // entry := path | `[` path `,` direction `]`   (direction is checked by build-ast.ts)
-  indexEntry = this.RULE('indexEntry', () => {
-    this.OR(
+  // entry := path | `[` path `,` direction `]`   (build-ast.ts checks the direction)
+  private indexEntry = this.RULE('indexEntry', (): IndexField => {
+    return this.OR(
       (this.alternatives.indexEntry ??= [
-        { ALT: () => this.SUBRULE(this.fieldPath) },
         {
           ALT: () => {
-            this.CONSUME(LSquare);
-            this.SUBRULE2(this.fieldPath);
+            const path = this.SUBRULE(this.fieldPath);
+            return this.ACTION(() => plainIndexField(path));
+          },
+        },
+        {
+          ALT: () => {
+            const open = this.CONSUME(LSquare);
+            const path = this.SUBRULE2(this.fieldPath);
             this.CONSUME(Comma);
-            this.CONSUME(Identifier);
-            this.CONSUME(RSquare);
+            const direction = this.CONSUME(Identifier);
+            const close = this.CONSUME(RSquare);
+            return this.ACTION(() => bracketedIndexField(open, path, direction, close, this.context));
           },
         },
       ]),
-    );
+    ) as IndexField;
   });
 
-  fieldPath = this.RULE('fieldPath', () => {
-    this.CONSUME(Identifier);
+  private fieldPath = this.RULE('fieldPath', (): IdentifierNode[] => {
+    const path = [identifier(this.CONSUME(Identifier))];
     this.MANY(() => {
       this.CONSUME(Dot);
-      this.CONSUME2(Identifier);
+      path.push(identifier(this.CONSUME2(Identifier)));
     });
+    return path;
   });
 
   // function := [`function`] name `(` parameters `)` [`:` type] body
-  functionDeclaration = this.RULE('functionDeclaration', () => {
-    this.OPTION(() => this.CONSUME(FunctionKeyword));
-    this.CONSUME(Identifier);
+  private functionDeclaration = this.RULE('functionDeclaration', (): FunctionDeclaration => {
+    const keyword = this.OPTION(() => this.CONSUME(FunctionKeyword));
+    const name = this.CONSUME(Identifier);
     this.CONSUME(LParen);
+    const parameters: Parameter[] = [];
     this.OPTION2(() => {
-      this.SUBRULE(this.parameter);
+      parameters.push(this.SUBRULE(this.parameter));
       this.MANY(() => {
         this.CONSUME(Comma);
-        this.SUBRULE2(this.parameter);
+        parameters.push(this.SUBRULE2(this.parameter));
       });
       this.OPTION3(() => this.CONSUME2(Comma));
     });
     this.CONSUME(RParen);
-    this.OPTION4(() => {
-      this.CONSUME(Colon);
-      this.SUBRULE(this.type);
-    });
-    this.SUBRULE(this.body);
+    const returnType =
+      this.OPTION4(() => {
+        this.CONSUME(Colon);
+        return this.SUBRULE(this.type);
+      }) ?? null;
+    const body = this.SUBRULE(this.body);
+    return this.ACTION(() => functionOf(keyword, name, parameters, returnType, body, this.context))!;
   });
 
-  // body := FunctionBody: one token, from `{` to the matching `}` (see lexer.ts); acorn parses its
+  // body := FunctionBody: one token, from `{` to the matching `}` (see lexer.ts); body.ts parses its
   // text. A rule of its own so that the diagrams show where bodies are.
-  body = this.RULE('body', () => {
-    this.CONSUME(FunctionBody);
-  });
+  private body = this.RULE('body', (): IToken => this.CONSUME(FunctionBody));
 
-  parameter = this.RULE('parameter', () => {
-    this.CONSUME(Identifier);
-    this.OPTION(() => this.CONSUME(Question));
+  private parameter = this.RULE('parameter', (): Parameter => {
+    const name = this.CONSUME(Identifier);
+    const question = this.OPTION(() => this.CONSUME(Question));
     this.CONSUME(Colon);
-    this.SUBRULE(this.type);
+    const type = this.SUBRULE(this.type);
+    return this.ACTION(() => parameterOf(name, question, type))!;
   });
 
   // type := (`map` `<` type `,` type `>` | objectType | name) (`[` `]`)*
   // Array element restrictions (no nested arrays, no arrays of maps or objects) are reported by
   // build-ast.ts with a clearer message than a syntax error would give.
-  type = this.RULE('type', () => {
-    this.OR(
+  private type = this.RULE('type', (): TypeNode => {
+    let type = this.OR(
       (this.alternatives.type ??= [
         { ALT: () => this.SUBRULE(this.mapType) },
         { ALT: () => this.SUBRULE(this.objectType) },
-        { ALT: () => this.CONSUME(Identifier) },
+        { ALT: () => namedType(this.CONSUME(Identifier)) },
       ]),
-    );
+    ) as TypeNode;
     this.MANY(() => {
-      this.CONSUME(LSquare);
-      this.CONSUME(RSquare);
+      const open = this.CONSUME(LSquare);
+      const close = this.CONSUME(RSquare);
+      const element = type;
+      type = this.ACTION(() => arrayTypeOf(element, open, close, this.context))!;
     });
+    return type;
   });
 
-  mapType = this.RULE('mapType', () => {
-    this.CONSUME(MapKeyword);
+  private mapType = this.RULE('mapType', (): TypeNode => {
+    const keyword = this.CONSUME(MapKeyword);
     this.CONSUME(Less);
-    this.SUBRULE(this.type);
+    const key = this.SUBRULE(this.type);
     this.CONSUME(Comma);
-    this.SUBRULE2(this.type);
-    this.CONSUME(Greater);
+    const value = this.SUBRULE2(this.type);
+    const close = this.CONSUME(Greater);
+    return mapTypeOf(keyword, key, value, close);
   });
 
   // objectType := `{` (objectField (`;` | before `}`))* `}`: the last `;` is optional (extension).
-  objectType = this.RULE('objectType', () => {
-    this.CONSUME(LCurly);
+  private objectType = this.RULE('objectType', (): TypeNode => {
+    const open = this.CONSUME(LCurly);
+    const fields: FieldDeclaration[] = [];
     this.MANY(() => {
-      this.SUBRULE(this.objectField);
-      this.OR(
+      const field = this.SUBRULE(this.objectField);
+      const semicolon = this.OR(
         (this.alternatives.objectFieldEnd ??= [
           { ALT: () => this.CONSUME(Semicolon) },
           { GATE: () => this.LA(1).tokenType === RCurly, ALT: EMPTY_ALT() },
         ]),
-      );
+      ) as IToken | undefined;
+      this.ACTION(() => {
+        if (semicolon) field.span.end = tokenEnd(semicolon);
+        fields.push(field);
+      });
     });
-    this.CONSUME(RCurly);
+    const close = this.CONSUME(RCurly);
+    return objectTypeOf(open, fields, close);
   });
 
-  // Inner fields may carry decorators (Polylang accepted them); they are kept in the AST.
-  objectField = this.RULE('objectField', () => {
-    this.MANY(() => this.SUBRULE(this.decorator));
-    this.CONSUME(Identifier);
-    this.OPTION(() => this.CONSUME(Question));
+  // Inner fields may carry decorators (Polylang accepted them); they are kept in the AST. The field
+  // ends at its type here, at its `;` once objectType has seen one.
+  private objectField = this.RULE('objectField', (): FieldDeclaration => {
+    const decorators: ParsedDecorator[] = [];
+    this.MANY(() => {
+      const decorator = this.SUBRULE(this.decorator);
+      decorators.push(decorator);
+    });
+    const name = this.CONSUME(Identifier);
+    const question = this.OPTION(() => this.CONSUME(Question));
     this.CONSUME(Colon);
-    this.SUBRULE(this.type);
+    const type = this.SUBRULE(this.type);
+    return this.ACTION(() => {
+      const field = fieldOf(name, question, type, type.span.end);
+      attachDecorators(field, decorators);
+      return field;
+    })!;
   });
 }
 
-export const schemaParser = new SchemaParser();
+export interface StructureResult {
+  /** The first syntax error, if any: then nothing the actions built is meaningful. */
+  error: IRecognitionException | undefined;
+  /** What the node builders reported (unknown decorators, index directions, ...). */
+  context: BuildContext;
+  /** The program with its function bodies parsed (only when there is no error). */
+  finish(): Program;
+}
 
-export type { CstNode };
+export const schemaParser = new SchemaParser();

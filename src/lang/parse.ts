@@ -1,10 +1,9 @@
 // Schema text in, AST or diagnostics out: lex once (a function body is one token), guard nesting
-// depth, parse the structure with the chevrotain grammar, then build the AST (which parses the
-// function bodies with acorn).
+// depth, parse the structure with the chevrotain grammar (which builds the AST as it goes), then parse
+// the function bodies.
 
 import { EOF, type ILexingResult, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Program, Span } from './ast.ts';
-import { buildProgram } from './build-ast.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import { schemaParser, type ExpectedAt } from './grammar.ts';
 import {
@@ -48,28 +47,25 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
   problems.sort((a, b) => a - b);
 
   let program: Program | undefined;
-  schemaParser.input = nesting.tokens;
   try {
-    const cst = schemaParser.program();
-    const [error] = schemaParser.errors;
+    const structure = schemaParser.parseStructure(nesting.tokens, {
+      text,
+      hasLexicalProblem: (start, end) => containsOffset(problems, start, end),
+    });
+    const { error } = structure;
     if (error) {
       // A syntax error caused by the tokens that the nesting guard removed says nothing new.
       const at = Number.isNaN(error.token.startOffset) ? text.length : error.token.startOffset;
       if (!nesting.diagnostics.some((d) => d.span.start <= at)) diagnostics.push(syntaxError(error, nesting.tokens, text));
     } else if (!nesting.inType) {
-      program = buildProgram(cst, {
-        text,
-        diagnostics,
-        hasLexicalProblem: (start, end) => containsOffset(problems, start, end),
-      });
+      program = structure.finish();
+      for (const d of structure.context.diagnostics) diagnostics.push(d);
     }
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
     // Defensive: the nesting guard should make this unreachable.
     program = undefined;
     diagnostics.push(diagnostic('nestingTooDeep', { start: 0, end: 0 }, [MAX_NESTING_DEPTH, 'brackets']));
-  } finally {
-    schemaParser.input = [];
   }
 
   diagnostics.sort((a, b) => a.span.start - b.span.start);
