@@ -101,7 +101,32 @@ function isDigit(code: number): boolean {
  */
 export function parseBodyFast(block: string, start: number): Statement[] | undefined {
   try {
-    return new FastBodyParser(block, start).body();
+    const parser = new FastBodyParser(block, 0, start, Infinity);
+    const statements = parser.body();
+    parser.next();
+    return parser.atEnd() ? statements : undefined;
+  } catch (error) {
+    if (error === GIVE_UP) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Reads the body whose `{` is at `open` in the whole schema `text`, finding its closing `}` on the
+ * way: the lexer calls this first, so that a plain body is read once instead of scanned for its end
+ * (body-scanner.ts) and parsed afterwards. Undefined when the body is not plain or nests brackets
+ * deeper than `maxDepth`; the lexer then scans it and body.ts parses it later, as before.
+ *
+ * Whenever this answers, the scanner would have found the same end and no problem, and
+ * `parseBodyFast` would have given the same statements: a plain body holds no regular expression,
+ * template, escape or unterminated string or comment, so every bracket that the scanner counts is a
+ * punctuator here, and the bracket depth is checked against the same limit.
+ */
+export function readBodyFast(text: string, open: number, maxDepth: number): { statements: Statement[]; end: number } | undefined {
+  try {
+    const parser = new FastBodyParser(text, open, 0, maxDepth);
+    const statements = parser.body();
+    return { statements, end: parser.closingEnd() };
   } catch (error) {
     if (error === GIVE_UP) return undefined;
     throw error;
@@ -109,7 +134,6 @@ export function parseBodyFast(block: string, start: number): Statement[] | undef
 }
 
 class FastBodyParser {
-  private position = 0;
   // The current token.
   private kind: TokenKind = 'end';
   private value = '';
@@ -121,24 +145,38 @@ class FastBodyParser {
   private lastEnd = 0;
   private numberValue = 0;
   private depth = 0;
+  /** How deeply `{ ( [` nest at this token, the body's own `{` counting as 1 (as body-scanner.ts counts). */
+  private brackets = 0;
 
+  /** Reads `text` from `position`; spans are positions in `text` plus `offset`. */
   constructor(
     private readonly text: string,
+    private position: number,
     private readonly offset: number,
+    private readonly maxBrackets: number,
   ) {}
 
+  /** The statements of the body, with its closing `}` as the current token. */
   body(): Statement[] {
     this.next();
     this.expect('{');
     const statements = this.statementList();
-    this.expect('}');
-    if (this.kind !== 'end') giveUp();
+    if (!this.is('}')) giveUp();
     return statements;
+  }
+
+  /** After `body`: the position just after the closing `}`. */
+  closingEnd(): number {
+    return this.tokenEnd;
+  }
+
+  atEnd(): boolean {
+    return this.kind === 'end';
   }
 
   // --- tokens --------------------------------------------------------------------------------
 
-  private next(): void {
+  next(): void {
     this.lastEnd = this.tokenEnd;
     this.newlineBefore = false;
     this.skipSpaceAndComments();
@@ -170,6 +208,11 @@ class FastBodyParser {
       // `<!--` and `-->` start comments in a script.
       if (text.startsWith('<!--', start) || text.startsWith('-->', start)) giveUp();
       const punctuator = punctuatorAt(text, start);
+      if (code === 123 || code === 40 || code === 91) {
+        if (++this.brackets > this.maxBrackets) giveUp();
+      } else if (code === 125 || code === 41 || code === 93) {
+        this.brackets--;
+      }
       this.finish('punctuator', punctuator, start + punctuator.length);
     }
   }

@@ -25,6 +25,7 @@ import type {
 } from './ast.ts';
 import { parseBodies, type BodySource } from './body.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
+import type { FunctionBodyPayload } from './lexer.ts';
 
 export interface BuildOptions {
   text: string;
@@ -184,7 +185,8 @@ export function functionOf(
     span: { start: (keyword ?? name).startOffset, end: blockSpan.end },
   };
   if (!context.options.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
-    context.bodies.push({ block: body.image, start: blockSpan.start, into: declaration });
+    const { statements } = body.payload as FunctionBodyPayload;
+    context.bodies.push({ block: body.image, start: blockSpan.start, statements, into: declaration });
   }
   return declaration;
 }

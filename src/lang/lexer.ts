@@ -1,11 +1,14 @@
 // Tokens of the schema language, as data for chevrotain's lexer.
 //
 // One lexer covers the whole file. The structure grammar needs identifiers and a little
-// punctuation; a function body is a single `FunctionBody` token from its `{` to the matching `}`
-// (body-scanner.ts finds it), whose text acorn parses later. Strings, numbers and operators still
+// punctuation; a function body is a single `FunctionBody` token from its `{` to the matching `}`.
+// A plain body is parsed right there by the fast body parser (body-fast.ts), which finds that `}`;
+// any other is scanned for it (body-scanner.ts) and parsed later (body.ts, with acorn). Strings, numbers and operators still
 // exist as tokens so that a stray one in the structure is named in the error message.
 
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
+import type { Statement } from './ast.ts';
+import { readBodyFast } from './body-fast.ts';
 import { scanBody, type BodyScan } from './body-scanner.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
@@ -136,7 +139,19 @@ function opensFunctionBody(matchedTokens: IToken[]): boolean {
   return false;
 }
 
-export type FunctionBodyPayload = BodyScan;
+export interface FunctionBodyPayload extends BodyScan {
+  /** The body's statements, when the fast body parser read it (finding its end on the way); otherwise
+   *  body-scanner.ts found the end, and body.ts parses the body once the structure is known. */
+  statements: Statement[] | undefined;
+}
+
+/** A plain body is parsed where it is found; any other is scanned for its end. */
+function readBody(text: string, open: number): FunctionBodyPayload {
+  const fast = readBodyFast(text, open, MAX_NESTING_DEPTH);
+  if (fast) return { end: fast.end, closed: true, problems: [], statements: fast.statements };
+  const scan = scanBody(text, open, MAX_NESTING_DEPTH);
+  return { end: scan.end, closed: scan.closed, problems: scan.problems, statements: undefined };
+}
 
 export const FunctionBody = createToken({
   name: 'FunctionBody',
@@ -146,9 +161,9 @@ export const FunctionBody = createToken({
   pattern: {
     exec(text: string, offset: number, matchedTokens: IToken[]): RegExpExecArray | null {
       if (text.charCodeAt(offset) !== 123 /* { */ || !opensFunctionBody(matchedTokens)) return null;
-      const scan = scanBody(text, offset, MAX_NESTING_DEPTH);
-      const match = [text.slice(offset, scan.end)] as unknown as RegExpExecArray & { payload: FunctionBodyPayload };
-      match.payload = scan;
+      const body = readBody(text, offset);
+      const match = [text.slice(offset, body.end)] as unknown as RegExpExecArray & { payload: FunctionBodyPayload };
+      match.payload = body;
       return match;
     },
   },
