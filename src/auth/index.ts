@@ -14,5 +14,6 @@ export { defaultBackend, jsBackend, nativeBackend, recoveryBackend, type Backend
 export { MemoryReplayGuard, type ClaimResult, type MemoryReplayGuardOptions, type ReplayGuard } from './replay.ts';
 export { decodeSignature, type RecoverableSignature } from './signature.ts';
 export { publicKeyOf, signRequest, type SignOptions } from './sign.ts';
-export { verifySignatureHeader, type VerifyOptions } from './verify.ts';
+export { RecoveryPool, type Recovery, type RecoveryPoolOptions } from './recovery-pool.ts';
+export { verifySignatureHeader, verifySignatureHeaderAsync, type AsyncVerifyOptions, type VerifyOptions } from './verify.ts';
 export { MAX_AGE_MS, MAX_AHEAD_MS, checkTimeWindow, expiryOf, systemClock, type Clock } from './window.ts';

@@ -19,12 +19,19 @@ export interface PublicKeyJwk {
 const JWK_COORDINATE = /^[A-Za-z0-9_-]{43}=?$/;
 const HEX_FORM = /^0x[0-9a-fA-F]{128}$/;
 
+/** Makes a PublicKey of bytes known to be a point on the curve (set by the class, used by recoveredPublicKey). */
+let trusted: (uncompressed: Uint8Array) => PublicKey;
+
 export class PublicKey {
   /** The 65-byte uncompressed SEC1 encoding, `04 ‖ x ‖ y`, of a point known to be on the curve. */
   readonly #uncompressed: Uint8Array;
 
   private constructor(uncompressed: Uint8Array) {
     this.#uncompressed = uncompressed;
+  }
+
+  static {
+    trusted = (uncompressed) => new PublicKey(uncompressed);
   }
 
   /** From a 33-byte compressed (`02`/`03` ‖ x) or 65-byte uncompressed (`04` ‖ x ‖ y) SEC1 encoding. */
@@ -123,6 +130,16 @@ export class PublicKey {
   toJSON(): PublicKeyJwk {
     return this.toJwk();
   }
+}
+
+/**
+ * The key that signature recovery produced (65 bytes, `04 ‖ x ‖ y`), without checking again that it is on the
+ * curve: recovery computes it as a curve point, and the check costs more than a tenth of the recovery itself.
+ * For src/auth only; every other way in checks the point.
+ */
+export function recoveredPublicKey(uncompressed: Uint8Array): PublicKey {
+  if (uncompressed.length !== 65 || uncompressed[0] !== 4) throw invalid('a recovered public key must be 65 bytes starting with 04');
+  return trusted(uncompressed);
 }
 
 /**

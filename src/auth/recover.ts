@@ -5,7 +5,7 @@
 import { createRequire } from 'node:module';
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { AuthError } from './errors.ts';
-import { PublicKey } from './public-key.ts';
+import { recoveredPublicKey, type PublicKey } from './public-key.ts';
 import type { RecoverableSignature } from './signature.ts';
 
 export type BackendName = 'native' | 'js';
@@ -69,11 +69,19 @@ function backendChoiceFromEnvironment(): BackendName | 'auto' {
   throw new Error(`VELLUM_AUTH_BACKEND must be "native", "js" or "auto", got ${JSON.stringify(value)}`);
 }
 
-/** Recovers the signer's key (checked to be on the curve); any failure becomes a typed `AuthError`. */
+/** Recovers the signer's key; any failure becomes a typed `AuthError`. */
 export function recoverPublicKey(signature: RecoverableSignature, hash: Uint8Array, backend: RecoveryBackend): PublicKey {
+  let key: Uint8Array | null = null;
   try {
-    return PublicKey.fromBytes(backend.recover(signature, hash));
+    key = backend.recover(signature, hash);
   } catch {
-    throw new AuthError('recovery-failed', 'sig', 'failed to recover a public key from the signature');
+    // reported below
   }
+  return signerOf(key);
+}
+
+/** The signer from a recovered key (both backends compute it as a curve point); null is a typed `AuthError`. */
+export function signerOf(key: Uint8Array | null): PublicKey {
+  if (key !== null && key.length === 65 && key[0] === 4) return recoveredPublicKey(key);
+  throw new AuthError('recovery-failed', 'sig', 'failed to recover a public key from the signature');
 }

@@ -2,6 +2,7 @@
 // the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
 
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
 import { toErrorResponse } from './errors.ts';
 import type { RecordService } from './records.ts';
@@ -21,6 +22,8 @@ export interface AppOptions {
   shutdown?: AbortSignal;
   /** The server clock in ms, for signature time windows (tests move it). */
   now?: () => number;
+  /** Worker threads for signature recovery (default: a pool of the app's own, ended when the app closes). */
+  recoveryPool?: RecoveryPool;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -44,7 +47,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   const shutdown = options.shutdown ?? new AbortController().signal;
   registerCors(app);
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now });
+  const recoveryPool = options.recoveryPool ?? new RecoveryPool();
+  if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool });
 
   // While shutting down, a connection is closed after its response: a kept-alive connection that becomes idle
   // after the server began closing would otherwise hold the shutdown until its keep-alive timeout.

@@ -7,6 +7,7 @@
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 import type { RecordService } from './records.ts';
@@ -24,6 +25,8 @@ export interface RouteContext {
   /** Aborted when the server shuts down: waiting long-polls then answer 304 at once. */
   shutdown: AbortSignal;
   now: () => number;
+  /** Recovers signers' keys off the event loop. */
+  recoveryPool: RecoveryPool;
 }
 
 interface RecordParams {
@@ -36,8 +39,8 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-function callerOf(request: FastifyRequest, now: number): Caller {
-  return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), now);
+function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
+  return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
 }
 
 function param(request: FastifyRequest, name: keyof RecordParams): string {
@@ -83,7 +86,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const { query, longPoll } = parseListQuery(request.query);
-    const caller = callerOf(request, context.now());
+    const caller = await callerOf(request, context);
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
@@ -99,7 +102,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const { longPoll, bare } = parseGetQuery(request.query);
-    const caller = callerOf(request, context.now());
+    const caller = await callerOf(request, context);
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
@@ -112,7 +115,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.post('/v0/collections/:collection/records', async (request) => {
     const collectionId = param(request, 'collection');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = callerOf(request, context.now());
+    const caller = await callerOf(request, context);
     return { data: await service.create(collectionId, args, caller) };
   });
 
@@ -121,7 +124,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const id = param(request, 'id');
     const functionName = param(request, 'function');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = callerOf(request, context.now());
+    const caller = await callerOf(request, context);
     return { data: await service.call(collectionId, id, functionName, args, caller) };
   });
 }

@@ -9,9 +9,10 @@ import {
   SIGNATURE_HEADER_ALIAS,
   AuthError,
   checkTimeWindow,
-  verifySignatureHeader,
+  verifySignatureHeaderAsync,
   type ClaimResult,
   type PublicKey,
+  type RecoveryPool,
   type ReplayGuard,
 } from '../auth/index.ts';
 import type { SignatureClaim } from '../store/index.ts';
@@ -57,7 +58,8 @@ function rememberRead(value: string, publicKey: PublicKey): void {
   verifiedReads.set(value, { publicKey, t });
 }
 
-export function authenticate(headers: Headers, method: string, body: string, now: number = Date.now()): Caller {
+/** The caller of a request; the key recovery runs in `pool`'s worker threads. */
+export async function authenticate(headers: Headers, method: string, body: string, pool: RecoveryPool, now: number = Date.now()): Promise<Caller> {
   const value = headers[SIGNATURE_HEADER] ?? headers[SIGNATURE_HEADER_ALIAS];
   if (value === undefined) return {};
   if (Array.isArray(value)) throw new AuthError('malformed-header', 'header', 'send the signature header once');
@@ -65,11 +67,11 @@ export function authenticate(headers: Headers, method: string, body: string, now
   if (read) {
     const cached = cachedRead(value, now);
     if (cached) return { publicKey: cached };
-    const publicKey = verifySignatureHeader(value, '', { method, now });
+    const publicKey = await verifySignatureHeaderAsync(value, '', { method, now, pool });
     rememberRead(value, publicKey);
     return { publicKey };
   }
   const recorder = new ClaimRecorder();
-  const publicKey = verifySignatureHeader(value, body, { method, replayGuard: recorder, now });
+  const publicKey = await verifySignatureHeaderAsync(value, body, { method, replayGuard: recorder, now, pool });
   return { publicKey, ...(recorder.claimed ? { claim: recorder.claimed } : {}) };
 }

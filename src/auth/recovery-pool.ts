@@ -1,0 +1,166 @@
+// Worker threads that hash signed requests and recover their signers' keys (recovery-worker.js), so a server's
+// event loop goes on answering other requests meanwhile: recovery costs about 70 µs of CPU even in
+// libsecp256k1, more than the rest of a signed write on the main thread.
+//
+// Jobs asked for in one turn of the event loop travel as one message (one post and one answer for all the
+// requests that arrived together). A worker that fails or exits is replaced on the next job; the jobs it had
+// are done in this thread instead, so a crash costs time, never a request. After MAX_FAILURES failures in a
+// row the pool gives up on threads and recovers everything in this thread.
+
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { requestHash } from './personal-sign.ts';
+import { defaultBackend, type RecoveryBackend } from './recover.ts';
+import type { RecoverableSignature } from './signature.ts';
+
+export interface Recovery {
+  /** The personal-sign digest of `<t>.<body>`. */
+  hash: Uint8Array;
+  /** The signer's 65-byte uncompressed key; null when none can be recovered from the signature. */
+  key: Uint8Array | null;
+}
+
+export interface RecoveryPoolOptions {
+  /** How many worker threads (default: one less than the available cores, at least 1). */
+  size?: number;
+  /** The backend the workers use: native libsecp256k1 or JavaScript (default: the process default). */
+  backend?: RecoveryBackend;
+  /** The worker script (default recovery-worker.js); tests give one that fails. */
+  workerUrl?: URL;
+}
+
+interface Job {
+  t: number;
+  body: string | Uint8Array;
+  signature: RecoverableSignature;
+  resolve: (recovery: Recovery) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  /** Batches posted and not yet answered, in order: a worker answers its messages in the order they came. */
+  inFlight: Job[][];
+}
+
+const MAX_FAILURES = 3;
+
+export class RecoveryPool {
+  readonly size: number;
+  readonly #backend: RecoveryBackend;
+  readonly #workerUrl: URL;
+  readonly #threads: (Thread | undefined)[];
+  #queue: Job[] = [];
+  #flushScheduled = false;
+  #next = 0;
+  #failuresInARow = 0;
+  #closed = false;
+
+  constructor(options: RecoveryPoolOptions = {}) {
+    const size = options.size ?? Math.max(1, availableParallelism() - 1);
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`size must be a positive integer, got ${size}`);
+    this.size = size;
+    this.#backend = options.backend ?? defaultBackend;
+    this.#workerUrl = options.workerUrl ?? new URL('./recovery-worker.js', import.meta.url);
+    this.#threads = new Array<Thread | undefined>(size).fill(undefined);
+  }
+
+  /** The digest of `<t>.<body>` and the key that signed it, computed in a worker thread. */
+  recover(t: number, body: string | Uint8Array, signature: RecoverableSignature): Promise<Recovery> {
+    return new Promise((resolve) => {
+      if (this.#closed || this.#failuresInARow >= MAX_FAILURES) {
+        resolve(this.#recoverHere(t, body, signature));
+        return;
+      }
+      this.#queue.push({ t, body, signature, resolve });
+      if (!this.#flushScheduled) {
+        this.#flushScheduled = true;
+        setImmediate(() => this.#flush());
+      }
+    });
+  }
+
+  /** Ends the worker threads; jobs still waiting are done in this thread, later ones too. Idempotent. */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const threads = this.#threads.filter((thread) => thread !== undefined);
+    this.#threads.fill(undefined);
+    for (const thread of threads) this.#finishHere(thread);
+    this.#finishQueueHere();
+    await Promise.all(threads.map((thread) => thread.worker.terminate()));
+  }
+
+  #flush(): void {
+    this.#flushScheduled = false;
+    if (this.#queue.length === 0) return;
+    if (this.#closed || this.#failuresInARow >= MAX_FAILURES) {
+      this.#finishQueueHere();
+      return;
+    }
+    const batch = this.#queue;
+    this.#queue = [];
+    const index = this.#next;
+    this.#next = (this.#next + 1) % this.size;
+    let thread = this.#threads[index];
+    if (!thread) {
+      try {
+        thread = this.#start(index);
+      } catch {
+        this.#failed();
+        for (const job of batch) job.resolve(this.#recoverHere(job.t, job.body, job.signature));
+        return;
+      }
+    }
+    thread.inFlight.push(batch);
+    thread.worker.ref();
+    thread.worker.postMessage(batch.map(({ t, body, signature }) => ({ t, body, compact: signature.compact, recoveryId: signature.recoveryId })));
+  }
+
+  #start(index: number): Thread {
+    const worker = new Worker(this.#workerUrl, { workerData: { backend: this.#backend.name } });
+    const thread: Thread = { worker, inFlight: [] };
+    this.#threads[index] = thread;
+    worker.on('message', (answers: Recovery[]) => {
+      const batch = thread.inFlight.shift();
+      if (!batch) return;
+      this.#failuresInARow = 0;
+      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(answers[i]!);
+      // An idle pool never keeps the process alive.
+      if (thread.inFlight.length === 0) worker.unref();
+    });
+    const gone = () => {
+      if (this.#threads[index] !== thread) return;
+      this.#threads[index] = undefined;
+      this.#failed();
+      this.#finishHere(thread);
+    };
+    worker.on('error', gone);
+    worker.on('exit', gone);
+    return thread;
+  }
+
+  #failed(): void {
+    this.#failuresInARow++;
+  }
+
+  /** Does the unanswered jobs of a thread that is gone in this thread. */
+  #finishHere(thread: Thread): void {
+    for (const batch of thread.inFlight.splice(0)) {
+      for (const job of batch) job.resolve(this.#recoverHere(job.t, job.body, job.signature));
+    }
+  }
+
+  #finishQueueHere(): void {
+    for (const job of this.#queue.splice(0)) job.resolve(this.#recoverHere(job.t, job.body, job.signature));
+  }
+
+  #recoverHere(t: number, body: string | Uint8Array, signature: RecoverableSignature): Recovery {
+    const hash = requestHash(t, body);
+    let key: Uint8Array | null = null;
+    try {
+      key = this.#backend.recover(signature, hash);
+    } catch {
+      // reported by the caller as recovery-failed
+    }
+    return { hash, key };
+  }
+}
