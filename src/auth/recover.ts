@@ -26,22 +26,29 @@ export const jsBackend: RecoveryBackend = {
   },
 };
 
-interface NativeSecp256k1 {
+export interface NativeSecp256k1 {
   ecdsaRecover(sig64: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
+  /** A low-S signature with an RFC 6979 nonce (the same one noble derives). */
+  ecdsaSign(msg32: Uint8Array, secretKey: Uint8Array): { signature: Uint8Array; recid: number };
 }
 
-/** The libsecp256k1 backend, or null when the binding cannot load on this machine. */
-export const nativeBackend: RecoveryBackend | null = loadNative();
+/** libsecp256k1, or null when the binding cannot load on this machine. */
+export const nativeBinding: NativeSecp256k1 | null = loadBinding();
 
-function loadNative(): RecoveryBackend | null {
-  let binding: NativeSecp256k1;
+/** The libsecp256k1 backend, or null when the binding cannot load on this machine. */
+export const nativeBackend: RecoveryBackend | null = nativeBinding === null ? null : nativeBackendOf(nativeBinding);
+
+function loadBinding(): NativeSecp256k1 | null {
   try {
     // `secp256k1/bindings.js` is the native addon alone: the package's main entry silently falls back to the
     // `elliptic` library when the addon is missing, and that fallback is neither fast nor the one we test.
-    binding = createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
+    return createRequire(import.meta.url)('secp256k1/bindings.js') as NativeSecp256k1;
   } catch {
     return null;
   }
+}
+
+function nativeBackendOf(binding: NativeSecp256k1): RecoveryBackend {
   return {
     name: 'native',
     recover(signature, hash) {
