@@ -112,18 +112,28 @@ export class RecoveryPool {
     }
     thread.inFlight.push(batch);
     thread.worker.ref();
-    thread.worker.postMessage(batch.map(({ t, body, signature }) => ({ t, body, compact: signature.compact, recoveryId: signature.recoveryId })));
+    const signatures = new Uint8Array(batch.length * 65);
+    batch.forEach(({ signature }, i) => {
+      signatures.set(signature.compact, i * 65);
+      signatures[i * 65 + 64] = signature.recoveryId;
+    });
+    // Bytes are copied to a buffer of their own: a view into a larger one (a pooled Buffer) would send it all.
+    const bodies = batch.map(({ body }) => (typeof body === 'string' ? body : new Uint8Array(body)));
+    thread.worker.postMessage({ times: batch.map((job) => job.t), bodies, signatures }, [signatures.buffer]);
   }
 
   #start(index: number): Thread {
     const worker = new Worker(this.#workerUrl, { workerData: { backend: this.#backend.name } });
     const thread: Thread = { worker, inFlight: [] };
     this.#threads[index] = thread;
-    worker.on('message', (answers: Recovery[]) => {
+    worker.on('message', (answers: Uint8Array) => {
       const batch = thread.inFlight.shift();
       if (!batch) return;
       this.#failuresInARow = 0;
-      for (let i = 0; i < batch.length; i++) batch[i]!.resolve(answers[i]!);
+      for (let i = 0; i < batch.length; i++) {
+        const key = answers.subarray(i * 97 + 32, i * 97 + 97);
+        batch[i]!.resolve({ hash: answers.subarray(i * 97, i * 97 + 32), key: key[0] === 4 ? key.slice() : null });
+      }
       // An idle pool never keeps the process alive.
       if (thread.inFlight.length === 0) worker.unref();
     });

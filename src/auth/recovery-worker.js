@@ -2,10 +2,12 @@
 // signer's key, the two costly steps of verification, so the thread that answers requests never runs them.
 // Plain JavaScript, because a worker thread starts without the TypeScript loader of its parent.
 //
-// Message in: an array of jobs `{ t, body, compact, recoveryId }` (body a string or bytes, compact r ‖ s).
-// Message out: an array of the same length, each `{ hash, key }`: the 32-byte personal-sign digest and the
-// signer's 65-byte uncompressed key, or `key: null` when no key can be recovered. The hash is the one of
-// personal-sign.ts (`requestHash`); test/auth/recovery-pool.test.ts checks that both agree.
+// Message in, for n jobs: `{ times, bodies, signatures }`: n timestamps, n bodies (strings or bytes), and one
+// Uint8Array of n × 65 bytes, each r ‖ s ‖ recovery id (0 or 1).
+// Message out: one Uint8Array of n × 97 bytes, each the 32-byte personal-sign digest then the signer's 65-byte
+// uncompressed key, whose first byte is 0 instead of 4 when no key can be recovered. Few, flat buffers: a
+// message's cost grows with the number of objects in it. The hash is personal-sign.ts's `requestHash`;
+// test/auth/recovery-pool.test.ts checks that both agree.
 
 import { createRequire } from 'node:module';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -31,16 +33,16 @@ function backend(name) {
 
 const recover = backend(workerData.backend);
 
-parentPort.on('message', (jobs) => {
-  const answers = jobs.map(({ t, body, compact, recoveryId }) => {
-    const hash = requestHash(t, body);
-    let key = null;
+parentPort.on('message', ({ times, bodies, signatures }) => {
+  const answers = new Uint8Array(times.length * 97);
+  for (let i = 0; i < times.length; i++) {
+    const hash = requestHash(times[i], bodies[i]);
+    answers.set(hash, i * 97);
     try {
-      key = recover(compact, recoveryId, hash);
+      answers.set(recover(signatures.subarray(i * 65, i * 65 + 64), signatures[i * 65 + 64], hash), i * 97 + 32);
     } catch {
-      // No key for this signature: the caller reports it as a typed AuthError.
+      // No key for this signature (its first byte stays 0): the caller reports it as a typed AuthError.
     }
-    return { hash, key };
-  });
-  parentPort.postMessage(answers);
+  }
+  parentPort.postMessage(answers, [answers.buffer]);
 });
