@@ -49,6 +49,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
   registerCors(app);
   const recoveryPool = options.recoveryPool ?? new RecoveryPool();
   if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
+  // A listening server starts its recovery threads at once, so its first signed requests do not wait for them.
+  app.addHook('onListen', (done) => {
+    recoveryPool.warm();
+    done();
+  });
   registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool });
 
   // While shutting down, a connection is closed after its response: a kept-alive connection that becomes idle

@@ -147,6 +147,14 @@ describe('RecoveryPool', () => {
     await workers.close();
   });
 
+  it('starts its threads ahead of the first job with warm(), and answers as before', async () => {
+    const workers = pool({ size: 2 });
+    workers.warm();
+    workers.warm(); // idempotent
+    const answers = await Promise.all(jobs(6).map((job) => workers.recover(job.t, job.body, job.signature)));
+    for (const answer of answers) expect(signer.matchesBytes(answer.key!)).toBe(true);
+  });
+
   it('refuses a size that is not a positive integer', () => {
     expect(() => new RecoveryPool({ size: 0 })).toThrow(RangeError);
     expect(() => new RecoveryPool({ size: 1.5 })).toThrow(RangeError);
