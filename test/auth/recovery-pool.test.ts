@@ -130,6 +130,7 @@ describe('RecoveryPool', () => {
   it.each([
     ['exits', 'exiting-worker.js'],
     ['throws', 'throwing-worker.js'],
+    ['cannot be found', 'no-such-worker.js'],
   ])('answers every job when its worker %s, and keeps answering after repeated failures', async (_name, file) => {
     const workers = pool({ size: 1, workerUrl: new URL(`./fixtures/${file}`, import.meta.url) });
     for (let round = 0; round < 5; round++) {
