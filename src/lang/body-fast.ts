@@ -52,19 +52,26 @@ const PUNCTUATORS = new Set([
   '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
 ]);
 
-/** Characters that occur after the first in some punctuator. */
-const CONTINUES = new Set([...PUNCTUATORS].flatMap((p) => [...p.slice(1)].map((c) => c.charCodeAt(0))));
+/** The one-character punctuators by character code, and whether a character continues some longer
+ *  punctuator: tables, because the tokenizer asks about every punctuator of every body. */
+const ONE_CHARACTER: (string | undefined)[] = new Array(128).fill(undefined);
+const CONTINUES = new Uint8Array(128);
+for (const punctuator of PUNCTUATORS) {
+  if (punctuator.length === 1) ONE_CHARACTER[punctuator.charCodeAt(0)] = punctuator;
+  for (let i = 1; i < punctuator.length; i++) CONTINUES[punctuator.charCodeAt(i)] = 1;
+}
 
 /**
- * The longest punctuator at `start`. Every punctuator longer than one character extends a shorter one
- * (`>` `>>` `>>>` `>>>=`), except `...`, which `..` never starts here: growing one character at a time
- * finds it.
+ * The longest punctuator at `start` (an ASCII character). Every punctuator longer than one character
+ * extends a shorter one (`>` `>>` `>>>` `>>>=`), except `...`, which `..` never starts here: growing
+ * one character at a time finds it.
  */
 function punctuatorAt(text: string, start: number): string {
-  let punctuator = text[start]!;
-  if (!PUNCTUATORS.has(punctuator)) giveUp();
+  const first = ONE_CHARACTER[text.charCodeAt(start)];
+  if (first === undefined) giveUp();
+  let punctuator: string = first;
   // Most punctuators are one character: `(`, `.`, `;`, or one that nothing longer continues.
-  if (!CONTINUES.has(text.charCodeAt(start + 1))) return punctuator;
+  if (CONTINUES[text.charCodeAt(start + 1)] !== 1) return punctuator;
   while (start + punctuator.length < text.length) {
     const longer = punctuator + text[start + punctuator.length]!;
     if (!PUNCTUATORS.has(longer)) break;
@@ -206,7 +213,7 @@ class FastBodyParser {
     } else {
       if (code > 127) giveUp();
       // `<!--` and `-->` start comments in a script.
-      if (text.startsWith('<!--', start) || text.startsWith('-->', start)) giveUp();
+      if ((code === 60 && text.startsWith('<!--', start)) || (code === 45 && text.startsWith('-->', start))) giveUp();
       const punctuator = punctuatorAt(text, start);
       if (code === 123 || code === 40 || code === 91) {
         if (++this.brackets > this.maxBrackets) giveUp();
