@@ -137,8 +137,13 @@ function containsOffset(sorted: readonly number[], start: number, end: number): 
 
 // --- Nesting guard ----------------------------------------------------------------------------
 
-const OPENERS: ReadonlySet<TokenType> = new Set([LCurly, LParen, LSquare]);
-const CLOSERS: ReadonlySet<TokenType> = new Set([RCurly, RParen, RSquare]);
+function isOpener(type: TokenType): boolean {
+  return type === LCurly || type === LParen || type === LSquare;
+}
+
+function isCloser(type: TokenType): boolean {
+  return type === RCurly || type === RParen || type === RSquare;
+}
 
 /**
  * Removes every bracketed region that would nest deeper than MAX_NESTING_DEPTH (from its opening to
@@ -155,7 +160,7 @@ function limitNesting(tokens: IToken[]): { tokens: IToken[]; diagnostics: Diagno
     const token = tokens[i]!;
     const type = token.tokenType;
     const opensAngle = type === Less && i > 0 && tokens[i - 1]!.tokenType === MapKeyword;
-    if (OPENERS.has(type) || opensAngle) {
+    if (isOpener(type) || opensAngle) {
       if (open.length >= MAX_NESTING_DEPTH) {
         const end = skipRegion(tokens, i);
         const span: Span = { start: token.startOffset, end: token.startOffset + 1 };
@@ -167,7 +172,7 @@ function limitNesting(tokens: IToken[]): { tokens: IToken[]; diagnostics: Diagno
         continue;
       }
       open.push(opensAngle ? Less : type);
-    } else if (CLOSERS.has(type)) {
+    } else if (isCloser(type)) {
       while (open[open.length - 1] === Less) open.pop();
       open.pop();
     } else if (type === Greater && open[open.length - 1] === Less) {
@@ -183,9 +188,9 @@ function skipRegion(tokens: IToken[], start: number): number {
   const open: TokenType[] = [];
   for (let i = start; i < tokens.length; i++) {
     const type = tokens[i]!.tokenType;
-    if (OPENERS.has(type)) open.push(type);
+    if (isOpener(type)) open.push(type);
     else if (type === Less && tokens[i - 1]?.tokenType === MapKeyword) open.push(Less);
-    else if (CLOSERS.has(type)) {
+    else if (isCloser(type)) {
       while (open[open.length - 1] === Less) open.pop();
       open.pop();
     } else if (type === Greater && open[open.length - 1] === Less) open.pop();
