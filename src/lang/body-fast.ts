@@ -43,6 +43,11 @@ const BINARY_PRECEDENCE = new Map<string, number>([
   ['+', 9], ['-', 9], ['*', 10], ['/', 10], ['%', 10],
 ]);
 
+/** Whether a character starts some binary operator: most tokens after an operand (`;` `)` `,`) do not,
+ *  and need no lookup. */
+const STARTS_BINARY = new Uint8Array(128);
+for (const operator of BINARY_PRECEDENCE.keys()) STARTS_BINARY[operator.charCodeAt(0)] = 1;
+
 const ASSIGNMENT_OPERATORS = new Set(['=', '+=', '-=', '*=', '/=', '%=']);
 
 /** Punctuators, up to four characters long. */
@@ -498,7 +503,7 @@ class FastBodyParser {
     const startsWithParen = this.is('(');
     const left = this.conditional();
     let result = left;
-    if (this.kind === 'punctuator' && this.value.endsWith('=') && this.value !== '==' && this.value !== '===' && this.value !== '!=' && this.value !== '!==' && this.value !== '<=' && this.value !== '>=') {
+    if (this.kind === 'punctuator' && this.value.charCodeAt(this.value.length - 1) === 61 /* = */ && this.value !== '==' && this.value !== '===' && this.value !== '!=' && this.value !== '!==' && this.value !== '<=' && this.value !== '>=') {
       const operator = this.value;
       if (!ASSIGNMENT_OPERATORS.has(operator) || startsWithParen || !isTarget(left)) giveUp();
       this.next();
@@ -529,7 +534,7 @@ class FastBodyParser {
       if (this.kind === 'name' && (this.value === 'in' || this.value === 'instanceof')) giveUp();
       // `**` is taken by `unary`; `??` may not mix with `||`/`&&`: acorn's to check.
       if (this.kind === 'punctuator' && (this.value === '??' || this.value === '**')) giveUp();
-      const precedence = this.kind === 'punctuator' ? BINARY_PRECEDENCE.get(this.value) : undefined;
+      const precedence = this.kind === 'punctuator' && STARTS_BINARY[this.value.charCodeAt(0)] === 1 ? BINARY_PRECEDENCE.get(this.value) : undefined;
       if (precedence === undefined || precedence <= minimum) {
         this.depth -= links;
         return left;
