@@ -503,8 +503,12 @@ export function receiverBindings(receiverType: Type): Map<string, Type> {
 
 /** Fewest arguments a call needs and most it accepts (`Infinity` with a rest parameter). */
 export function arity(builtin: Builtin): { min: number; max: number } {
-  const min = builtin.parameters.filter((p) => !p.optional && !p.rest).length;
-  const max = builtin.parameters.some((p) => p.rest) ? Infinity : builtin.parameters.length;
+  let min = 0;
+  let max = builtin.parameters.length;
+  for (const parameter of builtin.parameters) {
+    if (parameter.rest) max = Infinity;
+    else if (!parameter.optional) min++;
+  }
   return { min, max };
 }
 

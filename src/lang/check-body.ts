@@ -112,14 +112,17 @@ const missingNameHints = new Map([
   ['console', '; there is no console in collection functions: use error(message) to stop with a message'],
 ]);
 
-/** The words before a type, and the type: `field "name" of type ` and `string`. */
+/** What a target is, in words, a name and a type (`field "name" of type string`); put together by
+ *  `describeTarget` only when a diagnostic is reported. */
 interface TargetDescription {
   words: string;
+  name?: string;
   type?: Type;
 }
 
-function describeTarget({ words, type }: TargetDescription): string {
-  return type ? words + typeToString(type) : words;
+function describeTarget({ words, name, type }: TargetDescription): string {
+  if (name === undefined) return type ? words + typeToString(type) : words;
+  return type ? `${words} "${name}" of type ${typeToString(type)}` : `${words} "${name}"`;
 }
 
 /** A place an assignment, update or delete writes to. */
@@ -1151,7 +1154,7 @@ class BodyChecker {
       return {
         type: binding.type,
         nullable: binding.kind === 'variable' || binding.optional,
-        description: { words: `${what} "${name}" of type `, type: binding.type },
+        description: { words: what, name, type: binding.type },
         deletable: false,
       };
     }
@@ -1193,7 +1196,7 @@ class BodyChecker {
       return {
         type: field.type,
         nullable: field.optional,
-        description: { words: `field "${name}" of type `, type: field.type },
+        description: { words: 'field', name, type: field.type },
         deletable: field.optional,
       };
     }
@@ -1206,7 +1209,7 @@ class BodyChecker {
     switch (objectType.kind) {
       case 'any':
       case 'never':
-        return { type: anyType, nullable: true, description: { words: `property "${name}"` }, deletable: true };
+        return { type: anyType, nullable: true, description: { words: 'property', name }, deletable: true };
       case 'object': {
         const field = objectField(objectType, name);
         if (!field) {
@@ -1216,7 +1219,7 @@ class BodyChecker {
         return {
           type: field.type,
           nullable: field.optional,
-          description: { words: `property "${name}" of type `, type: field.type },
+          description: { words: 'property', name, type: field.type },
           deletable: field.optional,
         };
       }
