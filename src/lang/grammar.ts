@@ -136,7 +136,14 @@ export class SchemaParser extends EmbeddedActionsParser {
     try {
       const collections = this.program();
       const [error] = this.errors;
-      return { error, context, finish: () => finishProgram(collections, context) };
+      return {
+        error,
+        context,
+        // A method, not an arrow property: tsx (esbuild's keepNames) would name an arrow on every call.
+        finish() {
+          return finishProgram(collections, context);
+        },
+      };
     } finally {
       this.input = [];
     }

@@ -50,7 +50,10 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
   try {
     const structure = schemaParser.parseStructure(nesting.tokens, {
       text,
-      hasLexicalProblem: (start, end) => containsOffset(problems, start, end),
+      // A method, not an arrow property: tsx (esbuild's keepNames) would name an arrow on every call.
+      hasLexicalProblem(start, end) {
+        return containsOffset(problems, start, end);
+      },
     });
     const { error } = structure;
     if (error) {
