@@ -1,7 +1,8 @@
 // The collections the service knows: the built-in `Collection` meta collection and every user collection,
 // whose schema is a record of it. A schema is checked and compiled once per version of its code and kept in a
-// cache; every request still reads the version of the collection's record (one point read), so a schema updated
-// through another process sharing the database takes effect here on the next request.
+// cache. Every request still reads the meta collection's change stamp (one 8-byte point read), which every commit
+// that changes a schema record writes, so a schema updated through another process sharing the database takes
+// effect here on the next request.
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
@@ -32,7 +33,8 @@ const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, n
 
 export class CollectionRegistry {
   readonly #store: RecordStore;
-  readonly #cache = new Map<string, { code: string; version: number; collection: UserCollection }>();
+  /** `stamp`: the meta collection's change stamp when the entry was last found current. */
+  readonly #cache = new Map<string, { code: string; stamp: number; collection: UserCollection }>();
 
   constructor(store: RecordStore) {
     this.#store = store;
@@ -47,16 +49,16 @@ export class CollectionRegistry {
   async resolve(collectionId: string): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
     const cached = this.#cache.get(collectionId);
-    // The schema record's version (its commit timestamp) tells whether the cached compilation is current,
-    // without parsing the record (its code and AST are the largest strings the service reads).
-    if (cached && (await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID, id: collectionId })) === cached.version) {
-      return cached.collection;
-    }
+    // While the stamp is unchanged, no schema record changed, and the schema record itself (its code and AST are
+    // the largest value in the store) need not be read. The stamp is read first: a schema committed between the
+    // two reads leaves an older stamp in the cache, so the next request looks again.
+    const stamp = await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID });
+    if (cached && cached.stamp === stamp) return cached.collection;
     const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
     const code = record?.code;
     if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
-    this.#cache.set(collectionId, { code, version, collection });
+    this.#cache.set(collectionId, { code, stamp, collection });
     return collection;
   }
 

@@ -37,6 +37,12 @@ export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: nu
 export interface KvStore {
   readonly backend: 'sqlite' | 'postgres';
   get(key: Buffer): Promise<Buffer | undefined>;
+  /**
+   * The values of several keys, in their order (undefined where a key is absent), in one call: SQLite reads them
+   * one after the other without yielding (no commit of this process comes between), PostgreSQL in one statement
+   * (one snapshot, one round trip).
+   */
+  getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]>;
   scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]>;
   /**
    * `scan`, with each key in hexadecimal and each value as the UTF-8 text of its bytes from `skip` on (a record

@@ -123,6 +123,12 @@ export class PostgresKv implements KvStore {
     return result.rows[0]?.value;
   }
 
+  async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    if (keys.length === 0) return [];
+    const result = await this.pool.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [keys] });
+    return inKeyOrder(keys, result.rows);
+  }
+
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
     const name = options.reverse ? 'scanDesc' : 'scanAsc';
     const result = await this.pool.query<{ key: Buffer; value: Buffer }>({
@@ -162,15 +168,8 @@ export class PostgresKv implements KvStore {
       await client.query('BEGIN');
       const clock = await client.query<{ value: Buffer }>({ name: `${this.table}_clock`, text: this.#sql.clock, values: [clockKey] });
       const timestamp = nextTimestamp(clock.rows[0] ? decodeU64(clock.rows[0].value) : 0);
-      const found = new Map<string, Buffer>();
-      if (reads.length > 0) {
-        const rows = await client.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [reads] });
-        for (const row of rows.rows) found.set(row.key.toString('hex'), row.value);
-      }
-      const { ops, result } = body(
-        reads.map((key) => found.get(key.toString('hex'))),
-        timestamp,
-      );
+      const rows = reads.length > 0 ? (await client.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [reads] })).rows : [];
+      const { ops, result } = body(inKeyOrder(reads, rows), timestamp);
       await this.#apply(client, ops);
       await client.query({ name: `${this.table}_setClock`, text: this.#sql.setClock, values: [clockKey, encodeU64(timestamp)] });
       if (this.#notify) await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(timestamp)]);
@@ -241,6 +240,13 @@ export class PostgresKv implements KvStore {
   async drop(): Promise<void> {
     await this.pool.query(`DROP TABLE IF EXISTS ${this.table}`);
   }
+}
+
+/** The rows' values in the order of `keys` (undefined where no row has the key). */
+function inKeyOrder(keys: readonly Buffer[], rows: readonly { key: Buffer; value: Buffer }[]): (Buffer | undefined)[] {
+  const found = new Map<string, Buffer>();
+  for (const row of rows) found.set(row.key.toString('latin1'), row.value);
+  return keys.map((key) => found.get(key.toString('latin1')));
 }
 
 export function openPostgres(options: PostgresOptions): Promise<PostgresKv> {

@@ -277,12 +277,15 @@ export class RecordStore {
   async get(collectionId: string, id: string): Promise<GetResult> {
     checkCollectionId(collectionId);
     checkRecordId(id);
-    // The timestamp is read before the record, so that long-polling `since` it cannot miss a change.
-    const timestamp = await this.timestamp();
-    const [layout, value] = await Promise.all([this.kv.get(layoutKey(collectionId)), this.kv.get(recordKey(collectionId, id))]);
-    if (!layout) throw collectionNotFound(collectionId);
-    if (!value) return { record: null, version: null, timestamp };
-    return { record: parseRecord(value), version: decodeU64(value), timestamp };
+    // The timestamp is read before (or, on PostgreSQL, with) the record, so that long-polling `since` it cannot
+    // miss a change.
+    const [clock, value] = await this.kv.getMany([clockKey, recordKey(collectionId, id)]);
+    const timestamp = clock ? decodeU64(clock) : 0;
+    if (value) return { record: parseRecord(value), version: decodeU64(value), timestamp };
+    // A record exists only while its collection's layout does (both go in one commit), so the layout is read
+    // only to tell an unknown collection from an unknown record.
+    if (!(await this.kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
+    return { record: null, version: null, timestamp };
   }
 
   async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
@@ -314,8 +317,9 @@ export class RecordStore {
     if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
 
     // The timestamp is read before any record, so that long-polling `since` it cannot miss a change.
-    const [timestamp, layoutBytes] = await Promise.all([this.timestamp(), this.kv.get(layoutKey(collectionId))]);
+    const [clock, layoutBytes] = await this.kv.getMany([clockKey, layoutKey(collectionId)]);
     if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clock ? decodeU64(clock) : 0;
     const indexes = this.#indexes(collectionId, layoutBytes);
     const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
     const prefix = indexes.prefixOf(plan.index);

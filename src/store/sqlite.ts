@@ -127,6 +127,10 @@ export class SqliteKv implements KvStore {
     return this.#get.get(key) as Buffer | undefined;
   }
 
+  async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    return keys.map((key) => this.#get.get(key) as Buffer | undefined);
+  }
+
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
     const rows = this.#scan[options.reverse ? 'desc' : 'asc'].all(range.gte, range.lt, options.limit) as Row[];
     return rows.map(([key, value]) => ({ key, value }));

@@ -218,6 +218,21 @@ export function conformance(backend: Backend): void {
       { id: 'p6', name: 'Ann', age: 31 },
     ];
 
+    it('reads several keys at once, in the order asked, absent and repeated keys included', async () => {
+      const { db } = await fresh();
+      const key = (name: string) => Buffer.from(`test/${name}`);
+      await db.kv.transact([], () => ({
+        ops: [
+          { kind: 'put', key: key('a'), value: Buffer.from('A') },
+          { kind: 'put', key: key('b'), value: Buffer.alloc(3000, 7) },
+        ],
+        result: undefined,
+      }));
+      const values = await db.kv.getMany([key('b'), key('none'), key('a'), key('b')]);
+      expect(values.map((v) => v?.toString('hex'))).toEqual([Buffer.alloc(3000, 7).toString('hex'), undefined, '41', Buffer.alloc(3000, 7).toString('hex')]);
+      expect(await db.kv.getMany([])).toEqual([]);
+    });
+
     it('puts, gets and deletes records, with versions that are commit timestamps', async () => {
       const { store } = await fresh([PEOPLE, personLayout]);
       const { timestamp } = await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });
