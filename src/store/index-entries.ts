@@ -3,7 +3,7 @@
 
 import { encodeValue } from './encoding.ts';
 import { recordKeyValue } from './cast.ts';
-import { indexPrefix, recordPrefix } from './keys.ts';
+import { indexPrefix, recordKey, recordPrefix } from './keys.ts';
 import { valueAtPath, type IndexDefinition, type Layout } from './layout.ts';
 
 /** What the store keeps under a collection's layout key. */
@@ -39,22 +39,34 @@ export class CollectionIndexes {
 
   /** The keys of the record's entries in every secondary index (or only in the ones listed). */
   entriesOf(record: JsonObject, only?: ReadonlySet<string>): Buffer[] {
-    const id = String(record.id);
     const keys: Buffer[] = [];
-    for (const { index, prefix, paths } of this.#secondary) {
-      if (only && !only.has(index.id)) continue;
-      const parts: Buffer[] = [prefix];
-      const last = index.fields.length - 1;
-      for (let i = 0; i < last; i++) {
-        const field = index.fields[i]!;
-        parts.push(encodeValue(recordKeyValue(field.type, valueAt(record, paths[i]!)), field.direction));
-      }
-      // The trailing id is never truncated: it is what makes every key unique.
-      parts.push(encodeValue({ kind: 'string', value: id }, index.fields[last]!.direction, false));
-      keys.push(Buffer.concat(parts));
+    for (const secondary of this.#secondary) {
+      if (only && !only.has(secondary.index.id)) continue;
+      keys.push(entryKey(secondary, record));
     }
     return keys;
   }
+
+  /**
+   * The key under which `index` holds the record: its record key for the primary index, else its entry's key.
+   * A key is a function of the record alone, so it can be recomputed from the value stored under it.
+   */
+  keyOf(index: IndexDefinition, record: JsonObject): Buffer {
+    if (index.primary) return recordKey(this.collectionId, String(record.id));
+    return entryKey(this.#secondary.find((s) => s.index.id === index.id)!, record);
+  }
+}
+
+function entryKey({ index, prefix, paths }: { index: IndexDefinition; prefix: Buffer; paths: string[][] }, record: JsonObject): Buffer {
+  const parts: Buffer[] = [prefix];
+  const last = index.fields.length - 1;
+  for (let i = 0; i < last; i++) {
+    const field = index.fields[i]!;
+    parts.push(encodeValue(recordKeyValue(field.type, valueAt(record, paths[i]!)), field.direction));
+  }
+  // The trailing id is never truncated: it is what makes every key unique.
+  parts.push(encodeValue({ kind: 'string', value: String(record.id) }, index.fields[last]!.direction, false));
+  return Buffer.concat(parts);
 }
 
 function valueAt(record: JsonObject, path: readonly string[]): unknown {

@@ -15,12 +15,6 @@ export interface KvEntry {
   readonly value: Buffer;
 }
 
-/** An entry as text (see `KvStore.scanText`): the key in hexadecimal, the value as UTF-8 from some offset on. */
-export interface KvTextEntry {
-  readonly keyHex: string;
-  readonly text: string;
-}
-
 export type KvOp =
   | { readonly kind: 'put'; readonly key: Buffer; readonly value: Buffer }
   | { readonly kind: 'delete'; readonly key: Buffer }
@@ -45,11 +39,11 @@ export interface KvStore {
   getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]>;
   scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]>;
   /**
-   * `scan`, with each key in hexadecimal and each value as the UTF-8 text of its bytes from `skip` on (a record
-   * value: after its 8-byte version). A page of records then needs no buffer per entry: SQLite builds the strings
-   * itself, about four times faster than handing over two buffers a row.
+   * The values `scan` would return, each as the UTF-8 text of its bytes from `skip` on (a record value: after its
+   * 8-byte version), without the keys. A page of records then needs no buffer per entry: SQLite builds the
+   * strings itself, about four times faster than handing over two buffers a row.
    */
-  scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<KvTextEntry[]>;
+  scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]>;
   count(range: KeyRange): Promise<number>;
   /** Runs one serialised transaction (see above); resolves with the body's result and the commit timestamp. */
   transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }>;

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvTextEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -36,7 +36,7 @@ export class PostgresKv implements KvStore {
   readonly table: string;
   readonly #channel: string;
   readonly #events = new EventEmitter();
-  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc', string>;
+  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc', string>;
   #listener: pg.Client | undefined;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -59,6 +59,9 @@ export class PostgresKv implements KvStore {
       count: `SELECT count(*) AS n FROM ${t} WHERE ${range}`,
       scanAsc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
       scanDesc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
+      // Only the value, from byte $4 on (counting from 1): no keys to send.
+      scanTextAsc: `SELECT substring(value from $4::int) AS text FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
+      scanTextDesc: `SELECT substring(value from $4::int) AS text FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
     };
   }
 
@@ -139,8 +142,14 @@ export class PostgresKv implements KvStore {
     return result.rows.map((row) => ({ key: row.key, value: row.value }));
   }
 
-  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<KvTextEntry[]> {
-    return (await this.scan(range, options)).map((entry) => ({ keyHex: entry.key.toString('hex'), text: entry.value.toString('utf8', skip) }));
+  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]> {
+    const name = options.reverse ? 'scanTextDesc' : 'scanTextAsc';
+    const result = await this.pool.query<{ text: Buffer }>({
+      name: `${this.table}_${name}`,
+      text: this.#sql[name],
+      values: [range.gte, range.lt, options.limit, skip + 1],
+    });
+    return result.rows.map((row) => row.text.toString('utf8'));
   }
 
   async count(range: KeyRange): Promise<number> {

@@ -337,36 +337,39 @@ export class RecordStore {
     const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
     const records: T[] = [];
     const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
-    // The first and last keys read, in hexadecimal (decoded only for the cursors and the next range).
+    // The first and last entries read. An entry's key is a function of the record it holds (the commit that
+    // replaces a record relies on that to find its old entries), so the keys the cursors and the next range need
+    // are computed from these two records instead of being read with every entry.
     let first: string | undefined;
     let last: string | undefined;
+    const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
     let scanned = 0;
     while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
       const want = Math.min(scanLimit - scanned, Math.max(limit - records.length, 32));
-      const entries = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, 8);
-      for (const entry of entries) {
+      // Index entries hold a copy of the record, so a page is one range read, however large the collection.
+      const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, 8);
+      for (const text of texts) {
         scanned++;
-        first ??= entry.keyHex;
-        last = entry.keyHex;
-        // Index entries hold a copy of the record, so a page is one range read, however large the collection.
-        const text = entry.text;
+        first ??= text;
+        last = text;
         let parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
         if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
         records.push(output(text, () => (parsed ??= JSON.parse(text) as JsonObject)));
         if (records.length === limit) break;
       }
-      if (entries.length < want || last === undefined) break;
-      if (!scanReverse) gte = keySuccessor(Buffer.from(last, 'hex'));
-      else lt = Buffer.from(last, 'hex');
+      if (texts.length < want || last === undefined) break;
+      const lastKey = keyOf(last);
+      if (!scanReverse) gte = keySuccessor(lastKey);
+      else lt = lastKey;
     }
 
     if (backward) {
       records.reverse();
       [first, last] = [last, first];
     }
-    const position = (keyHex: string) => encodeCursor(plan.index.id, Buffer.from(keyHex, 'hex').subarray(prefix.length));
+    const position = (text: string) => encodeCursor(plan.index.id, keyOf(text).subarray(prefix.length));
     const cursor =
-      first && last
+      first !== undefined && last !== undefined
         ? { before: position(first), after: position(last) }
         : { before: requestCursor ?? null, after: requestCursor ?? null };
     return { records, cursor, timestamp };

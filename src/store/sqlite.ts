@@ -22,7 +22,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvTextEntry, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
@@ -92,12 +92,10 @@ export class SqliteKv implements KvStore {
     const scan = (order: 'ASC' | 'DESC') =>
       this.db.prepare<[Buffer, Buffer, number]>(`SELECT key, value FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`).raw();
     this.#scan = { asc: scan('ASC'), desc: scan('DESC') };
-    // One string per row, `<hex key> <text>`: no buffers, and no array per row (substr counts from 1).
+    // One string per row: no buffers, and no array per row (substr counts from 1).
     const scanText = (order: 'ASC' | 'DESC') =>
       this.db
-        .prepare<[number, Buffer, Buffer, number]>(
-          `SELECT hex(key) || ' ' || CAST(substr(value, ? + 1) AS TEXT) FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`,
-        )
+        .prepare<[number, Buffer, Buffer, number]>(`SELECT CAST(substr(value, ? + 1) AS TEXT) FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`)
         .pluck();
     this.#scanText = { asc: scanText('ASC'), desc: scanText('DESC') };
     this.#job = this.db.transaction((job: Job, timestamp: number) => this.#run(job, timestamp));
@@ -136,12 +134,8 @@ export class SqliteKv implements KvStore {
     return rows.map(([key, value]) => ({ key, value }));
   }
 
-  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<KvTextEntry[]> {
-    const rows = this.#scanText[options.reverse ? 'desc' : 'asc'].all(skip, range.gte, range.lt, options.limit) as string[];
-    return rows.map((row) => {
-      const space = row.indexOf(' ');
-      return { keyHex: row.slice(0, space), text: row.slice(space + 1) };
-    });
+  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]> {
+    return this.#scanText[options.reverse ? 'desc' : 'asc'].all(skip, range.gte, range.lt, options.limit) as string[];
   }
 
   async count(range: KeyRange): Promise<number> {
