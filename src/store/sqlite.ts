@@ -85,7 +85,9 @@ export class SqliteKv implements KvStore {
     this.db.pragma(`cache_size = ${-1024 * Math.max(2, Math.floor(options.cacheMiB ?? 64))}`);
     this.db.exec('CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID');
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
-    this.#put = this.db.prepare('INSERT INTO kv (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value');
+    // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
+    // has no triggers, foreign keys or other columns for the difference to matter.
+    this.#put = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
     this.#delete = this.db.prepare('DELETE FROM kv WHERE key = ?');
     this.#deleteRange = this.db.prepare('DELETE FROM kv WHERE key >= ? AND key < ?');
     this.#count = this.db.prepare<[Buffer, Buffer]>('SELECT count(*) FROM kv WHERE key >= ? AND key < ?').pluck();
