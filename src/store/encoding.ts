@@ -101,6 +101,16 @@ function writeNumberBody(bytes: Buffer, n: number): void {
 
 /** A tag byte followed by the string body. */
 function taggedString(tag: number, text: string, truncate: boolean): Buffer {
+  // The common case, one allocation: short enough to keep whole, and no 0x00 byte to escape.
+  const length = Buffer.byteLength(text, 'utf8');
+  if (!truncate || length <= MAX_INDEXED_STRING_BYTES) {
+    const out = Buffer.allocUnsafe(length + 3);
+    out[0] = tag;
+    out.write(text, 1, 'utf8');
+    out[length + 1] = 0x00;
+    out[length + 2] = 0x01;
+    if (out.indexOf(0, 1) === length + 1) return out;
+  }
   let utf8 = Buffer.from(text, 'utf8');
   let truncated = false;
   if (truncate && utf8.length > MAX_INDEXED_STRING_BYTES) {
@@ -159,13 +169,21 @@ export function keySuccessor(key: Buffer): Buffer {
   return Buffer.concat([key, Buffer.of(0)]);
 }
 
-/** A 64-bit big-endian unsigned integer (timestamps in keys and values). */
+const TWO_32 = 2 ** 32;
+
+/**
+ * A 64-bit big-endian unsigned integer (timestamps in keys and values), from a safe integer. Written as two
+ * 32-bit halves: no BigInt on the paths every request takes.
+ */
 export function encodeU64(n: number): Buffer {
-  const bytes = Buffer.alloc(8);
-  bytes.writeBigUInt64BE(BigInt(n));
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not an unsigned 64-bit integer in the safe range: ${n}`);
+  const bytes = Buffer.allocUnsafe(8);
+  bytes.writeUInt32BE(Math.floor(n / TWO_32), 0);
+  bytes.writeUInt32BE(n % TWO_32, 4);
   return bytes;
 }
 
 export function decodeU64(bytes: Uint8Array, offset = 0): number {
-  return Number(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).readBigUInt64BE(offset));
+  const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return view.readUInt32BE(offset) * TWO_32 + view.readUInt32BE(offset + 4);
 }

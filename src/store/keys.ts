@@ -36,12 +36,21 @@ export const MAX_RECORD_ID_BYTES = 512;
 
 export const clockKey = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('time')]);
 
+// The constant heads of keys, built once.
+const LAYOUT = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('layout')]);
+const STAMP = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('stamp')]);
+const RECORD_HEAD = Buffer.of(RECORD);
+const INDEX_HEAD = Buffer.of(INDEX);
+const RECORD_DELETED_HEAD = Buffer.of(RECORD_DELETED);
+const SIGNATURE_HEAD = Buffer.of(SIGNATURE);
+const SIGNATURE_EXPIRY_HEAD = Buffer.of(SIGNATURE_EXPIRY);
+
 export function layoutKey(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(SYSTEM), Buffer.from('layout'), encodeString(collectionId)]);
+  return Buffer.concat([LAYOUT, encodeString(collectionId)]);
 }
 
 export function recordPrefix(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(RECORD), encodeString(collectionId)]);
+  return Buffer.concat([RECORD_HEAD, encodeString(collectionId)]);
 }
 
 export function recordKey(collectionId: string, id: string): Buffer {
@@ -49,25 +58,25 @@ export function recordKey(collectionId: string, id: string): Buffer {
 }
 
 export function indexPrefix(collectionId: string, indexId: string): Buffer {
-  return Buffer.concat([Buffer.of(INDEX), encodeString(collectionId), Buffer.from(indexId, 'hex')]);
+  return Buffer.concat([INDEX_HEAD, encodeString(collectionId), Buffer.from(indexId, 'hex')]);
 }
 
 /** Every index entry of a collection, whatever the index. */
 export function collectionIndexesPrefix(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(INDEX), encodeString(collectionId)]);
+  return Buffer.concat([INDEX_HEAD, encodeString(collectionId)]);
 }
 
 /** Next to the clock, which every commit writes anyway: one page fewer to write per commit. */
 export function collectionChangedKey(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(SYSTEM), Buffer.from('stamp'), encodeString(collectionId)]);
+  return Buffer.concat([STAMP, encodeString(collectionId)]);
 }
 
 export function recordDeletedKey(collectionId: string, id: string): Buffer {
-  return Buffer.concat([Buffer.of(RECORD_DELETED), encodeString(collectionId), encodeString(id)]);
+  return Buffer.concat([RECORD_DELETED_HEAD, encodeString(collectionId), encodeString(id)]);
 }
 
 export function recordDeletedPrefix(collectionId: string): Buffer {
-  return Buffer.concat([Buffer.of(RECORD_DELETED), encodeString(collectionId)]);
+  return Buffer.concat([RECORD_DELETED_HEAD, encodeString(collectionId)]);
 }
 
 const CHANGE_LOG = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('log')]);
@@ -84,11 +93,11 @@ export function changeKeyTimestamp(key: Buffer): number {
 }
 
 export function signatureKey(signature: string): Buffer {
-  return Buffer.concat([Buffer.of(SIGNATURE), encodeString(signature)]);
+  return Buffer.concat([SIGNATURE_HEAD, encodeString(signature)]);
 }
 
 export function signatureExpiryKey(expiresAt: number, signature: string): Buffer {
-  return Buffer.concat([Buffer.of(SIGNATURE_EXPIRY), encodeU64(expiresAt), encodeString(signature)]);
+  return Buffer.concat([SIGNATURE_EXPIRY_HEAD, encodeU64(expiresAt), encodeString(signature)]);
 }
 
 export const signatureExpiryRange = (before: number): KeyRange => ({

@@ -454,7 +454,7 @@ export class RecordStore {
           return;
         }
         const key = reads[writeSlots[i]!]!;
-        const value = Buffer.concat([stamp, Buffer.from(texts[i]!)]);
+        const value = recordValue(stamp, texts[i]!);
         const newEntries = collectionIndexes.entriesOf(write.record);
         if (oldEntries.length > 0) {
           const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
@@ -542,6 +542,14 @@ export async function retryOnConflict<T>(operation: () => Promise<T>, attempts =
 
 // ---------------------------------------------------------------------------------------------------------
 // Validation and decoding
+
+/** A record's stored value: its version (the commit timestamp), then its JSON. */
+function recordValue(version: Buffer, json: string): Buffer {
+  const value = Buffer.allocUnsafe(8 + Buffer.byteLength(json, 'utf8'));
+  version.copy(value, 0);
+  value.write(json, 8, 'utf8');
+  return value;
+}
 
 function parseRecord(value: Buffer): JsonObject {
   return JSON.parse(value.toString('utf8', 8)) as JsonObject;

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeTuple, encodeValue, MAX_INDEXED_STRING_BYTES, publicKeyBytes, queryKeyValue, type Direction, type KeyValue } from '../../src/store/index.ts';
+import { decodeU64, encodeString, encodeU64 } from '../../src/store/encoding.ts';
 
 // The order values should have, written independently of the encoding.
 const KIND_ORDER: KeyValue['kind'][] = ['null', 'string', 'number', 'boolean', 'publicKey', 'reference'];
@@ -116,5 +117,37 @@ describe('key encoding', () => {
 
   it('refuses NaN rather than encoding it somewhere arbitrary', () => {
     expect(() => encodeValue({ kind: 'number', value: NaN })).toThrow(RangeError);
+  });
+});
+
+describe('u64 timestamps', () => {
+  it('round-trip every safe unsigned integer, in the same byte order as BigInt big-endian', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.nat(), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.constantFrom(0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER)), (n) => {
+        const bytes = encodeU64(n);
+        const reference = Buffer.alloc(8);
+        reference.writeBigUInt64BE(BigInt(n));
+        expect(bytes.equals(reference)).toBe(true);
+        expect(decodeU64(bytes)).toBe(n);
+        expect(decodeU64(Buffer.concat([Buffer.of(7), bytes]), 1)).toBe(n);
+        expect(decodeU64(new Uint8Array(bytes))).toBe(n);
+      }),
+    );
+  });
+
+  it('refuses what is not a safe unsigned integer', () => {
+    for (const bad of [-1, 0.5, Number.MAX_SAFE_INTEGER + 1, Number.NaN, Infinity]) expect(() => encodeU64(bad)).toThrow(RangeError);
+  });
+});
+
+describe('string key components', () => {
+  it('are the tag, the UTF-8 bytes with 0x00 escaped as 0x00 0xFF, then 0x00 0x01', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom('a', '\u0000', '\u00ff', '😀', '\ud800') }), (text) => {
+        const escaped: number[] = [];
+        for (const byte of Buffer.from(text, 'utf8')) escaped.push(...(byte === 0 ? [0, 0xff] : [byte]));
+        expect([...encodeString(text)]).toEqual([0x04, ...escaped, 0x00, 0x01]);
+      }),
+    );
   });
 });
