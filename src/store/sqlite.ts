@@ -8,9 +8,12 @@
 //
 // Group commit: `transact` queues the transaction and a flush runs every queued one at the next turn of the
 // event loop (setImmediate), in order, in one SQLite transaction. Each still reads, checks and writes on its own,
-// with its own timestamp, inside a savepoint: one that fails is rolled back to its savepoint and rejected, and
-// the others go on. Requests that arrive together (several connections) then share one BEGIN, one COMMIT and
-// the pages every commit writes (the clock, the change log, the stamps): fewer WAL frames per record.
+// with its own timestamp. One whose body throws has written nothing yet: it is rejected and the others go on.
+// One whose writes fail (a disk or database error) takes the SQLite transaction down with it: the batch is then
+// run again one transaction at a time (bodies are pure, so running one again is safe), and only the failing one
+// fails. No savepoint per transaction: SQLite keeps a sub-journal copy of every page a savepoint changes, which
+// cost about a sixth of a commit. Requests that arrive together (several connections) share one BEGIN, one
+// COMMIT and the pages every commit writes (the clock, the change log, the stamps): fewer WAL frames per record.
 //
 // Checkpoints (copying the WAL back into the database file, with an fsync) run in a worker thread on a second
 // connection (checkpoint-worker.js), asked for every CHECKPOINT_EVERY flushes: done inline by SQLite they took
@@ -62,8 +65,6 @@ export class SqliteKv implements KvStore {
   readonly #count: Database.Statement<[Buffer, Buffer]>;
   readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
   readonly #scanText: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
-  /** Runs one job inside the batch's transaction; nested, so better-sqlite3 wraps it in a savepoint. */
-  readonly #job: Database.Transaction<(job: Job, timestamp: number) => unknown>;
   readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
   #queue: Job[] = [];
   readonly #path: string;
@@ -100,23 +101,28 @@ export class SqliteKv implements KvStore {
         .prepare<[number, Buffer, Buffer, number]>(`SELECT CAST(substr(value, ? + 1) AS TEXT) FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT ?`)
         .pluck();
     this.#scanText = { asc: scanText('ASC'), desc: scanText('DESC') };
-    this.#job = this.db.transaction((job: Job, timestamp: number) => this.#run(job, timestamp));
     this.#batch = this.db.transaction((jobs: readonly Job[]) => {
       const clock = this.#get.get(clockKey) as Buffer | undefined;
       let last = clock ? decodeU64(clock) : 0;
       const outcomes: Outcome[] = [];
       for (const job of jobs) {
         const timestamp = nextTimestamp(last);
+        let writes: { ops: KvOp[]; result: unknown };
         try {
-          // A lone transaction needs no savepoint: if it fails, the whole SQLite transaction rolls back.
-          const result = jobs.length === 1 ? this.#run(job, timestamp) : this.#job(job, timestamp);
-          outcomes.push({ ok: true, result, timestamp });
-          last = timestamp;
+          writes = job.body(
+            job.reads.map((key) => this.#get.get(key) as Buffer | undefined),
+            timestamp,
+          );
         } catch (error) {
-          // Some SQLite errors (a full disk, I/O) end the whole transaction: then nothing of the batch stays.
+          // Nothing of this transaction is written yet; but some SQLite errors (I/O) end the whole transaction.
           if (jobs.length === 1 || !this.db.inTransaction) throw error;
           outcomes.push({ ok: false, error });
+          continue;
         }
+        // A failure here throws out of the batch, which rolls back whole (see #flush).
+        for (const op of writes.ops) this.#apply(op);
+        outcomes.push({ ok: true, result: writes.result, timestamp });
+        last = timestamp;
       }
       if (outcomes.some((outcome) => outcome.ok)) this.#put.run(clockKey, encodeU64(last));
       return outcomes;
@@ -153,23 +159,26 @@ export class SqliteKv implements KvStore {
 
   /** Commits the queued transactions (at most MAX_BATCH per SQLite transaction) and answers each. */
   #flush(): void {
-    while (this.#queue.length > 0) {
-      const jobs = this.#queue.splice(0, MAX_BATCH);
-      let outcomes: Outcome[];
-      try {
-        outcomes = this.#batch.immediate(jobs);
-      } catch (error) {
-        for (const job of jobs) job.reject(error);
-        continue;
-      }
-      if (++this.#flushesSinceCheckpoint >= CHECKPOINT_EVERY) this.#requestCheckpoint();
-      // Waiters hear of the commits before the committers' own continuations run, as with a single commit.
-      if (outcomes.some((outcome) => outcome.ok)) this.#events.emit('commit');
-      outcomes.forEach((outcome, i) => {
-        if (outcome.ok) jobs[i]!.resolve({ result: outcome.result, timestamp: outcome.timestamp });
-        else jobs[i]!.reject(outcome.error);
-      });
+    while (this.#queue.length > 0) this.#commit(this.#queue.splice(0, MAX_BATCH));
+  }
+
+  #commit(jobs: readonly Job[]): void {
+    let outcomes: Outcome[];
+    try {
+      outcomes = this.#batch.immediate(jobs);
+    } catch (error) {
+      if (jobs.length === 1) jobs[0]!.reject(error);
+      // Nothing of the batch was written: each transaction runs again on its own, so only a failing one fails.
+      else for (const job of jobs) this.#commit([job]);
+      return;
     }
+    if (++this.#flushesSinceCheckpoint >= CHECKPOINT_EVERY) this.#requestCheckpoint();
+    // Waiters hear of the commits before the committers' own continuations run, as with a single commit.
+    if (outcomes.some((outcome) => outcome.ok)) this.#events.emit('commit');
+    outcomes.forEach((outcome, i) => {
+      if (outcome.ok) jobs[i]!.resolve({ result: outcome.result, timestamp: outcome.timestamp });
+      else jobs[i]!.reject(outcome.error);
+    });
   }
 
   /** Asks the worker for a checkpoint (starting it the first time); one at a time. */
@@ -213,13 +222,6 @@ export class SqliteKv implements KvStore {
     const timer = setTimeout(() => void worker.terminate(), 5000);
     await exited;
     clearTimeout(timer);
-  }
-
-  #run(job: Job, timestamp: number): unknown {
-    const current = job.reads.map((key) => this.#get.get(key) as Buffer | undefined);
-    const { ops, result } = job.body(current, timestamp);
-    for (const op of ops) this.#apply(op);
-    return result;
   }
 
   onCommit(listener: () => void): () => void {

@@ -45,7 +45,8 @@ describe('SQLite file', () => {
     if (a.status !== 'fulfilled' || c.status !== 'fulfilled') return;
     expect(c.value.timestamp).toBeGreaterThan(a.value.timestamp);
     expect((await kv.get(key('k3')))?.toString()).toBe('saw one');
-    // A transaction whose writes fail half-way is rolled back to its savepoint; the others stay.
+    // A transaction whose writes fail half-way takes the batch down; the batch runs again one transaction at a
+    // time, so only that one fails and the others stay.
     const poison = { kind: 'put' as const, key: key('k5'), get value(): Buffer { throw new Error('poison'); } };
     const results = await Promise.allSettled([
       kv.transact([], () => ({ ops: [put('k4', 'four')], result: undefined })),
