@@ -36,7 +36,7 @@ export class PostgresKv implements KvStore {
   readonly table: string;
   readonly #channel: string;
   readonly #events = new EventEmitter();
-  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc', string>;
+  readonly #sql: Record<'get' | 'clock' | 'reads' | 'setClock' | 'setClockNotify' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc', string>;
   #listener: pg.Client | undefined;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -56,6 +56,8 @@ export class PostgresKv implements KvStore {
       clock: `SELECT value FROM ${t} WHERE key = $1 FOR UPDATE`,
       reads: `SELECT key, value FROM ${t} WHERE key = ANY($1::bytea[])`,
       setClock: `UPDATE ${t} SET value = $2 WHERE key = $1`,
+      // The clock and the notification in one round trip (the NOTIFY is delivered only if the commit happens).
+      setClockNotify: `UPDATE ${t} SET value = $2 WHERE key = $1 RETURNING pg_notify($3::text, $4::text)`,
       count: `SELECT count(*) AS n FROM ${t} WHERE ${range}`,
       scanAsc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
       scanDesc: `SELECT key, value FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
@@ -180,8 +182,15 @@ export class PostgresKv implements KvStore {
       const rows = reads.length > 0 ? (await client.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [reads] })).rows : [];
       const { ops, result } = body(inKeyOrder(reads, rows), timestamp);
       await this.#apply(client, ops);
-      await client.query({ name: `${this.table}_setClock`, text: this.#sql.setClock, values: [clockKey, encodeU64(timestamp)] });
-      if (this.#notify) await client.query('SELECT pg_notify($1, $2)', [this.#channel, String(timestamp)]);
+      if (this.#notify) {
+        await client.query({
+          name: `${this.table}_setClockNotify`,
+          text: this.#sql.setClockNotify,
+          values: [clockKey, encodeU64(timestamp), this.#channel, String(timestamp)],
+        });
+      } else {
+        await client.query({ name: `${this.table}_setClock`, text: this.#sql.setClock, values: [clockKey, encodeU64(timestamp)] });
+      }
       await client.query('COMMIT');
       return { result, timestamp };
     } catch (error) {
