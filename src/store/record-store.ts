@@ -415,16 +415,20 @@ export class RecordStore {
         if (!bytes) throw collectionNotFound(c);
         indexes.set(c, this.#indexes(c, bytes));
       });
+      // The deletes go first and the puts after them: no key is put and then deleted by one commit (each record
+      // appears once, and its keys are its own), so the order changes nothing, and PostgreSQL writes each group
+      // with one statement.
+      const deletes: KvOp[] = [];
+      const puts: KvOp[] = [];
       // The claim is checked before the expectations: a replayed create finds its own record already there,
       // and must be reported as the replay it is, not as a taken id.
-      const ops: KvOp[] = [];
       if (claim) {
         const existing = current[claimSlot];
         const now = claim.now ?? Date.now();
         if (existing && decodeU64(existing) > now) throw new SignatureReplayError();
-        if (existing) ops.push({ kind: 'delete', key: signatureExpiryKey(decodeU64(existing), claim.signature) });
-        ops.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
-        ops.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
+        if (existing) deletes.push({ kind: 'delete', key: signatureExpiryKey(decodeU64(existing), claim.signature) });
+        puts.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
+        puts.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
       }
       expectations.forEach((e, i) => {
         const value = current[expectSlots[i]!];
@@ -438,7 +442,6 @@ export class RecordStore {
         }
       });
 
-
       const changes: Change[] = [];
       const stamp = encodeU64(timestamp);
       writes.forEach((write, i) => {
@@ -447,9 +450,9 @@ export class RecordStore {
         const oldEntries = oldValue ? collectionIndexes.entriesOf(parseRecord(oldValue)) : [];
         if (write.kind === 'delete') {
           if (!oldValue) return;
-          for (const key of oldEntries) ops.push({ kind: 'delete', key });
-          ops.push({ kind: 'delete', key: reads[writeSlots[i]!]! });
-          ops.push({ kind: 'put', key: recordDeletedKey(write.collectionId, write.id), value: stamp });
+          for (const key of oldEntries) deletes.push({ kind: 'delete', key });
+          deletes.push({ kind: 'delete', key: reads[writeSlots[i]!]! });
+          puts.push({ kind: 'put', key: recordDeletedKey(write.collectionId, write.id), value: stamp });
           changes.push({ collectionId: write.collectionId, id: write.id, kind: 'delete' });
           return;
         }
@@ -458,18 +461,18 @@ export class RecordStore {
         const newEntries = collectionIndexes.entriesOf(write.record);
         if (oldEntries.length > 0) {
           const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
-          for (const entry of oldEntries) if (!newSet.has(entry.toString('latin1'))) ops.push({ kind: 'delete', key: entry });
+          for (const entry of oldEntries) if (!newSet.has(entry.toString('latin1'))) deletes.push({ kind: 'delete', key: entry });
         }
         // Every entry holds the record's current value, so all of them are written.
-        for (const entry of newEntries) ops.push({ kind: 'put', key: entry, value });
-        ops.push({ kind: 'put', key, value });
+        for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
+        puts.push({ kind: 'put', key, value });
         changes.push({ collectionId: write.collectionId, id: String(write.record.id), kind: 'put' });
       });
       if (changes.length > 0) {
-        for (const c of new Set(changes.map((change) => change.collectionId))) ops.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
-        ops.push({ kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(changes)) });
+        for (const c of new Set(changes.map((change) => change.collectionId))) puts.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
+        puts.push({ kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(changes)) });
       }
-      return { ops, result: undefined };
+      return { ops: [...deletes, ...puts], result: undefined };
     });
     if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
       this.#commitsSinceHousekeeping = 0;
