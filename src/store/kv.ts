@@ -4,9 +4,10 @@
 // A transaction names the keys it reads up front. The backend takes the database-wide commit lock (the clock
 // row), reads those keys as they are now, picks the commit timestamp (greater than every earlier one, close to
 // the wall clock in microseconds), and calls `body` with the values and the timestamp. `body` is synchronous
-// and pure: it returns the writes, or throws to abort (nothing is written). The writes, and the clock, are
-// committed atomically. Because every transaction holds the same lock, transactions are serial, timestamps
-// follow commit order, and a transaction never sees half of another.
+// and pure: it returns the writes, or throws to abort (nothing is written); a backend may run it again
+// (PostgreSQL after a serialization failure, SQLite when another transaction of its batch failed to write). The
+// writes, and the clock, are committed atomically. Because every transaction holds the same lock, transactions
+// are serial, timestamps follow commit order, and a transaction never sees half of another.
 
 import type { KeyRange } from './keys.ts';
 

@@ -109,17 +109,14 @@ export class SqliteKv implements KvStore {
         const timestamp = nextTimestamp(last);
         let writes: { ops: KvOp[]; result: unknown };
         try {
-          writes = job.body(
-            job.reads.map((key) => this.#get.get(key) as Buffer | undefined),
-            timestamp,
-          );
+          writes = job.body(job.reads.map((key) => this.#get.get(key) as Buffer | undefined), timestamp);
         } catch (error) {
           // Nothing of this transaction is written yet; but some SQLite errors (I/O) end the whole transaction.
           if (jobs.length === 1 || !this.db.inTransaction) throw error;
           outcomes.push({ ok: false, error });
           continue;
         }
-        // A failure here throws out of the batch, which rolls back whole (see #flush).
+        // A failure here throws out of the batch, which rolls back whole (see #commit).
         for (const op of writes.ops) this.#apply(op);
         outcomes.push({ ok: true, result: writes.result, timestamp });
         last = timestamp;
