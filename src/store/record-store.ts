@@ -345,7 +345,9 @@ export class RecordStore {
     const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
     let scanned = 0;
     while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
-      const want = Math.min(scanLimit - scanned, Math.max(limit - records.length, 32));
+      // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
+      // with them, at least 32 entries a round, as some may be left out.
+      const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
       // Index entries hold a copy of the record, so a page is one range read, however large the collection.
       const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, 8);
       for (const text of texts) {
