@@ -145,12 +145,17 @@ export class PostgresKv implements KvStore {
 
   async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]> {
     const name = options.reverse ? 'scanTextDesc' : 'scanTextAsc';
-    const result = await this.pool.query<{ text: Buffer }>({
+    // In binary format a BYTEA arrives as its raw bytes, with no hexadecimal (twice the size) to send and decode;
+    // `pg` hands them over already decoded as UTF-8 (`toString` also covers a version that gives a Buffer).
+    // (`binary` is a query option of `pg` that its type declarations leave out.)
+    const query: pg.QueryConfig & { binary: boolean } = {
       name: `${this.table}_${name}`,
       text: this.#sql[name],
       values: [range.gte, range.lt, options.limit, skip + 1],
-    });
-    return result.rows.map((row) => row.text.toString('utf8'));
+      binary: true,
+    };
+    const result = await this.pool.query<{ text: string | Buffer }>(query);
+    return result.rows.map((row) => row.text.toString());
   }
 
   async count(range: KeyRange): Promise<number> {

@@ -239,6 +239,24 @@ export function conformance(backend: Backend): void {
       expect(await db.kv.getMany([])).toEqual([]);
     });
 
+    it('lists records as their stored JSON texts, any characters included, with the same cursors as list', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      const items: JsonObject[] = [
+        { id: 'a', group: 'ä ö 😀 \u0000 "quoted" \\ \n' },
+        { id: 'b', group: '\ud800 lone surrogate' },
+        { id: 'c', group: 'plain', score: -1.5 },
+      ];
+      await store.commit({ writes: items.map((r) => put(ITEMS, r)) });
+      for (const query of [{ limit: 2 }, { limit: 2, sort: [['id', 'desc']] }, { where: { group: 'plain' } }] as ListQuery[]) {
+        const texts = await store.listJson(ITEMS, query);
+        const records = await store.list(ITEMS, query);
+        expect(texts.records.map((text) => JSON.parse(text))).toEqual(records.records);
+        expect(texts.records).toEqual(records.records.map((record) => JSON.stringify(record)));
+        expect(texts.cursor).toEqual(records.cursor);
+      }
+      expect((await store.listJson(ITEMS, { limit: 10 })).records).toEqual(items.map((r) => JSON.stringify(r)));
+    });
+
     it('puts, gets and deletes records, with versions that are commit timestamps', async () => {
       const { store } = await fresh([PEOPLE, personLayout]);
       const { timestamp } = await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });
