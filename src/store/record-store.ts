@@ -289,7 +289,7 @@ export class RecordStore {
   }
 
   async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
-    return this.#list(collectionId, query, readFilter, options, (_text, record) => record());
+    return this.#list(collectionId, query, readFilter, options, (text, parsed) => parsed ?? (JSON.parse(text) as JsonObject));
   }
 
   /**
@@ -306,7 +306,8 @@ export class RecordStore {
     query: ListQuery,
     readFilter: ReadFilter | undefined,
     options: ListOptions,
-    output: (text: string, record: () => JsonObject) => T,
+    /** Makes a result of a record's text, and of the record itself when it was already parsed. */
+    output: (text: string, parsed: JsonObject | undefined) => T,
   ): Promise<{ records: T[]; cursor: ListResult['cursor']; timestamp: number }> {
     checkCollectionId(collectionId);
     if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
@@ -354,9 +355,9 @@ export class RecordStore {
         scanned++;
         first ??= text;
         last = text;
-        let parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
+        const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
         if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
-        records.push(output(text, () => (parsed ??= JSON.parse(text) as JsonObject)));
+        records.push(output(text, parsed));
         if (records.length === limit) break;
       }
       if (texts.length < want || last === undefined) break;
