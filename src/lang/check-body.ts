@@ -9,13 +9,16 @@ import type {
   ArrayLiteral,
   AssignmentExpression,
   BinaryExpression,
+  BlockStatement,
   CallExpression,
+  ConditionalExpression,
   Expression,
   ForOfStatement,
   ForStatement,
   IdentifierExpression,
   IfStatement,
   IndexExpression,
+  LogicalExpression,
   MemberExpression,
   ObjectLiteral,
   Span,
@@ -23,6 +26,7 @@ import type {
   UnaryExpression,
   UpdateExpression,
   VariableDeclaration,
+  WhileStatement,
 } from './ast.ts';
 import {
   type Builtin,
@@ -118,6 +122,32 @@ interface TargetDescription {
   words: string;
   name?: string;
   type?: Type;
+}
+
+/** How messages name a call: `max`, `string.includes` (a built-in method and its receiver), or words
+ *  built only when a diagnostic needs them. */
+type CallLabel = string | { receiver: Type; method: string } | (() => string);
+
+function labelText(label: CallLabel): string {
+  if (typeof label === 'string') return label;
+  if (typeof label === 'function') return label();
+  return `${describe(label.receiver)}.${label.method}`;
+}
+
+/** An argument, as messages name it: `argument 2 of max (number)`. */
+interface ArgumentDescription {
+  argument: number;
+  label: CallLabel;
+  type: Type;
+}
+
+/** What a message says a value was meant for: a target, an argument, or words built only when needed. */
+type Description = TargetDescription | ArgumentDescription | (() => string);
+
+function descriptionText(description: Description): string {
+  if (typeof description === 'function') return description();
+  if ('argument' in description) return `argument ${description.argument} of ${labelText(description.label)} (${typeToString(description.type)})`;
+  return describeTarget(description);
 }
 
 function describeTarget({ words, name, type }: TargetDescription): string {
@@ -367,7 +397,7 @@ class BodyChecker {
   private statement(statement: Statement): void {
     switch (statement.kind) {
       case 'block':
-        this.inScope(() => this.statements(statement.body));
+        this.block(statement);
         return;
       case 'variable':
         this.variable(statement);
@@ -379,8 +409,7 @@ class BodyChecker {
         this.ifStatement(statement);
         return;
       case 'while':
-        this.value(statement.test);
-        this.withFacts(this.facts(statement.test).whenTrue, () => this.loop(() => this.statement(statement.body)));
+        this.whileStatement(statement);
         return;
       case 'for':
         this.forStatement(statement);
@@ -399,6 +428,16 @@ class BodyChecker {
         this.value(statement.argument);
         return;
     }
+  }
+
+  // Kept out of `statement`: a closure there would give every call of it a context to allocate.
+  private block(block: BlockStatement): void {
+    this.inScope(() => this.statements(block.body));
+  }
+
+  private whileStatement(statement: WhileStatement): void {
+    this.value(statement.test);
+    this.withFacts(this.facts(statement.test).whenTrue, () => this.loop(() => this.statement(statement.body)));
   }
 
   /** A block's statements; its `let`/`const` names are reserved first (see scope.ts). */
@@ -547,32 +586,39 @@ class BodyChecker {
         return this.update(expression);
       case 'binary':
         return this.binary(expression);
-      case 'logical': {
-        const left = this.value(expression.left, expected);
-        const facts = this.facts(expression.left);
-        const known = expression.operator === '&&' ? facts.whenTrue : expression.operator === '||' ? facts.whenFalse : new Set<Binding>();
-        let right: Type = anyType;
-        this.withFacts(known, () => {
-          right = this.value(expression.right, expected);
-        });
-        return eitherOf(left, right, expected);
-      }
-      case 'conditional': {
-        this.value(expression.test);
-        const facts = this.facts(expression.test);
-        let consequent: Type = anyType;
-        let alternate: Type = anyType;
-        this.withFacts(facts.whenTrue, () => {
-          consequent = this.value(expression.consequent, expected);
-        });
-        this.withFacts(facts.whenFalse, () => {
-          alternate = this.value(expression.alternate, expected);
-        });
-        return eitherOf(consequent, alternate, expected);
-      }
+      case 'logical':
+        return this.logical(expression, expected);
+      case 'conditional':
+        return this.conditional(expression, expected);
       case 'assignment':
         return this.assignment(expression);
     }
+  }
+
+  // Kept out of inferUncached: a closure there would give every call of it a context to allocate.
+  private logical(expression: LogicalExpression, expected: Type | undefined): Type {
+    const left = this.value(expression.left, expected);
+    const facts = this.facts(expression.left);
+    const known = expression.operator === '&&' ? facts.whenTrue : expression.operator === '||' ? facts.whenFalse : new Set<Binding>();
+    let right: Type = anyType;
+    this.withFacts(known, () => {
+      right = this.value(expression.right, expected);
+    });
+    return eitherOf(left, right, expected);
+  }
+
+  private conditional(expression: ConditionalExpression, expected: Type | undefined): Type {
+    this.value(expression.test);
+    const facts = this.facts(expression.test);
+    let consequent: Type = anyType;
+    let alternate: Type = anyType;
+    this.withFacts(facts.whenTrue, () => {
+      consequent = this.value(expression.consequent, expected);
+    });
+    this.withFacts(facts.whenFalse, () => {
+      alternate = this.value(expression.alternate, expected);
+    });
+    return eitherOf(consequent, alternate, expected);
   }
 
   // --- names ---------------------------------------------------------------------------------
@@ -581,7 +627,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames(), true)]);
+      this.reportUnknownName(name, expression.span);
       return anyType;
     }
     if (binding === UNINITIALISED) {
@@ -604,6 +650,10 @@ class BodyChecker {
         }
         return binding.builtin.returns;
     }
+  }
+
+  private reportUnknownName(name: string, span: Span): void {
+    this.report('unknownName', span, [name, this.suggest(name, () => this.knownNames(), true)]);
   }
 
   private resolve(name: string): Binding | typeof UNINITIALISED | undefined {
@@ -716,7 +766,7 @@ class BodyChecker {
           this.report('notAValue', span, [`the function "${name}"`, `; call it as this.${name}(...)`]);
           return anyType;
         }
-        this.report('unknownField', span, [name, target.name, this.suggest(name, () => target.fieldsByName.keys())]);
+        this.reportUnknownField(name, target, span);
         return anyType;
       }
       case 'reference':
@@ -730,7 +780,7 @@ class BodyChecker {
       case 'object': {
         const field = objectField(objectType, name);
         if (field) return field.type;
-        this.report('unknownMember', span, [name, typeToString(objectType), this.suggest(name, () => objectType.fields.map((f) => f.name))]);
+        this.reportUnknownProperty(name, objectType, span);
         return anyType;
       }
       case 'map':
@@ -746,14 +796,32 @@ class BodyChecker {
           this.report('notAValue', span, [`the function "${name}"`, `; call it as ${name}(...)`]);
           return anyType;
         }
-        this.report('unknownMember', span, [
-          name,
-          describe(objectType),
-          this.suggest(name, () => membersOf(objectType).map((b) => b.name)),
-        ]);
+        this.reportUnknownBuiltinMember(name, objectType, span);
         return anyType;
       }
     }
+  }
+
+  // The reports below build their suggestions in closures; kept out of the methods that find the
+  // problem, where a closure would give every call a context to allocate.
+  private reportUnknownField(name: string, target: CheckedCollection, span: Span): void {
+    this.report('unknownField', span, [name, target.name, this.suggest(name, () => target.fieldsByName.keys())]);
+  }
+
+  private reportUnknownProperty(name: string, objectType: Type & { kind: 'object' }, span: Span): void {
+    this.report('unknownMember', span, [name, typeToString(objectType), this.suggest(name, () => objectType.fields.map((f) => f.name))]);
+  }
+
+  private reportUnknownBuiltinMember(name: string, objectType: Type, span: Span): void {
+    this.report('unknownMember', span, [name, describe(objectType), this.suggest(name, () => membersOf(objectType).map((b) => b.name))]);
+  }
+
+  private suggestFunction(name: string): string {
+    return this.suggest(name, () => [...this.collection.functionsByName.keys()].filter((n) => n !== 'constructor'));
+  }
+
+  private suggestMember(name: string, objectType: Type): string {
+    return this.suggest(name, () => membersOf(objectType).map((b) => b.name), objectType.kind === 'namespace');
   }
 
   private index(expression: IndexExpression): Type {
@@ -822,7 +890,7 @@ class BodyChecker {
     const global = lookupGlobal(name);
     const binding = !local && global?.kind === 'function' ? { kind: 'global' as const, builtin: global } : this.resolve(name);
     if (!binding) {
-      this.report('unknownName', callee.span, [name, this.suggest(name, () => this.knownNames(), true)]);
+      this.reportUnknownName(name, callee.span);
       return this.uncheckedArguments(expression);
     }
     if (binding === UNINITIALISED) {
@@ -832,7 +900,7 @@ class BodyChecker {
     this.tables.bindings.set(callee, binding);
     if (binding.kind === 'global' && binding.builtin.kind === 'function') {
       this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
-      return this.callBuiltin(expression, binding.builtin, new Map(), () => name);
+      return this.callBuiltin(expression, binding.builtin, new Map(), name);
     }
     this.report('notCallable', callee.span, [`"${name}"`]);
     return this.uncheckedArguments(expression);
@@ -854,7 +922,7 @@ class BodyChecker {
         const suffix =
           name === 'constructor'
             ? '; the constructor runs only when a record is created'
-            : this.suggest(name, () => [...this.collection.functionsByName.keys()].filter((n) => n !== 'constructor'));
+            : this.suggestFunction(name);
         this.report('unknownMethod', callee.property.span, [name, `collection "${this.collection.name}"`, suffix]);
         return this.uncheckedArguments(expression);
       }
@@ -871,7 +939,7 @@ class BodyChecker {
       if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
         if (builtin.mutates) this.checkWritableChain(callee.object);
         this.tables.calls.set(expression, { kind: 'builtin', builtin });
-        return this.callBuiltin(expression, builtin, receiverBindings(objectType), () => `${describe(objectType)}.${name}`);
+        return this.callBuiltin(expression, builtin, receiverBindings(objectType), { receiver: objectType, method: name });
       }
       if (!builtin) {
         if (objectType.kind === 'array' && callbackMethods.has(name)) {
@@ -880,7 +948,7 @@ class BodyChecker {
           this.report('unknownMethod', callee.property.span, [
             name,
             describe(objectType),
-            this.suggest(name, () => membersOf(objectType).map((b) => b.name), objectType.kind === 'namespace'),
+            this.suggestMember(name, objectType),
           ]);
         }
         return this.uncheckedArguments(expression);
@@ -900,14 +968,16 @@ class BodyChecker {
     return this.uncheckedArguments(expression);
   }
 
-  private callBuiltin(expression: CallExpression, builtin: Builtin, bindings: Map<string, Type>, label: () => string): Type {
+  private callBuiltin(expression: CallExpression, builtin: Builtin, bindings: Map<string, Type>, label: CallLabel): Type {
     const { min, max } = arity(builtin);
     this.checkArgumentCount(expression, label, min, max);
-    expression.arguments.forEach((argument, i) => {
-      const parameter = builtin.parameters[Math.min(i, builtin.parameters.length - 1)];
-      if (!parameter || (i >= builtin.parameters.length && !parameter.rest)) {
+    const parameters = builtin.parameters;
+    for (let i = 0; i < expression.arguments.length; i++) {
+      const argument = expression.arguments[i]!;
+      const parameter = parameters[Math.min(i, parameters.length - 1)];
+      if (!parameter || (i >= parameters.length && !parameter.rest)) {
         this.value(argument);
-        return;
+        continue;
       }
       let target: Type;
       let found: Type;
@@ -920,11 +990,11 @@ class BodyChecker {
         found = this.value(argument, target);
       }
       if (!fits(found, target, false)) {
-        this.report('typeMismatchArgument', argument.span, [i + 1, label(), typeToString(target), typeToString(found)]);
+        this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), typeToString(target), typeToString(found)]);
       } else if (target.kind !== 'any') {
-        this.requirePresent(argument, () => `argument ${i + 1} of ${label()} (${typeToString(target)})`);
+        this.requirePresent(argument, { argument: i + 1, label, type: target });
       }
-    });
+    }
     return instantiate(builtin.returns, bindings);
   }
 
@@ -932,30 +1002,31 @@ class BodyChecker {
     const label = functionLabel(fn);
     const min = fn.parameters.filter((p) => !p.optional).length;
     this.checkArgumentCount(expression, label, min, fn.parameters.length);
-    expression.arguments.forEach((argument, i) => {
+    for (let i = 0; i < expression.arguments.length; i++) {
+      const argument = expression.arguments[i]!;
       const parameter = fn.parameters[i];
       if (!parameter) {
         this.value(argument);
-        return;
+        continue;
       }
       const found = this.value(argument, parameter.type);
       if (!fits(found, parameter.type, parameter.optional)) {
-        this.report('typeMismatchArgument', argument.span, [i + 1, label(), typeToString(parameter.type), typeToString(found)]);
+        this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), typeToString(parameter.type), typeToString(found)]);
       } else if (!parameter.optional) {
-        this.requirePresent(argument, () => `argument ${i + 1} of ${label()} (${typeToString(parameter.type)})`);
+        this.requirePresent(argument, { argument: i + 1, label, type: parameter.type });
       }
-    });
+    }
     return fn.returnType ?? anyType;
   }
 
-  private checkArgumentCount(expression: CallExpression, label: () => string, min: number, max: number): void {
+  private checkArgumentCount(expression: CallExpression, label: CallLabel, min: number, max: number): void {
     const count = expression.arguments.length;
     if (count >= min && count <= max) return;
     const expected =
       min === max ? plural(min, 'argument') : max === Infinity ? `at least ${plural(min, 'argument')}` : `${min} to ${max} arguments`;
     const extra = expression.arguments[max];
     const span = count > max && extra ? { start: extra.span.start, end: expression.arguments[count - 1]!.span.end } : expression.span;
-    this.report('wrongArgumentCount', span, [label(), expected, count]);
+    this.report('wrongArgumentCount', span, [labelText(label), expected, count]);
   }
 
   // --- operators -----------------------------------------------------------------------------
@@ -1055,9 +1126,9 @@ class BodyChecker {
     if (expression.operator === '=') {
       const found = this.value(expression.value, target.type);
       if (!fits(found, target.type, target.nullable)) {
-        this.mismatch(found, () => describeTarget(target.description), expression.value.span, target.nullable);
+        this.mismatch(found, target.description, expression.value.span, target.nullable);
       } else if (!target.nullable) {
-        this.requirePresent(expression.value, () => describeTarget(target.description));
+        this.requirePresent(expression.value, target.description);
       }
       const assigned = this.subject(expression.target);
       if (assigned) {
@@ -1079,14 +1150,14 @@ class BodyChecker {
   }
 
   /** Reports a value that may be undefined stored where a value is required. */
-  private requirePresent(expression: Expression, description: () => string): void {
+  private requirePresent(expression: Expression, description: Description): void {
     const phrase = this.maybeUndefined(expression);
-    if (phrase) this.report('nullNotAllowed', expression.span, [`${phrase},`, description()]);
+    if (phrase) this.report('nullNotAllowed', expression.span, [`${phrase},`, descriptionText(description)]);
   }
 
-  private mismatch(found: Type, description: () => string, span: Span, nullable: boolean): void {
-    if (isNullish(found) && !nullable) this.report('nullNotAllowed', span, [typeToString(found), description()]);
-    else this.report('typeMismatchAssignment', span, [typeToString(found), description()]);
+  private mismatch(found: Type, description: Description, span: Span, nullable: boolean): void {
+    if (isNullish(found) && !nullable) this.report('nullNotAllowed', span, [typeToString(found), descriptionText(description)]);
+    else this.report('typeMismatchAssignment', span, [typeToString(found), descriptionText(description)]);
   }
 
   /**
@@ -1136,7 +1207,7 @@ class BodyChecker {
     const name = expression.name;
     const binding = this.resolve(name);
     if (!binding) {
-      this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames(), true)]);
+      this.reportUnknownName(name, expression.span);
       return undefined;
     }
     if (binding === UNINITIALISED) {
@@ -1179,7 +1250,7 @@ class BodyChecker {
       const field = this.collection.fieldsByName.get(name);
       if (!field) {
         if (this.collection.functionsByName.has(name)) this.report('readOnlyTarget', nameSpan, [`the function "${name}"`]);
-        else this.report('unknownField', nameSpan, [name, this.collection.name, this.suggest(name, () => this.collection.fieldsByName.keys())]);
+        else this.reportUnknownField(name, this.collection, nameSpan);
         return undefined;
       }
       if (name === 'id') {
@@ -1213,7 +1284,7 @@ class BodyChecker {
       case 'object': {
         const field = objectField(objectType, name);
         if (!field) {
-          this.report('unknownMember', nameSpan, [name, typeToString(objectType), this.suggest(name, () => objectType.fields.map((f) => f.name))]);
+          this.reportUnknownProperty(name, objectType, nameSpan);
           return undefined;
         }
         return {
