@@ -276,7 +276,8 @@ class BodyChecker {
       case 'throw':
         return true;
       case 'block':
-        return statement.body.some((s) => this.exits(s));
+        for (const inner of statement.body) if (this.exits(inner)) return true;
+        return false;
       case 'if':
         return statement.alternate !== null && this.exits(statement.consequent) && this.exits(statement.alternate);
       case 'expressionStatement':
@@ -343,6 +344,9 @@ class BodyChecker {
     }
   }
 
+  /** `subject` as a function, made once per body (a closure made per test would cost a context per call). */
+  private readonly subjectOf: (expression: Expression) => object | undefined = this.subject.bind(this);
+
   /** The subject `expression` names (an optional parameter or a tracked field of `this`), if any. */
   private subject(expression: Expression): object | undefined {
     if (expression.kind === 'identifierExpression') {
@@ -367,7 +371,7 @@ class BodyChecker {
 
   /** Subjects a test proves present when it is truthy and when it is falsy. */
   private facts(test: Expression): Facts<object> {
-    return testFacts(test, (expression) => this.subject(expression));
+    return testFacts(test, this.subjectOf);
   }
 
   /** Reports a computation with a value that may be undefined (`undefined + 1` is NaN). */
@@ -679,9 +683,9 @@ class BodyChecker {
       for (const element of expression.elements) {
         const found = this.value(element, expected.element);
         if (!fits(found, expected.element, false)) {
-          this.mismatch(found, () => `an element of ${typeToString(expected)}`, element.span, false);
+          this.mismatch(found, { words: 'an element of ', type: expected }, element.span, false);
         } else {
-          this.requirePresent(element, () => `an element of ${typeToString(expected)}`);
+          this.requirePresent(element, { words: 'an element of ', type: expected });
         }
       }
       return expected;
@@ -711,9 +715,9 @@ class BodyChecker {
         }
         const found = this.value(property.value, field.type);
         if (!fits(found, field.type, field.optional)) {
-          this.mismatch(found, () => `property "${name}" of type ${typeToString(field.type)}`, property.value.span, field.optional);
+          this.mismatch(found, { words: 'property', name, type: field.type }, property.value.span, field.optional);
         } else if (!field.optional) {
-          this.requirePresent(property.value, () => `property "${name}" of type ${typeToString(field.type)}`);
+          this.requirePresent(property.value, { words: 'property', name, type: field.type });
         }
       }
       for (const field of expected.fields) {
@@ -727,19 +731,20 @@ class BodyChecker {
       for (const property of expression.properties) {
         const found = this.value(property.value, expected.value);
         if (!fits(found, expected.value, false)) {
-          this.mismatch(found, () => `an entry of ${typeToString(expected)}`, property.value.span, false);
+          this.mismatch(found, { words: 'an entry of ', type: expected }, property.value.span, false);
         } else {
-          this.requirePresent(property.value, () => `an entry of ${typeToString(expected)}`);
+          this.requirePresent(property.value, { words: 'an entry of ', type: expected });
         }
       }
       return expected;
     }
     // No target type to check against (`let o = { a: 1 }`): the literal's own shape.
     if (expression.properties.length === 0) return anyType;
-    const fields: ObjectField[] = expression.properties.map((property) => {
+    const fields: ObjectField[] = [];
+    for (const property of expression.properties) {
       const type = this.value(property.value);
-      return { name: property.key.name, optional: false, type: isNullish(type) ? anyType : type };
-    });
+      fields.push({ name: property.key.name, optional: false, type: isNullish(type) ? anyType : type });
+    }
     return objectOf(fields);
   }
 
