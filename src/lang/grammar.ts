@@ -4,8 +4,9 @@
 // actions, with the node builders in build-ast.ts): no concrete syntax tree is built and walked.
 //
 // While chevrotain records the grammar (in `performSelfAnalysis`), CONSUME and SUBRULE return
-// placeholders; everything that reports a problem or changes a node is therefore inside an ACTION,
-// which recording skips. Error recovery is off: the first syntax error ends the parse, and parse.ts
+// placeholders; everything that reports a problem or changes a node therefore runs only when
+// `building` (chevrotain's RECORDING_PHASE flag is off): what chevrotain's ACTION does, without a
+// closure, and a context for it, on every call of a rule. Error recovery is off: the first syntax error ends the parse, and parse.ts
 // then drops whatever the actions built.
 //
 // The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
@@ -110,12 +111,20 @@ const errorMessages: IParserErrorMessageProvider = {
     JSON.stringify(expectedAfterCommonPrefix(expectedIterationPaths, actual)),
 };
 
+/** What a rule returns while chevrotain records the grammar (the value is never used). */
+const RECORDING = undefined as never;
+
 export class SchemaParser extends EmbeddedActionsParser {
   // Alternatives of each OR, created once: building them on every call costs more than the parse
   // (chevrotain's documented "caching arrays of alternatives" optimisation).
   private readonly alternatives: Record<string, IOrAlt<unknown>[]> = {};
-  /** The state of the parse under way (set by `parseStructure`; only ACTIONs read it). */
+  /** The state of the parse under way (set by `parseStructure`; read only when `building`). */
   private context!: BuildContext;
+
+  /** False while chevrotain records the grammar: then nothing may be built or reported. */
+  private get building(): boolean {
+    return !this.RECORDING_PHASE;
+  }
 
   constructor() {
     super(allTokens, {
@@ -154,7 +163,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     const collections: Collection[] = [];
     this.MANY(() => {
       const collection = this.SUBRULE(this.rootItem);
-      this.ACTION(() => collection && collections.push(collection));
+      if (this.building && collection) collections.push(collection);
     });
     return collections;
   });
@@ -167,22 +176,21 @@ export class SchemaParser extends EmbeddedActionsParser {
       const decorator = this.SUBRULE(this.decorator);
       decorators.push(decorator);
     });
-    const mark = this.ACTION(() => this.context.mark());
+    const mark = this.building ? this.context.mark() : undefined;
     const item = this.OR(
       (this.alternatives.rootItem ??= [
         { ALT: () => this.SUBRULE(this.collection) },
         { ALT: () => this.SUBRULE(this.functionDeclaration) },
       ]),
     ) as Collection | FunctionDeclaration;
-    return this.ACTION(() => {
-      if (item.kind === 'collection') {
-        attachDecorators(item, decorators);
-        return item;
-      }
-      this.context.rollBack(mark!);
-      rootFunction(item.name, this.context);
-      return undefined;
-    });
+    if (!this.building) return undefined;
+    if (item.kind === 'collection') {
+      attachDecorators(item, decorators);
+      return item;
+    }
+    this.context.rollBack(mark!);
+    rootFunction(item.name, this.context);
+    return undefined;
   });
 
   // collection := `collection` Name `{` item* `}`
@@ -217,7 +225,7 @@ export class SchemaParser extends EmbeddedActionsParser {
                 { ALT: () => this.SUBRULE(this.functionDeclaration) },
               ]),
             ) as FieldDeclaration | FunctionDeclaration;
-            this.ACTION(() => attachDecorators(member, decorators));
+            if (this.building) attachDecorators(member, decorators);
             return member;
           },
         },
@@ -239,7 +247,7 @@ export class SchemaParser extends EmbeddedActionsParser {
       });
       close = this.CONSUME(RParen);
     });
-    return this.ACTION(() => decoratorOf(name, args, close, this.context))!;
+    return this.building ? decoratorOf(name, args, close, this.context) : RECORDING;
   });
 
   // field := name [`?`] `:` type `;`
@@ -277,7 +285,7 @@ export class SchemaParser extends EmbeddedActionsParser {
         {
           ALT: () => {
             const path = this.SUBRULE(this.fieldPath);
-            return this.ACTION(() => plainIndexField(path));
+            return this.building ? plainIndexField(path) : RECORDING;
           },
         },
         {
@@ -287,7 +295,7 @@ export class SchemaParser extends EmbeddedActionsParser {
             this.CONSUME(Comma);
             const direction = this.CONSUME(Identifier);
             const close = this.CONSUME(RSquare);
-            return this.ACTION(() => bracketedIndexField(open, path, direction, close, this.context));
+            return this.building ? bracketedIndexField(open, path, direction, close, this.context) : RECORDING;
           },
         },
       ]),
@@ -324,7 +332,7 @@ export class SchemaParser extends EmbeddedActionsParser {
         return this.SUBRULE(this.type);
       }) ?? null;
     const body = this.SUBRULE(this.body);
-    return this.ACTION(() => functionOf(keyword, name, parameters, returnType, body, this.context))!;
+    return this.building ? functionOf(keyword, name, parameters, returnType, body, this.context) : RECORDING;
   });
 
   // body := FunctionBody: one token, from `{` to the matching `}` (see lexer.ts); body.ts parses its
@@ -336,7 +344,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     const question = this.OPTION(() => this.CONSUME(Question));
     this.CONSUME(Colon);
     const type = this.SUBRULE(this.type);
-    return this.ACTION(() => parameterOf(name, question, type))!;
+    return this.building ? parameterOf(name, question, type) : RECORDING;
   });
 
   // type := (`map` `<` type `,` type `>` | objectType | name) (`[` `]`)*
@@ -354,7 +362,7 @@ export class SchemaParser extends EmbeddedActionsParser {
       const open = this.CONSUME(LSquare);
       const close = this.CONSUME(RSquare);
       const element = type;
-      type = this.ACTION(() => arrayTypeOf(element, open, close, this.context))!;
+      type = this.building ? arrayTypeOf(element, open, close, this.context) : RECORDING;
     });
     return type;
   });
@@ -381,10 +389,10 @@ export class SchemaParser extends EmbeddedActionsParser {
           { GATE: () => this.LA(1).tokenType === RCurly, ALT: EMPTY_ALT() },
         ]),
       ) as IToken | undefined;
-      this.ACTION(() => {
+      if (this.building) {
         if (semicolon) field.span.end = tokenEnd(semicolon);
         fields.push(field);
-      });
+      }
     });
     const close = this.CONSUME(RCurly);
     return objectTypeOf(open, fields, close);
@@ -402,11 +410,10 @@ export class SchemaParser extends EmbeddedActionsParser {
     const question = this.OPTION(() => this.CONSUME(Question));
     this.CONSUME(Colon);
     const type = this.SUBRULE(this.type);
-    return this.ACTION(() => {
-      const field = fieldOf(name, question, type, type.span.end);
-      attachDecorators(field, decorators);
-      return field;
-    })!;
+    if (!this.building) return RECORDING;
+    const field = fieldOf(name, question, type, type.span.end);
+    attachDecorators(field, decorators);
+    return field;
   });
 }
 
