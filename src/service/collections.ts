@@ -1,8 +1,9 @@
 // The collections the service knows: the built-in `Collection` meta collection and every user collection,
 // whose schema is a record of it. A schema is checked and compiled once per version of its code and kept in a
-// cache. Every request still reads the meta collection's change stamp (one 8-byte point read), which every commit
-// that changes a schema record writes, so a schema updated through another process sharing the database takes
-// effect here on the next request.
+// cache. A request reads the meta collection's change stamp (one 8-byte point read), which every commit that
+// changes a schema record writes, so a schema updated through another process sharing the database takes effect
+// here on the next request; a get skips even that read when the store's clock, which it reads anyway and which
+// every commit by any process advances, has not moved since the schema was last found current.
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
@@ -34,7 +35,8 @@ const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, n
 export class CollectionRegistry {
   readonly #store: RecordStore;
   /** `stamp`: the meta collection's change stamp when the entry was last found current. */
-  readonly #cache = new Map<string, { code: string; stamp: number; collection: UserCollection }>();
+  /** `checkedAt`: the store's clock read before the stamp was last found unchanged (see `cachedAt`). */
+  readonly #cache = new Map<string, { code: string; stamp: number; checkedAt: number | undefined; collection: UserCollection }>();
 
   constructor(store: RecordStore) {
     this.#store = store;
@@ -45,20 +47,33 @@ export class CollectionRegistry {
     await this.#ensureLayout(META_COLLECTION_ID, META_LAYOUT);
   }
 
-  /** The collection, or 404 `collection/not-found`. */
-  async resolve(collectionId: string): Promise<ResolvedCollection> {
+  /**
+   * The cached collection, without any read, when nothing at all was committed since it was last found current:
+   * `clock` is the store's clock as just read (every commit, by any process, advances it). Otherwise undefined.
+   */
+  cachedAt(collectionId: string, clock: number): ResolvedCollection | undefined {
+    if (collectionId === META_COLLECTION_ID) return META;
+    const cached = this.#cache.get(collectionId);
+    return cached !== undefined && cached.checkedAt === clock ? cached.collection : undefined;
+  }
+
+  /** The collection, or 404 `collection/not-found`. `clock`, when given, is the store's clock read just before. */
+  async resolve(collectionId: string, clock?: number): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
     const cached = this.#cache.get(collectionId);
     // While the stamp is unchanged, no schema record changed, and the schema record itself (its code and AST are
     // the largest value in the store) need not be read. The stamp is read first: a schema committed between the
     // two reads leaves an older stamp in the cache, so the next request looks again.
     const stamp = await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID });
-    if (cached && cached.stamp === stamp) return cached.collection;
+    if (cached && cached.stamp === stamp) {
+      cached.checkedAt = clock;
+      return cached.collection;
+    }
     const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
     const code = record?.code;
     if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
-    this.#cache.set(collectionId, { code, stamp, collection });
+    this.#cache.set(collectionId, { code, stamp, checkedAt: clock, collection });
     return collection;
   }
 

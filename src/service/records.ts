@@ -35,7 +35,8 @@ export interface RecordServiceOptions {
 }
 
 export interface GetAnswer {
-  record: JsonObject;
+  /** The record as JSON text, as stored (so the answer need not parse and serialise it again). */
+  json: string;
   timestamp: number;
 }
 
@@ -61,13 +62,14 @@ export class RecordService {
 
   async get(collectionId: string, id: string, caller: Caller): Promise<GetAnswer> {
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
-      return { record: { ...META_RECORD }, timestamp: await this.store.timestamp() };
+      return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
     }
-    const collection = await this.collections.resolve(collectionId);
-    const { record, timestamp } = await this.store.get(collectionId, id);
-    if (!record) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
-    if (!(await this.#canRead(collection, record, caller))) throw unauthorized('unauthorized read');
-    return { record, timestamp };
+    const { text, timestamp } = await this.store.getJson(collectionId, id);
+    // The clock just read tells the registry whether anything was committed since it last checked the schema.
+    const collection = this.collections.cachedAt(collectionId, timestamp) ?? (await this.collections.resolve(collectionId, timestamp));
+    if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
+    if (!collection.publicRead && !(await this.#canRead(collection, JSON.parse(text) as JsonObject, caller))) throw unauthorized('unauthorized read');
+    return { json: text, timestamp };
   }
 
   /** A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). */

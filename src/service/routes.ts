@@ -7,7 +7,7 @@
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { RecoveryPool } from '../auth/index.ts';
+import { SIGNATURE_HEADER, SIGNATURE_HEADER_ALIAS, type RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 import type { RecordService } from './records.ts';
@@ -16,8 +16,7 @@ import { authenticate, type Caller } from './signature.ts';
 
 export const SERVICE_VERSION = '0.1.0';
 /** Polybase never filled in a block hash; the client only reads the field. */
-const BLOCK = Object.freeze({ hash: `0x${'0'.repeat(64)}` });
-const BLOCK_JSON = JSON.stringify(BLOCK);
+const BLOCK_JSON = JSON.stringify({ hash: `0x${'0'.repeat(64)}` });
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface RouteContext {
@@ -39,7 +38,11 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
+const UNSIGNED: Caller = Object.freeze({});
+
+/** The request's caller; an unsigned request's at once (most reads are unsigned, and need no promise). */
+function callerOf(request: FastifyRequest, context: RouteContext): Caller | Promise<Caller> {
+  if (request.headers[SIGNATURE_HEADER] === undefined && request.headers[SIGNATURE_HEADER_ALIAS] === undefined) return UNSIGNED;
   return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
 }
 
@@ -86,7 +89,8 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const { query, longPoll } = parseListQuery(request.query);
-    const caller = await callerOf(request, context);
+    const pending = callerOf(request, context);
+    const caller = pending instanceof Promise ? await pending : pending;
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
@@ -102,20 +106,23 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const { longPoll, bare } = parseGetQuery(request.query);
-    const caller = await callerOf(request, context);
+    const pending = callerOf(request, context);
+    const caller = pending instanceof Promise ? await pending : pending;
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
     }
-    const { record, timestamp } = await service.get(collectionId, id, caller);
+    const { json, timestamp } = await service.get(collectionId, id, caller);
     setTimestamp(reply, timestamp);
-    return bare ? record : { data: record, block: BLOCK };
+    // The record is already JSON text (as stored): it goes into the answer as it is.
+    return reply.type(JSON_TYPE).send(bare ? json : `{"data":${json},"block":${BLOCK_JSON}}`);
   });
 
   app.post('/v0/collections/:collection/records', async (request) => {
     const collectionId = param(request, 'collection');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const pending = callerOf(request, context);
+    const caller = pending instanceof Promise ? await pending : pending;
     return { data: await service.create(collectionId, args, caller) };
   });
 
@@ -124,7 +131,8 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const id = param(request, 'id');
     const functionName = param(request, 'function');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const pending = callerOf(request, context);
+    const caller = pending instanceof Promise ? await pending : pending;
     return { data: await service.call(collectionId, id, functionName, args, caller) };
   });
 }

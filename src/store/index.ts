@@ -11,6 +11,7 @@ export {
   type DefineResult,
   type Expectation,
   type GetResult,
+  type RawGetResult,
   type JsonObject,
   type ListOptions,
   type ListQuery,

@@ -73,6 +73,13 @@ export interface RawListResult {
   readonly timestamp: number;
 }
 
+/** A record read as its stored JSON text. */
+export interface RawGetResult {
+  readonly text: string | null;
+  readonly version: number | null;
+  readonly timestamp: number;
+}
+
 export interface GetResult {
   readonly record: JsonObject | null;
   /** The timestamp of the commit that wrote this version of the record (null when there is no record). */
@@ -275,17 +282,23 @@ export class RecordStore {
   }
 
   async get(collectionId: string, id: string): Promise<GetResult> {
+    const { text, version, timestamp } = await this.getJson(collectionId, id);
+    return { record: text === null ? null : (JSON.parse(text) as JsonObject), version, timestamp };
+  }
+
+  /** `get`, but the record is its stored JSON text, exactly as `JSON.stringify` wrote it (see `listJson`). */
+  async getJson(collectionId: string, id: string): Promise<RawGetResult> {
     checkCollectionId(collectionId);
     checkRecordId(id);
     // The timestamp is read before (or, on PostgreSQL, with) the record, so that long-polling `since` it cannot
     // miss a change.
     const [clock, value] = await this.kv.getMany([clockKey, recordKey(collectionId, id)]);
     const timestamp = clock ? decodeU64(clock) : 0;
-    if (value) return { record: parseRecord(value), version: decodeU64(value), timestamp };
+    if (value) return { text: value.toString('utf8', 8), version: decodeU64(value), timestamp };
     // A record exists only while its collection's layout does (both go in one commit), so the layout is read
     // only to tell an unknown collection from an unknown record.
     if (!(await this.kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
-    return { record: null, version: null, timestamp };
+    return { text: null, version: null, timestamp };
   }
 
   async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {

@@ -1,0 +1,85 @@
+// The collection registry keeps compiled schemas between requests. A get skips even the schema's change-stamp
+// read when the store's clock has not moved since the schema was last found current; these tests make sure a
+// schema changed by another connection to the same database (as another process would) is still seen at once.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { publicKeyOf } from '../../src/auth/index.ts';
+import { RecordService } from '../../src/service/index.ts';
+import { openSqliteStore, type RecordStore } from '../../src/store/index.ts';
+
+const PUBLIC = `
+@public
+collection Note {
+  id: string;
+  text: string;
+  constructor (id: string, text: string) { this.id = id; this.text = text; }
+}`;
+
+// The same fields, but only the key in its reader field (the creator) may read.
+const PRIVATE = `
+collection Note {
+  id: string;
+  text: string;
+  @read reader?: PublicKey;
+  constructor (id: string, text: string) { this.id = id; this.text = text; this.reader = ctx.publicKey; }
+}`;
+
+let dir: string;
+let stores: RecordStore[];
+let serving: RecordService;
+let other: RecordService;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'vellum-schema-cache-'));
+  stores = [openSqliteStore(join(dir, 'db.sqlite')), openSqliteStore(join(dir, 'db.sqlite'))];
+  serving = new RecordService(stores[0]!);
+  other = new RecordService(stores[1]!);
+  await serving.initialise();
+  await other.initialise();
+});
+
+afterEach(async () => {
+  for (const store of stores) await store.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('schema cache', () => {
+  it('answers repeated gets from the cached schema, and sees a schema changed through another connection at once', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    await serving.create('ns/Note', ['a', 'hello'], {});
+    for (let i = 0; i < 3; i++) expect(JSON.parse((await serving.get('ns/Note', 'a', {})).json)).toEqual({ id: 'a', text: 'hello' });
+
+    // Another connection (another process, in production) makes the collection private.
+    await other.installSchema('ns/Note', PRIVATE);
+    await expect(serving.get('ns/Note', 'a', {})).rejects.toMatchObject({ reason: 'unauthorized' });
+    // And public again.
+    await other.installSchema('ns/Note', PUBLIC);
+    expect(JSON.parse((await serving.get('ns/Note', 'a', {})).json)).toEqual({ id: 'a', text: 'hello' });
+  });
+
+  it('a commit of any record makes the next get check the schema again', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    await serving.create('ns/Note', ['a', 'hello'], {});
+    const { timestamp } = await serving.get('ns/Note', 'a', {});
+    expect(serving.collections.cachedAt('ns/Note', timestamp)).toBeDefined();
+    await other.create('ns/Note', ['b', 'there'], {});
+    const after = await serving.get('ns/Note', 'b', {});
+    expect(after.timestamp).toBeGreaterThan(timestamp);
+    expect(serving.collections.cachedAt('ns/Note', timestamp)).toBeUndefined();
+    expect(serving.collections.cachedAt('ns/Note', after.timestamp)).toBeDefined();
+  });
+
+  it('the read permission of a cached private schema is checked on every get', async () => {
+    const alice = publicKeyOf(`0x${'11'.repeat(32)}`);
+    const bob = publicKeyOf(`0x${'22'.repeat(32)}`);
+    await serving.installSchema('ns/Note', PRIVATE);
+    await serving.create('ns/Note', ['a', 'hello'], { publicKey: alice });
+    for (let i = 0; i < 2; i++) {
+      expect(JSON.parse((await serving.get('ns/Note', 'a', { publicKey: alice })).json)).toMatchObject({ id: 'a', text: 'hello' });
+      await expect(serving.get('ns/Note', 'a', { publicKey: bob })).rejects.toMatchObject({ reason: 'unauthorized' });
+      await expect(serving.get('ns/Note', 'a', {})).rejects.toMatchObject({ reason: 'unauthorized' });
+    }
+  });
+});
