@@ -67,6 +67,8 @@ export class SqliteKv implements KvStore {
   readonly #scanText: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
   readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
   #queue: Job[] = [];
+  /** The transaction whose writes made the running batch fail (see #commit). */
+  #failedJob: Job | undefined;
   readonly #path: string;
   #checkpointer: Worker | undefined;
   #checkpointing = false;
@@ -119,8 +121,13 @@ export class SqliteKv implements KvStore {
           outcomes.push({ ok: false, error });
           continue;
         }
-        // A failure here throws out of the batch, which rolls back whole (see #commit).
-        for (const op of writes.ops) this.#apply(op);
+        // A failure here throws out of the batch, which rolls back whole; #commit then runs the others again.
+        try {
+          for (const op of writes.ops) this.#apply(op);
+        } catch (error) {
+          this.#failedJob = job;
+          throw error;
+        }
         outcomes.push({ ok: true, result: writes.result, timestamp });
         last = timestamp;
       }
@@ -164,12 +171,22 @@ export class SqliteKv implements KvStore {
 
   #commit(jobs: readonly Job[]): void {
     let outcomes: Outcome[];
+    this.#failedJob = undefined;
     try {
       outcomes = this.#batch.immediate(jobs);
     } catch (error) {
-      if (jobs.length === 1) jobs[0]!.reject(error);
-      // Nothing of the batch was written: each transaction runs again on its own, so only a failing one fails.
-      else for (const job of jobs) this.#commit([job]);
+      // Nothing of the batch was written. When one transaction's writes failed, it fails and the others run
+      // again together; any other failure (the database busy or unwritable at BEGIN or COMMIT) is every
+      // transaction's, and is reported to each at once rather than retried one by one (each retry could wait
+      // the whole busy timeout, with the event loop blocked).
+      const failed = this.#failedJob as Job | undefined; // set inside the batch, which TypeScript cannot see
+      if (failed === undefined || jobs.length === 1) {
+        for (const job of jobs) job.reject(error);
+        return;
+      }
+      failed.reject(error);
+      const others = jobs.filter((job) => job !== failed);
+      if (others.length > 0) this.#commit(others);
       return;
     }
     if (++this.#flushesSinceCheckpoint >= CHECKPOINT_EVERY) this.#requestCheckpoint();
