@@ -42,7 +42,8 @@ function exactCast(type: IndexableType, value: unknown): KeyValue | undefined {
     case 'string':
       return typeof value === 'string' ? { kind: 'string', value } : undefined;
     case 'number':
-      return typeof value === 'number' && !Number.isNaN(value) ? { kind: 'number', value } : undefined;
+      // Not ±Infinity either: JSON stores it as null, and a record's index keys must be what its stored text gives.
+      return typeof value === 'number' && Number.isFinite(value) ? { kind: 'number', value } : undefined;
     case 'boolean':
       return typeof value === 'boolean' ? { kind: 'boolean', value } : undefined;
     case 'publicKey': {

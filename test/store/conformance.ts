@@ -257,6 +257,20 @@ export function conformance(backend: Backend): void {
       expect((await store.listJson(ITEMS, { limit: 10 })).records).toEqual(items.map((r) => JSON.stringify(r)));
     });
 
+    it('pages by a number field through a record whose value JSON cannot hold (Infinity is stored and indexed as null)', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      await store.commit({ writes: [put(ITEMS, { id: 'a', group: 'g', score: Infinity }), put(ITEMS, { id: 'b', group: 'g', score: 1 }), put(ITEMS, { id: 'c', group: 'g', score: 2 })] });
+      const seen: unknown[] = [];
+      let after: string | undefined;
+      for (let page = 0; page < 5; page++) {
+        const result = await store.list(ITEMS, { sort: [['score', 'desc']], limit: 1, ...(after ? { after } : {}) });
+        if (result.records.length === 0) break;
+        seen.push(...result.records.map((r) => [r.id, r.score]));
+        after = result.cursor.after ?? undefined;
+      }
+      expect(seen).toEqual([['c', 2], ['b', 1], ['a', null]]);
+    });
+
     it('puts, gets and deletes records, with versions that are commit timestamps', async () => {
       const { store } = await fresh([PEOPLE, personLayout]);
       const { timestamp } = await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });
