@@ -3,9 +3,10 @@
 // libsecp256k1, more than the rest of a signed write on the main thread.
 //
 // Jobs asked for in one turn of the event loop travel as one message (one post and one answer for all the
-// requests that arrived together). A worker that fails or exits is replaced on the next job; the jobs it had
-// are done in this thread instead, so a crash costs time, never a request. After MAX_FAILURES failures in a
-// row the pool gives up on threads and recovers everything in this thread.
+// requests that arrived together). A worker that fails, exits or stops answering (a batch outlives its
+// deadline) is replaced on the next job; the jobs it had are done in this thread instead, so a crash or a hang
+// costs time, never a request. After MAX_FAILURES failures in a row the pool gives up on threads and recovers
+// everything in this thread.
 
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
@@ -27,6 +28,11 @@ export interface RecoveryPoolOptions {
   backend?: RecoveryBackend;
   /** The worker script (default recovery-worker.js); tests give one that fails. */
   workerUrl?: URL;
+  /**
+   * How long a batch may wait for its worker's answer (default 2 s; one key takes about 70 µs). A worker that
+   * lets it pass is taken for hung: it is ended, and its jobs are done in this thread.
+   */
+  deadlineMs?: number;
 }
 
 interface Job {
@@ -36,21 +42,28 @@ interface Job {
   resolve: (recovery: Recovery) => void;
 }
 
+interface Batch {
+  jobs: Job[];
+  deadline: NodeJS.Timeout;
+}
+
 interface Thread {
   worker: Worker;
   /** Batches posted and not yet answered, in order: a worker answers its messages in the order they came. */
-  inFlight: Job[][];
+  inFlight: Batch[];
 }
 
 const MAX_FAILURES = 3;
 // One thread recovers about 14,000 keys a second, more than a main thread can serve signed writes: more
 // threads than this would only take memory.
 const MAX_DEFAULT_SIZE = 4;
+const DEFAULT_DEADLINE_MS = 2000;
 
 export class RecoveryPool {
   readonly size: number;
   readonly #backend: RecoveryBackend;
   readonly #workerUrl: URL;
+  readonly #deadlineMs: number;
   readonly #threads: (Thread | undefined)[];
   #queue: Job[] = [];
   #flushScheduled = false;
@@ -64,6 +77,7 @@ export class RecoveryPool {
     this.size = size;
     this.#backend = options.backend ?? defaultBackend;
     this.#workerUrl = options.workerUrl ?? new URL('./recovery-worker.js', import.meta.url);
+    this.#deadlineMs = options.deadlineMs ?? DEFAULT_DEADLINE_MS;
     this.#threads = new Array<Thread | undefined>(size).fill(undefined);
   }
 
@@ -126,7 +140,9 @@ export class RecoveryPool {
         return;
       }
     }
-    thread.inFlight.push(batch);
+    const deadline = setTimeout(() => this.#hung(index, thread), this.#deadlineMs);
+    deadline.unref();
+    thread.inFlight.push({ jobs: batch, deadline });
     thread.worker.ref();
     const signatures = new Uint8Array(batch.length * 65);
     batch.forEach(({ signature }, i) => {
@@ -145,8 +161,10 @@ export class RecoveryPool {
     const thread: Thread = { worker, inFlight: [] };
     this.#threads[index] = thread;
     worker.on('message', (answers: Uint8Array) => {
-      const batch = thread.inFlight.shift();
-      if (!batch) return;
+      const posted = thread.inFlight.shift();
+      if (!posted) return;
+      clearTimeout(posted.deadline);
+      const batch = posted.jobs;
       this.#failuresInARow = 0;
       for (let i = 0; i < batch.length; i++) {
         const key = answers.subarray(i * 97 + 32, i * 97 + 97);
@@ -165,14 +183,24 @@ export class RecoveryPool {
     return thread;
   }
 
+  /** A batch's deadline passed: the worker is taken for hung, ended, and its jobs are done in this thread. */
+  #hung(index: number, thread: Thread): void {
+    if (this.#threads[index] !== thread) return;
+    this.#threads[index] = undefined;
+    this.#failed();
+    this.#finishHere(thread);
+    void thread.worker.terminate();
+  }
+
   #failed(): void {
     this.#failuresInARow++;
   }
 
   /** Does the unanswered jobs of a thread that is gone in this thread. */
   #finishHere(thread: Thread): void {
-    for (const batch of thread.inFlight.splice(0)) {
-      for (const job of batch) job.resolve(this.#recoverHere(job.t, job.body, job.signature));
+    for (const { jobs, deadline } of thread.inFlight.splice(0)) {
+      clearTimeout(deadline);
+      for (const job of jobs) job.resolve(this.#recoverHere(job.t, job.body, job.signature));
     }
   }
 

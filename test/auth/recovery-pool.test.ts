@@ -139,6 +139,14 @@ describe('RecoveryPool', () => {
     }
   });
 
+  it('answers every job when its worker stops answering: past the deadline the worker is ended and the jobs done here', async () => {
+    const workers = pool({ size: 1, deadlineMs: 50, workerUrl: new URL('./fixtures/hanging-worker.js', import.meta.url) });
+    for (let round = 0; round < 4; round++) {
+      const answers = await Promise.all(jobs(3).map((job) => workers.recover(job.t, job.body, job.signature)));
+      for (const answer of answers) expect(signer.matchesBytes(answer.key!)).toBe(true);
+    }
+  });
+
   it('answers jobs in flight when closed, and later ones in this thread', async () => {
     const workers = new RecoveryPool({ size: 1 });
     const pending = jobs(5).map((job) => workers.recover(job.t, job.body, job.signature));
