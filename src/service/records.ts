@@ -64,7 +64,11 @@ export class RecordService {
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
       return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
     }
-    const { text, timestamp } = await this.store.getJson(collectionId, id);
+    const { text, timestamp } = await this.store.getJson(collectionId, id).catch(async (error: unknown) => {
+      // An unknown collection is reported before a malformed id, as when the collection was resolved first.
+      await this.collections.resolve(collectionId);
+      throw error;
+    });
     // The clock just read tells the registry whether anything was committed since it last checked the schema.
     const collection = this.collections.cachedAt(collectionId, timestamp) ?? (await this.collections.resolve(collectionId, timestamp));
     if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);

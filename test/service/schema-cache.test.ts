@@ -82,4 +82,13 @@ describe('schema cache', () => {
       await expect(serving.get('ns/Note', 'a', {})).rejects.toMatchObject({ reason: 'unauthorized' });
     }
   });
+
+  it('reports an unknown collection before a malformed record id, and the id on a known collection', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    const longId = 'x'.repeat(10_000);
+    await expect(serving.get('ns/Missing', longId, {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+    await expect(serving.get('ns/Note', longId, {})).rejects.toMatchObject({ reason: 'record/invalid-id' });
+    await expect(serving.get('ns/Missing', 'a', {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+    await expect(serving.get('ns/Note', 'nothing', {})).rejects.toMatchObject({ reason: 'record/not-found' });
+  });
 });
