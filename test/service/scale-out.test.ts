@@ -1,5 +1,6 @@
 // Two `vellum serve` processes sharing one PostgreSQL database: a write through one is read through the other
-// and wakes a long-poll waiting on the other; a signed write accepted by one is refused as a replay by the other.
+// and wakes a long-poll waiting on the other; a signed write accepted by one is refused as a replay by the other;
+// a schema updated through one is in force on the other at its next request (it caches compiled schemas).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -68,6 +69,25 @@ describe('two servers, one PostgreSQL', () => {
     expect(replay.status).toBe(400);
     expect(replay.body.error.reason).toBe('auth/invalid-signature');
     expect((await json(`${b.url}${path}/c1`)).body.data.value).toBe(first.body.data.value);
+  });
+
+  it('a schema updated through one is in force on the other at once, though the other has it cached', async () => {
+    const publicNote = '@public collection Note { id: string; text: string; constructor (id: string, text: string) { this.id = id; this.text = text; } }';
+    const privateNote =
+      'collection Note { id: string; text: string; @read reader?: PublicKey; constructor (id: string, text: string) { this.id = id; this.text = text; } }';
+    const notes = '/v0/collections/scale%2FNote/records';
+    const updateCode = (code: string) => post(`${a.url}/v0/collections/Collection/records/scale%2FNote/call/updateCode`, { args: [code] });
+    expect((await post(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Note', publicNote] })).status).toBe(200);
+    expect((await post(`${a.url}${notes}`, { args: ['n1', 'hello'] })).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await json(`${b.url}${notes}/n1`)).body.data).toEqual({ id: 'n1', text: 'hello' });
+
+    expect((await updateCode(privateNote)).status).toBe(200);
+    const refused = await json(`${b.url}${notes}/n1`);
+    expect(refused.status).toBe(403);
+    expect(refused.body.error.reason).toBe('unauthorized');
+
+    expect((await updateCode(publicNote)).status).toBe(200);
+    expect((await json(`${b.url}${notes}/n1`)).status).toBe(200);
   });
 
   it('concurrent increments through both servers all count', async () => {
