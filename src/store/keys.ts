@@ -3,7 +3,7 @@
 // collection C" is one contiguous range.
 //
 //   0x00 'layout' coll                            -> JSON StoredLayout
-//   0x00 'log' timestamp(u64)                     -> JSON Change[] of that commit (the change log)
+//   0x00 'log' timestamp(u64) [part(u64)]         -> JSON Change[] of that commit (the change log), in parts
 //   0x00 'stamp' coll                             -> u64 timestamp of the last change in the collection
 //   0x00 'time'                                   -> u64 the last commit timestamp (the commit lock in SQL)
 //   0x10 coll id                                  -> u64 version (the commit timestamp) + record JSON
@@ -85,9 +85,17 @@ export function changeKey(timestamp: number): Buffer {
   return Buffer.concat([CHANGE_LOG, encodeU64(timestamp)]);
 }
 
+/**
+ * Part `part` (from 1) of a commit's log entry that was split (changes.ts, `changeLogEntries`). It sorts after
+ * `changeKey(timestamp)` and before the next timestamp's key, so ranges of timestamps keep their meaning.
+ */
+export function changePartKey(timestamp: number, part: number): Buffer {
+  return Buffer.concat([CHANGE_LOG, encodeU64(timestamp), encodeU64(part)]);
+}
+
 export const changeLogRange: KeyRange = prefixRange(CHANGE_LOG);
 
-/** The timestamp of a change-log key. */
+/** The timestamp of a change-log key (of any of its parts). */
 export function changeKeyTimestamp(key: Buffer): number {
   return decodeU64(key, CHANGE_LOG.length);
 }

@@ -8,7 +8,7 @@
 // - `waitForChange` answers long-polls from the change feed.
 
 import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
-import { ChangeFeed, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
+import { ChangeFeed, changeLogEntries, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
 import { decodeCursor, encodeCursor } from './cursor.ts';
 import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError } from './errors.ts';
 import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
@@ -244,7 +244,7 @@ export class RecordStore {
         { kind: 'deleteRange', range: prefixRange(collectionIndexesPrefix(collectionId)) },
         { kind: 'deleteRange', range: prefixRange(recordDeletedPrefix(collectionId)) },
         { kind: 'put', key: collectionChangedKey(collectionId), value: encodeU64(timestamp) },
-        { kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(drop)) },
+        ...changeLogEntries(timestamp, drop),
       ];
       return { ops, result: undefined };
     });
@@ -486,7 +486,7 @@ export class RecordStore {
       });
       if (changes.length > 0) {
         for (const c of new Set(changes.map((change) => change.collectionId))) puts.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
-        puts.push({ kind: 'put', key: changeKey(timestamp), value: Buffer.from(JSON.stringify(changes)) });
+        for (const entry of changeLogEntries(timestamp, changes)) puts.push(entry);
       }
       return { ops: [...deletes, ...puts], result: undefined };
     });

@@ -562,6 +562,27 @@ export function conformance(backend: Backend): void {
       expect(await store.kv.count(changeLogRange)).toBe(1);
     });
 
+    it('logs a large commit in parts that no B-tree row overflows, and reads it back as one commit', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      const start = await store.timestamp();
+      const ids = Array.from({ length: 120 }, (_, i) => `large-commit-record-${String(i).padStart(4, '0')}`);
+      const large = (await store.commit({ writes: ids.map((id) => put(ITEMS, { id, group: 'g' })) })).timestamp;
+      const small = (await store.commit({ writes: [put(ITEMS, { id: 'after', group: 'g' })] })).timestamp;
+      const parts = await store.kv.scan(changeLogRange, { limit: 1000 });
+      expect(parts.length).toBeGreaterThan(5);
+      expect(parts.every((entry) => entry.value.length <= 900)).toBe(true);
+      const whole = { timestamp: large, changes: ids.map((id) => ({ collectionId: ITEMS, id, kind: 'put' })) };
+      const next = { timestamp: small, changes: [{ collectionId: ITEMS, id: 'after', kind: 'put' }] };
+      expect(await store.changesSince(start)).toEqual([whole, next]);
+      // `limit` counts commits, not parts: the first commit comes whole, and the second is not cut off.
+      expect(await store.changesSince(start, 1)).toEqual([whole]);
+      expect(await store.changesSince(large, 1)).toEqual([next]);
+      expect(await store.changesSince(start, 0)).toEqual([]);
+      await store.pruneChanges(small);
+      expect(await store.changesSince(0)).toEqual([next]);
+      expect(await store.kv.count(changeLogRange)).toBe(1);
+    });
+
     it('wakes a long-poll on a change to the collection or record, and times out otherwise', async () => {
       const { store } = await fresh([ITEMS, itemLayout], [PEOPLE, personLayout]);
       await store.commit({ writes: [put(ITEMS, { id: 'a', group: 'g' }), put(ITEMS, { id: 'b', group: 'g' })] });
