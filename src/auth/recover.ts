@@ -78,13 +78,16 @@ function backendChoiceFromEnvironment(): BackendName | 'auto' {
 
 /** Recovers the signer's key; any failure becomes a typed `AuthError`. */
 export function recoverPublicKey(signature: RecoverableSignature, hash: Uint8Array, backend: RecoveryBackend): PublicKey {
-  let key: Uint8Array | null = null;
+  return signerOf(recoveredKey(signature, hash, backend));
+}
+
+/** The recovered key's bytes, or null when the backend finds none (`signerOf` reports that as an `AuthError`). */
+export function recoveredKey(signature: RecoverableSignature, hash: Uint8Array, backend: RecoveryBackend): Uint8Array | null {
   try {
-    key = backend.recover(signature, hash);
+    return backend.recover(signature, hash);
   } catch {
-    // reported below
+    return null;
   }
-  return signerOf(key);
 }
 
 /** The signer from a recovered key (both backends compute it as a curve point); null is a typed `AuthError`. */

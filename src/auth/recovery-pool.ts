@@ -11,7 +11,7 @@
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { requestHash } from './personal-sign.ts';
-import { defaultBackend, type RecoveryBackend } from './recover.ts';
+import { defaultBackend, recoveredKey, type RecoveryBackend } from './recover.ts';
 import type { RecoverableSignature } from './signature.ts';
 
 export interface Recovery {
@@ -210,12 +210,6 @@ export class RecoveryPool {
 
   #recoverHere(t: number, body: string | Uint8Array, signature: RecoverableSignature): Recovery {
     const hash = requestHash(t, body);
-    let key: Uint8Array | null = null;
-    try {
-      key = this.#backend.recover(signature, hash);
-    } catch {
-      // reported by the caller as recovery-failed
-    }
-    return { hash, key };
+    return { hash, key: recoveredKey(signature, hash, this.#backend) };
   }
 }
