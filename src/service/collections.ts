@@ -34,8 +34,10 @@ const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, n
 
 export class CollectionRegistry {
   readonly #store: RecordStore;
-  /** `stamp`: the meta collection's change stamp when the entry was last found current. */
-  /** `checkedAt`: the store's clock read before the stamp was last found unchanged (see `cachedAt`). */
+  /**
+   * `stamp`: the meta collection's change stamp when the entry was last found current; `checkedAt`: the store's
+   * clock read before that stamp was last found unchanged (see `cachedAt`).
+   */
   readonly #cache = new Map<string, { code: string; stamp: number; checkedAt: number | undefined; collection: UserCollection }>();
 
   constructor(store: RecordStore) {

@@ -7,7 +7,7 @@
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { SIGNATURE_HEADER, SIGNATURE_HEADER_ALIAS, type RecoveryPool } from '../auth/index.ts';
+import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 import type { RecordService } from './records.ts';
@@ -38,11 +38,7 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-const UNSIGNED: Caller = Object.freeze({});
-
-/** The request's caller; an unsigned request's at once (most reads are unsigned, and need no promise). */
-function callerOf(request: FastifyRequest, context: RouteContext): Caller | Promise<Caller> {
-  if (request.headers[SIGNATURE_HEADER] === undefined && request.headers[SIGNATURE_HEADER_ALIAS] === undefined) return UNSIGNED;
+function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
   return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
 }
 
@@ -89,8 +85,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const { query, longPoll } = parseListQuery(request.query);
-    const pending = callerOf(request, context);
-    const caller = pending instanceof Promise ? await pending : pending;
+    const caller = await callerOf(request, context);
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
@@ -106,8 +101,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const { longPoll, bare } = parseGetQuery(request.query);
-    const pending = callerOf(request, context);
-    const caller = pending instanceof Promise ? await pending : pending;
+    const caller = await callerOf(request, context);
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
@@ -121,8 +115,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.post('/v0/collections/:collection/records', async (request) => {
     const collectionId = param(request, 'collection');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const pending = callerOf(request, context);
-    const caller = pending instanceof Promise ? await pending : pending;
+    const caller = await callerOf(request, context);
     return { data: await service.create(collectionId, args, caller) };
   });
 
@@ -131,8 +124,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const id = param(request, 'id');
     const functionName = param(request, 'function');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const pending = callerOf(request, context);
-    const caller = pending instanceof Promise ? await pending : pending;
+    const caller = await callerOf(request, context);
     return { data: await service.call(collectionId, id, functionName, args, caller) };
   });
 }
