@@ -4,7 +4,7 @@
 // null at the timeout. It sleeps on the backend's commit notifications (in-process for SQLite, LISTEN/NOTIFY
 // for PostgreSQL), then reads the new log entries: no polling loop.
 
-import { changeKey, changeKeyTimestamp, changeLogRange, changePartKey, clockKey, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
+import { changeKey, changeKeyTimestamp, changeLogRange, changePartKey, clockKey, clockTimestamp, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
 import { decodeU64, keySuccessor } from './encoding.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { invalidQuery } from './errors.ts';
@@ -165,8 +165,7 @@ export class ChangeFeed {
   /** Starts following the log from the current clock, the first time someone waits. */
   #activate(): Promise<void> {
     this.#activation ??= (async () => {
-      const clock = await this.#kv.get(clockKey);
-      this.#lastSeen = clock ? decodeU64(clock) : 0;
+      this.#lastSeen = clockTimestamp(await this.#kv.get(clockKey));
       this.#ready = true;
       this.#refresh(); // commits made while the clock was being read
     })().catch((error: unknown) => {

@@ -36,6 +36,11 @@ export const MAX_RECORD_ID_BYTES = 512;
 
 export const clockKey = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('time')]);
 
+/** The timestamp the clock key's value holds: the last commit's, or 0 before the first commit. */
+export function clockTimestamp(value: Buffer | undefined): number {
+  return value ? decodeU64(value) : 0;
+}
+
 // The constant heads of keys, built once.
 const LAYOUT = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('layout')]);
 const STAMP = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('stamp')]);

@@ -7,8 +7,8 @@
 
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
-import { clockKey, type KeyRange } from './keys.ts';
-import { decodeU64, encodeU64 } from './encoding.ts';
+import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
+import { encodeU64 } from './encoding.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface PostgresOptions {
@@ -182,7 +182,7 @@ export class PostgresKv implements KvStore {
     try {
       await client.query('BEGIN');
       const clock = await client.query<{ value: Buffer }>({ name: `${this.table}_clock`, text: this.#sql.clock, values: [clockKey] });
-      const timestamp = nextTimestamp(clock.rows[0] ? decodeU64(clock.rows[0].value) : 0);
+      const timestamp = nextTimestamp(clockTimestamp(clock.rows[0]?.value));
       const rows = reads.length > 0 ? (await client.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [reads] })).rows : [];
       const { ops, result } = body(inKeyOrder(reads, rows), timestamp);
       // The new clock is the last write, so it joins the last run of puts, and the notification rides on that

@@ -15,6 +15,7 @@ import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-e
 import {
   changeKey,
   clockKey,
+  clockTimestamp,
   collectionChangedKey,
   collectionIndexesPrefix,
   indexPrefix,
@@ -277,8 +278,7 @@ export class RecordStore {
 
   /** The current timestamp: every change so far has a timestamp at most this. */
   async timestamp(): Promise<number> {
-    const clock = await this.kv.get(clockKey);
-    return clock ? decodeU64(clock) : 0;
+    return clockTimestamp(await this.kv.get(clockKey));
   }
 
   async get(collectionId: string, id: string): Promise<GetResult> {
@@ -293,8 +293,8 @@ export class RecordStore {
     // The timestamp is read before (or, on PostgreSQL, with) the record, so that long-polling `since` it cannot
     // miss a change.
     const [clock, value] = await this.kv.getMany([clockKey, recordKey(collectionId, id)]);
-    const timestamp = clock ? decodeU64(clock) : 0;
-    if (value) return { text: value.toString('utf8', 8), version: decodeU64(value), timestamp };
+    const timestamp = clockTimestamp(clock);
+    if (value) return { text: recordText(value), version: decodeU64(value), timestamp };
     // A record exists only while its collection's layout does (both go in one commit), so the layout is read
     // only to tell an unknown collection from an unknown record.
     if (!(await this.kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
@@ -333,7 +333,7 @@ export class RecordStore {
     // The timestamp is read before any record, so that long-polling `since` it cannot miss a change.
     const [clock, layoutBytes] = await this.kv.getMany([clockKey, layoutKey(collectionId)]);
     if (!layoutBytes) throw collectionNotFound(collectionId);
-    const timestamp = clock ? decodeU64(clock) : 0;
+    const timestamp = clockTimestamp(clock);
     const indexes = this.#indexes(collectionId, layoutBytes);
     const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
     const prefix = indexes.prefixOf(plan.index);
@@ -363,7 +363,7 @@ export class RecordStore {
       // with them, at least 32 entries a round, as some may be left out.
       const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
       // Index entries hold a copy of the record, so a page is one range read, however large the collection.
-      const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, 8);
+      const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, RECORD_JSON_START);
       for (const text of texts) {
         scanned++;
         first ??= text;
@@ -562,16 +562,22 @@ export async function retryOnConflict<T>(operation: () => Promise<T>, attempts =
 // ---------------------------------------------------------------------------------------------------------
 // Validation and decoding
 
-/** A record's stored value: its version (the commit timestamp), then its JSON. */
+/** A record's stored value: its version (the commit timestamp, a u64), then its JSON from this byte on. */
+const RECORD_JSON_START = 8;
+
 function recordValue(version: Buffer, json: string): Buffer {
-  const value = Buffer.allocUnsafe(8 + Buffer.byteLength(json, 'utf8'));
+  const value = Buffer.allocUnsafe(RECORD_JSON_START + Buffer.byteLength(json, 'utf8'));
   version.copy(value, 0);
-  value.write(json, 8, 'utf8');
+  value.write(json, RECORD_JSON_START, 'utf8');
   return value;
 }
 
+function recordText(value: Buffer): string {
+  return value.toString('utf8', RECORD_JSON_START);
+}
+
 function parseRecord(value: Buffer): JsonObject {
-  return JSON.parse(value.toString('utf8', 8)) as JsonObject;
+  return JSON.parse(recordText(value)) as JsonObject;
 }
 
 function parseStoredLayout(bytes: Buffer): StoredLayout {

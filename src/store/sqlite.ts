@@ -9,11 +9,12 @@
 // Group commit: `transact` queues the transaction and a flush runs every queued one at the next turn of the
 // event loop (setImmediate), in order, in one SQLite transaction. Each still reads, checks and writes on its own,
 // with its own timestamp. One whose body throws has written nothing yet: it is rejected and the others go on.
-// One whose writes fail (a disk or database error) takes the SQLite transaction down with it: the batch is then
-// run again one transaction at a time (bodies are pure, so running one again is safe), and only the failing one
-// fails. No savepoint per transaction: SQLite keeps a sub-journal copy of every page a savepoint changes, which
-// cost about a sixth of a commit. Requests that arrive together (several connections) share one BEGIN, one
-// COMMIT and the pages every commit writes (the clock, the change log, the stamps): fewer WAL frames per record.
+// One whose writes fail (a disk or database error) takes the SQLite transaction down with it: it fails, and the
+// rest of the batch runs again (bodies are pure, so running one again is safe). A failure of the batch itself
+// (the database busy at BEGIN, COMMIT failing) fails every transaction in it. No savepoint per transaction:
+// SQLite keeps a sub-journal copy of every page a savepoint changes, which cost about a sixth of a commit.
+// Requests that arrive together (several connections) share one BEGIN, one COMMIT and the pages every commit
+// writes (the clock, the change log, the stamps): fewer WAL frames per record.
 //
 // Checkpoints (copying the WAL back into the database file, with an fsync) run in a worker thread on a second
 // connection (checkpoint-worker.js), asked for every CHECKPOINT_EVERY flushes: done inline by SQLite they took
@@ -23,8 +24,8 @@
 import Database from 'better-sqlite3';
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
-import { clockKey, type KeyRange } from './keys.ts';
-import { decodeU64, encodeU64 } from './encoding.ts';
+import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
+import { encodeU64 } from './encoding.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
@@ -107,14 +108,13 @@ export class SqliteKv implements KvStore {
         .pluck();
     this.#scanText = { asc: scanText('ASC'), desc: scanText('DESC') };
     this.#batch = this.db.transaction((jobs: readonly Job[]) => {
-      const clock = this.#get.get(clockKey) as Buffer | undefined;
-      let last = clock ? decodeU64(clock) : 0;
+      let last = clockTimestamp(this.#get.get(clockKey) as Buffer | undefined);
       const outcomes: Outcome[] = [];
       for (const job of jobs) {
         const timestamp = nextTimestamp(last);
         let writes: { ops: KvOp[]; result: unknown };
         try {
-          writes = job.body(job.reads.map((key) => this.#get.get(key) as Buffer | undefined), timestamp);
+          writes = job.body(this.#read(job.reads), timestamp);
         } catch (error) {
           // Nothing of this transaction is written yet; but some SQLite errors (I/O) end the whole transaction.
           if (jobs.length === 1 || !this.db.inTransaction) throw error;
@@ -141,6 +141,11 @@ export class SqliteKv implements KvStore {
   }
 
   async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
+    return this.#read(keys);
+  }
+
+  /** The keys' values, read one after the other without yielding. */
+  #read(keys: readonly Buffer[]): (Buffer | undefined)[] {
     return keys.map((key) => this.#get.get(key) as Buffer | undefined);
   }
 
