@@ -26,7 +26,7 @@ export const jsBackend: RecoveryBackend = {
   },
 };
 
-export interface NativeSecp256k1 {
+interface NativeSecp256k1 {
   ecdsaRecover(sig64: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
   /** A low-S signature with an RFC 6979 nonce (the same one noble derives). */
   ecdsaSign(msg32: Uint8Array, secretKey: Uint8Array): { signature: Uint8Array; recid: number };

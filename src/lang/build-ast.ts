@@ -62,7 +62,7 @@ export interface ParsedDecorator {
 const DECORATOR_NAMES: ReadonlySet<string> = new Set<DecoratorName>(['public', 'read', 'call', 'delegate']);
 const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'bytes']);
 
-export function tokenSpan(token: IToken): Span {
+function tokenSpan(token: IToken): Span {
   return { start: token.startOffset, end: token.startOffset + token.image.length };
 }
 

@@ -6,8 +6,8 @@
 // While chevrotain records the grammar (in `performSelfAnalysis`), CONSUME and SUBRULE return
 // placeholders; everything that reports a problem or changes a node therefore runs only when
 // `building` (chevrotain's RECORDING_PHASE flag is off): what chevrotain's ACTION does, without a
-// closure, and a context for it, on every call of a rule. Error recovery is off: the first syntax error ends the parse, and parse.ts
-// then drops whatever the actions built.
+// closure, and a context for it, on every call of a rule. Error recovery is off: the first syntax
+// error ends the parse, and parse.ts then drops whatever the actions built.
 //
 // The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
 // far more expensive than parsing a schema.
