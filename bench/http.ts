@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import Fastify from 'fastify';
-import { signRequest, verifySignatureHeader } from '../src/auth/index.ts';
+import { RecoveryPool, signRequest, verifySignatureHeader, verifySignatureHeaderAsync } from '../src/auth/index.ts';
 import { startServer } from '../src/service/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { row, type BenchRow } from './harness.ts';
@@ -93,7 +93,20 @@ export default async function http(): Promise<BenchRow[]> {
     verifySignatureHeader(header, request.body as string, { method: 'POST', replayGuard: { claim: () => 'claimed' } });
     return { ok: true };
   });
+  // The same with the key recovered in worker threads, as the service does, for the same distinct signed calls
+  // the service gets (each a new request to build): everything a signed call costs but the call and its commit.
+  const pool = new RecoveryPool();
+  bare.post('/v0/collections/:collection/records/:id/call/:function', async (request) => {
+    const header = request.headers['x-polybase-signature'] as string;
+    await verifySignatureHeaderAsync(header, request.body as string, { method: 'POST', replayGuard: { claim: () => 'claimed' }, pool });
+    return { data: null };
+  });
+  // The ceiling of the list with its store read: the bare server answering with the store's page of 100
+  // records, without the service's route, query parsing, caller check or schema registry.
+  let storeList: () => Promise<string> = async () => '';
+  bare.get('/list-store', async (_request, reply) => reply.type('application/json; charset=utf-8').send(await storeList()));
   await bare.listen({ port: 0, host: '127.0.0.1' });
+  pool.warm();
   const bareAddress = bare.server.address();
   const bareUrl = `http://127.0.0.1:${typeof bareAddress === 'object' && bareAddress ? bareAddress.port : 0}`;
 
@@ -119,6 +132,12 @@ export default async function http(): Promise<BenchRow[]> {
 
     const listUrl = `${server.url}/v0/collections/${collection}/records?limit=100`;
     listAnswer = await (await fetch(listUrl)).text();
+    const block = JSON.stringify({ hash: `0x${'0'.repeat(64)}` });
+    storeList = async () => {
+      const page = await server.service.store.listJson('bench/Item', { limit: 100 });
+      return `{"data":[${page.records.map((record) => `{"data":${record},"block":${block}}`).join(',')}],"cursor":${JSON.stringify(page.cursor)}}`;
+    };
+    if ((await (await fetch(`${bareUrl}/list-store`)).text()) !== listAnswer) throw new Error('the store-read ceiling does not send the list answer');
 
     // Warm up both servers (JIT, caches, connection setup).
     await load(bareUrl, { duration: 1 });
@@ -129,6 +148,7 @@ export default async function http(): Promise<BenchRow[]> {
       ['unsigned get', () => load(`${server.url}/v0/collections/${collection}/records/item-0042`, {}), 0.5],
       ['list of 100', () => load(listUrl, {}), 0.5],
       ['ceiling of list: bare server sending the same answer', () => load(`${bareUrl}/list-copy`, {}), 0],
+      ['ceiling of list: bare server answering from the store read', () => load(`${bareUrl}/list-store`, {}), 0],
       ['signed create', (r) => load(server.url, { amount: SIGNED_REQUESTS, requests: signedPosts(round(creates, r)) }), 0.25],
       ['signed call', (r) => load(server.url, { amount: SIGNED_REQUESTS, requests: signedPosts(round(calls, r)) }), 0.25],
       [
@@ -136,6 +156,7 @@ export default async function http(): Promise<BenchRow[]> {
         () => load(`${bareUrl}/verify`, { method: 'POST', body: callBody, headers: { 'content-type': 'application/json', 'x-polybase-signature': calls[0]!.header } }),
         0,
       ],
+      ['ceiling of signed writes: bare server recovering in worker threads', (r) => load(bareUrl, { amount: SIGNED_REQUESTS, requests: signedPosts(round(calls, r)) }), 0],
     ];
     const rows: BenchRow[] = [];
     const baselines: number[] = [];
@@ -174,6 +195,7 @@ export default async function http(): Promise<BenchRow[]> {
   } finally {
     await server.close();
     await bare.close();
+    await pool.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
