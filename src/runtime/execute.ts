@@ -5,7 +5,7 @@
 import { typeText, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
-import { RuntimeFault, invalidArgs, type RuntimeError } from './errors.ts';
+import { RuntimeFault, invalidArgs, limitFault, type RuntimeError } from './errors.ts';
 import { resolveLimits, type ExecutionLimits } from './limits.ts';
 import { ExecState } from './state.ts';
 import { PublicKey, deepFreeze, newObject, publicKeyFrom, recordCollectionOf, tagRecord, type RuntimeObject } from './values.ts';
@@ -15,6 +15,7 @@ import {
   fieldsToWire,
   genericFromWire,
   genericToWire,
+  jsonLongerThan,
   lastSegment,
   valueFromWire,
   valueToWire,
@@ -127,14 +128,23 @@ function run(
       throw new RuntimeFault('record/id-modified', 'record ID was modified');
     }
     record = recordToWire(collection, self, '');
+    checkSize(record, 'record', st);
   }
   const changed = records.changed();
+  for (const other of changed) checkSize(other.record, `record "${other.id}"`, st);
   const returnValue = returnToWire(collection, fn.declaration.returnType, result);
+  checkSize(returnValue, 'return value', st);
   return { record, deleted: st.selfdestructed, changed, returnValue, gasUsed: st.gasUsed };
 }
 
 // ---------------------------------------------------------------------------------------------
 // Records
+
+/** A result is refused before anything serialises it when its JSON text would be longer than the limit. */
+function checkSize(value: JsonValue | undefined, what: string, st: ExecState): void {
+  const limit = st.limits.maxRecordSize;
+  if (jsonLongerThan(value, limit)) throw limitFault(`${what} too large: its JSON text would be longer than the limit of ${limit} characters`);
+}
 
 function recordFromSnapshot(collection: CompiledCollection, snapshot: WireRecord): RuntimeObject {
   if (typeof snapshot !== 'object' || snapshot === null || Array.isArray(snapshot)) {

@@ -11,6 +11,11 @@ export interface ExecutionLimits {
   maxStringLength: number;
   /** Longest array a function may build. */
   maxArrayLength: number;
+  /**
+   * Longest JSON text, in UTF-16 code units, of the record a call leaves (and of each record it changes, and of
+   * its return value). Gas pays for what a function allocates, but one string may be referenced many times.
+   */
+  maxRecordSize: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
@@ -18,6 +23,7 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   maxCallDepth: 100,
   maxStringLength: 1 << 20,
   maxArrayLength: 1 << 20,
+  maxRecordSize: 1 << 24,
 });
 
 /** The most gas a caller may ask for: keeps every call within a few seconds. */

@@ -352,6 +352,30 @@ export function genericToWire(value: unknown, ancestors: Set<unknown> = new Set(
   return out;
 }
 
+/**
+ * Whether `value`'s JSON text is longer than `limit` characters. The count is a lower bound (escapes and the
+ * digits of numbers beyond the first are not counted) and stops as soon as it passes the limit, so a value that
+ * holds one large string many times is measured without being serialised.
+ */
+export function jsonLongerThan(value: JsonValue | undefined, limit: number): boolean {
+  let size = 0;
+  const visit = (v: JsonValue | undefined): boolean => {
+    if (typeof v === 'string') size += v.length + 2;
+    else if (Array.isArray(v)) {
+      size += 2 + v.length;
+      for (let i = 0; i < v.length; i++) if (visit(v[i])) return true;
+    } else if (typeof v === 'object' && v !== null) {
+      size += 2;
+      for (const key of Object.keys(v)) {
+        size += key.length + 4;
+        if (visit(v[key])) return true;
+      }
+    } else size += 1;
+    return size > limit;
+  };
+  return visit(value);
+}
+
 /** Deep equality of two wire values (key order does not matter). */
 export function wireEquals(a: JsonValue | undefined, b: JsonValue | undefined): boolean {
   if (a === b) return true;

@@ -1,0 +1,70 @@
+// An adversarial review over real HTTP: inputs meant to crash, hang or exhaust the service, or to slip past
+// its checks. Each must get a clear error (which part, what was expected) and change nothing, and the server
+// must answer the next request at once.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
+
+const SCHEMA = `
+@public
+collection Box {
+  id: string;
+  label?: string;
+  tags?: string[];
+  constructor (id: string) {
+    this.id = id;
+  }
+  setLabel (label: string) {
+    this.label = label;
+  }
+  /** A string of 2^k characters pushed n times: each push is one reference to the same string. */
+  alias (k: number, n: number) {
+    let text = "x";
+    for (let i = 0; i < k; i++) {
+      text = text + text;
+    }
+    let list = [text];
+    for (let i = 1; i < n; i++) {
+      list.push(text);
+    }
+    this.tags = list;
+  }
+}
+`;
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  await s.createCollection('adv/Box', SCHEMA);
+  expect((await s.create('adv/Box', ['b1'])).status).toBe(200);
+});
+afterAll(() => s.close());
+
+function expectError(answer: Answer, status: number, reason: string, message?: RegExp): void {
+  expect(answer.status, answer.text.slice(0, 500)).toBe(status);
+  expect(answer.headers.get('content-type')).toMatch(/^application\/json/);
+  const error = errorOf(answer);
+  expect(error?.reason, answer.text.slice(0, 500)).toBe(reason);
+  if (message) expect(error?.message).toMatch(message);
+}
+
+async function box(id = 'b1'): Promise<unknown> {
+  return (await s.record('adv/Box', id)).json.data;
+}
+
+/** The server still answers a plain request quickly. */
+async function expectResponsive(): Promise<void> {
+  const started = Date.now();
+  expect((await s.get('/v0/health')).status).toBe(200);
+  expect(Date.now() - started).toBeLessThan(1000);
+}
+
+describe('function calls that try to exhaust memory', () => {
+  it('a record built from one string referenced many times is refused before it is serialised', async () => {
+    const before = await box();
+    // 2^20 characters, referenced 20 times: 20 MiB of JSON for a few thousand gas.
+    const answer = await s.call('adv/Box', 'b1', 'alias', [20, 20]);
+    expectError(answer, 400, 'function/limit-exceeded', /record too large/);
+    expect(await box()).toEqual(before);
+    await expectResponsive();
+  });
+});
