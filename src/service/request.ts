@@ -69,6 +69,18 @@ function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
   throw invalidArgument('request/invalid-query', `query parameter "${name}" ${detail}`);
 }
 
+/**
+ * How deep `where` and `sort` may nest: `{"field": {"$gt": {…a PublicKey's JWK…}}}` is three levels. Deeper
+ * values are refused here, before any message quoting them could overflow the stack.
+ */
+const MAX_QUERY_DEPTH = 8;
+
+function nestedDeeperThan(value: unknown, depth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (depth === 0) return true;
+  return Object.values(value).some((child) => nestedDeeperThan(child, depth - 1));
+}
+
 function jsonParameter(name: string, text: string | undefined, expected: 'object' | 'array'): unknown {
   if (text === undefined || text === '') return undefined;
   let value: unknown;
@@ -79,6 +91,9 @@ function jsonParameter(name: string, text: string | undefined, expected: 'object
   }
   const ok = expected === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
   if (!ok) throw invalidArgument('request/invalid-query', `query parameter "${name}" must be a JSON ${expected}`);
+  if (nestedDeeperThan(value, MAX_QUERY_DEPTH)) {
+    throw invalidArgument('request/invalid-query', `query parameter "${name}" is nested more than ${MAX_QUERY_DEPTH} levels deep`);
+  }
   return value;
 }
 

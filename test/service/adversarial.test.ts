@@ -68,3 +68,15 @@ describe('function calls that try to exhaust memory', () => {
     await expectResponsive();
   });
 });
+
+describe('list queries', () => {
+  const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('deeply nested where and sort JSON is a clean 400 that says how deep it may go', async () => {
+    for (const query of [`sort=${deep(7000)}`, `where={"label":{"$gt":${deep(7000)}}}`, `where={"label":${deep(7000)}}`]) {
+      const answer = await s.get(`/v0/collections/adv%2FBox/records?${query}`);
+      expectError(answer, 400, 'request/invalid-query', /nested more than \d+ levels deep/);
+    }
+    await expectResponsive();
+  });
+});
