@@ -80,3 +80,14 @@ describe('list queries', () => {
     await expectResponsive();
   });
 });
+
+describe('the Collection meta collection', () => {
+  it('a collection id longer than the store takes is refused before anything is written', async () => {
+    const name = `Long${'x'.repeat(300)}`;
+    const id = `adv/${name}`;
+    const code = `@public collection ${name} { id: string; constructor (id: string) { this.id = id; } }`;
+    const answer = await s.post('/v0/collections/Collection/records', { args: [id, code] });
+    expectError(answer, 400, 'collection/invalid-id', /longer than 256 bytes/);
+    expect((await s.get(`/v0/collections/Collection/records/${encodeURIComponent(id)}`)).status).toBe(404);
+  });
+});
