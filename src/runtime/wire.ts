@@ -284,7 +284,7 @@ export function valueToWire(type: TypeNode, value: unknown, path: string, contex
         if (entry === undefined) continue;
         checkMapKey(type, key, path);
         if (entry === null) throw invalid(type.value, entry, join(path, key));
-        out[key] = valueToWire(type.value, entry, join(path, key), context);
+        setOwn(out, key, valueToWire(type.value, entry, join(path, key), context));
       }
       return out;
     }
@@ -299,6 +299,12 @@ export function valueToWire(type: TypeNode, value: unknown, path: string, contex
   }
 }
 
+/** `object[key] = value`, also for the key `__proto__`, which an assignment would take as the object's prototype. */
+function setOwn(object: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
+  if (key === '__proto__') Object.defineProperty(object, key, { value, enumerable: true, writable: true, configurable: true });
+  else object[key] = value;
+}
+
 export function fieldsToWire(fields: readonly FieldDeclaration[], value: RuntimeObject, path: string, context: ConversionContext): WireRecord {
   const out: WireRecord = {};
   for (const field of fields) {
@@ -309,7 +315,7 @@ export function fieldsToWire(fields: readonly FieldDeclaration[], value: Runtime
       if (field.optional) continue;
       throw new ConversionError('missing', fieldPath, typeText(field.type), `missing field "${fieldPath}"`);
     }
-    out[name] = valueToWire(field.type, entry, fieldPath, context);
+    setOwn(out, name, valueToWire(field.type, entry, fieldPath, context));
   }
   return out;
 }
@@ -344,7 +350,7 @@ export function genericToWire(value: unknown, ancestors: Set<unknown> = new Set(
     const object: { [key: string]: JsonValue } = {};
     for (const key of Object.keys(value)) {
       const entry = genericToWire(value[key], ancestors);
-      if (entry !== undefined) object[key] = entry;
+      if (entry !== undefined) setOwn(object, key, entry);
     }
     out = object;
   }

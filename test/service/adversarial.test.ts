@@ -10,8 +10,12 @@ collection Box {
   id: string;
   label?: string;
   tags?: string[];
+  counts?: map<string, number>;
   constructor (id: string) {
     this.id = id;
+  }
+  setCounts (counts: map<string, number>) {
+    this.counts = counts;
   }
   setLabel (label: string) {
     this.label = label;
@@ -31,10 +35,23 @@ collection Box {
 }
 `;
 
+const ODD_FIELDS = `
+@public
+collection Odd {
+  id: string;
+  __proto__?: string;
+  constructor (id: string, value: string) {
+    this.id = id;
+    this.__proto__ = value;
+  }
+}
+`;
+
 let s: TestServer;
 beforeAll(async () => {
   s = await startTestServer();
   await s.createCollection('adv/Box', SCHEMA);
+  await s.createCollection('adv/Odd', ODD_FIELDS);
   expect((await s.create('adv/Box', ['b1'])).status).toBe(200);
 });
 afterAll(() => s.close());
@@ -89,5 +106,20 @@ describe('the Collection meta collection', () => {
     const answer = await s.post('/v0/collections/Collection/records', { args: [id, code] });
     expectError(answer, 400, 'collection/invalid-id', /longer than 256 bytes/);
     expect((await s.get(`/v0/collections/Collection/records/${encodeURIComponent(id)}`)).status).toBe(404);
+  });
+});
+
+describe('keys named like Object.prototype members', () => {
+  it('a map key "__proto__" is stored like any other key, not dropped', async () => {
+    const answer = await s.post('/v0/collections/adv%2FBox/records/b1/call/setCounts', undefined, { raw: '{"args":[{"__proto__":1,"a":2}]}' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(JSON.stringify(answer.json.data.counts)).toBe('{"__proto__":1,"a":2}');
+    expect(JSON.stringify(((await box()) as { counts: unknown }).counts)).toBe('{"__proto__":1,"a":2}');
+  });
+
+  it('a field named "__proto__" is stored, not dropped', async () => {
+    const answer = await s.create('adv/Odd', ['o1', 'kept']);
+    expect(answer.status, answer.text).toBe(200);
+    expect((await s.record('adv/Odd', 'o1')).text).toContain('"__proto__":"kept"');
   });
 });
