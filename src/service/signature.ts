@@ -5,10 +5,8 @@
 // that changed nothing has not used its signature up.
 
 import {
-  SIGNATURE_HEADER,
-  SIGNATURE_HEADER_ALIAS,
-  AuthError,
   checkTimeWindow,
+  readSignatureHeader,
   verifySignatureHeaderAsync,
   type ClaimResult,
   type PublicKey,
@@ -60,9 +58,9 @@ function rememberRead(value: string, publicKey: PublicKey): void {
 
 /** The caller of a request; the key recovery runs in `pool`'s worker threads. */
 export async function authenticate(headers: Headers, method: string, body: string, pool: RecoveryPool, now: number = Date.now()): Promise<Caller> {
-  const value = headers[SIGNATURE_HEADER] ?? headers[SIGNATURE_HEADER_ALIAS];
+  // Both names with different values, or one name twice, are refused: picking one would ignore the other signer.
+  const value = readSignatureHeader(headers);
   if (value === undefined) return {};
-  if (Array.isArray(value)) throw new AuthError('malformed-header', 'header', 'send the signature header once');
   const read = method === 'GET' || method === 'HEAD';
   if (read) {
     const cached = cachedRead(value, now);

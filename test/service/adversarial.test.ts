@@ -2,7 +2,8 @@
 // its checks. Each must get a clear error (which part, what was expected) and change nothing, and the server
 // must answer the next request at once.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
+import { signRequest } from '../../src/auth/index.ts';
+import { KEYS, errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
 const SCHEMA = `
 @public
@@ -121,5 +122,18 @@ describe('keys named like Object.prototype members', () => {
     const answer = await s.create('adv/Odd', ['o1', 'kept']);
     expect(answer.status, answer.text).toBe(200);
     expect((await s.record('adv/Odd', 'o1')).text).toContain('"__proto__":"kept"');
+  });
+});
+
+describe('signature headers', () => {
+  it('X-Service-Signature and X-Polybase-Signature with different signers are refused, not one of them picked', async () => {
+    const before = await box();
+    const raw = JSON.stringify({ args: ['signed'] });
+    const answer = await s.post('/v0/collections/adv%2FBox/records/b1/call/setLabel', undefined, {
+      raw,
+      headers: { 'x-service-signature': signRequest(KEYS.alice, raw), 'x-polybase-signature': signRequest(KEYS.bob, raw) },
+    });
+    expectError(answer, 400, 'auth/invalid-signature', /different values/);
+    expect(await box()).toEqual(before);
   });
 });
