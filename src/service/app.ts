@@ -1,17 +1,17 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
 // the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
 
+import { STATUS_CODES, maxHeaderSize } from 'node:http';
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
-import { toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, clientErrorResponse, toErrorResponse } from './errors.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 
 /** Largest request body accepted (a schema text is the largest thing a client sends). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
-/** Longest collection id or record id in a path, after decoding (the store's own limits are below this). */
-const MAX_PARAM_LENGTH = 4096;
 
 export interface AppOptions {
   service: RecordService;
@@ -38,6 +38,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
     },
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
   });
 
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
@@ -81,6 +82,19 @@ function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest,
   const { status, body, internal } = toErrorResponse(error);
   if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+/** Requests Node's HTTP parser refuses (headers too large, malformed HTTP) get the envelope too. */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const answer = clientErrorResponse(error, maxHeaderSize);
+  if (answer && socket.writable) {
+    const body = JSON.stringify(answer.body);
+    socket.write(
+      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 function pathOf(url: string): string {

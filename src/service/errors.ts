@@ -81,6 +81,9 @@ export function unauthorized(message: string): ServiceError {
   return new ServiceError('permission-denied', 'unauthorized', message);
 }
 
+/** Longest path parameter (collection id, record id, function name) the router takes, in characters. */
+export const MAX_PARAM_LENGTH = 4096;
+
 /** Fastify's own errors, by their code. */
 const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () =>
@@ -91,7 +94,27 @@ const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
   FST_ERR_CTP_EMPTY_JSON_BODY: () => invalidArgument('request/invalid-body', 'request body is empty; expected {"args": [...]}'),
   FST_ERR_CTP_INVALID_MEDIA_TYPE: (message) => invalidArgument('request/invalid-body', message),
   FST_ERR_ASYNC_CONSTRAINT: () => invalidArgument('request/invalid-url', 'the request does not match a route'),
+  FST_ERR_MAX_PARAM_LENGTH: () =>
+    new ServiceError('invalid-argument', 'request/invalid-url', `a path segment (collection id, record id or function name) is longer than ${MAX_PARAM_LENGTH} characters`, 414),
 };
+
+/**
+ * A request Node's HTTP parser refused before fastify saw it (`clientError`): `[status, envelope]`. Undefined when
+ * there is no one to answer (the client reset the connection).
+ */
+export function clientErrorResponse(error: { code?: string }, maxHeaderSize: number): { status: number; body: ErrorBody } | undefined {
+  const answer = (status: number, reason: string, message: string) => ({ status, body: { error: { code: 'invalid-argument', reason, message } } });
+  switch (error.code) {
+    case 'ECONNRESET':
+      return undefined;
+    case 'HPE_HEADER_OVERFLOW':
+      return answer(431, 'request/headers-too-large', `the request line and headers (the URL with its query string) are larger than ${maxHeaderSize} bytes`);
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return answer(408, 'request/timeout', 'the request was not received in time');
+    default:
+      return answer(400, 'request/invalid-http', 'the request is not valid HTTP/1.1');
+  }
+}
 
 /** Any thrown value as `[status, envelope]`. Unknown errors are 500 `internal` with a generic message. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; internal: boolean } {

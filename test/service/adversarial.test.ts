@@ -1,6 +1,7 @@
 // An adversarial review over real HTTP: inputs meant to crash, hang or exhaust the service, or to slip past
 // its checks. Each must get a clear error (which part, what was expected) and change nothing, and the server
 // must answer the next request at once.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
 import { KEYS, errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
@@ -135,5 +136,39 @@ describe('signature headers', () => {
     });
     expectError(answer, 400, 'auth/invalid-signature', /different values/);
     expect(await box()).toEqual(before);
+  });
+});
+
+/** Sends `request` as raw bytes and returns the status and body of the answer. */
+function rawRequest(request: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(s.server.port, '127.0.0.1');
+    let text = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve({ status: Number(text.split(' ')[1]), body: text.slice(text.indexOf('\r\n\r\n') + 4) }));
+    socket.end(request);
+  });
+}
+
+describe('requests refused before a route runs', () => {
+  it('a URL longer than the HTTP parser reads gets the error envelope, with the limit', async () => {
+    const answer = await s.get(`/v0/collections/adv%2FBox/records?where=${'x'.repeat(20_000)}`);
+    expectError(answer, 431, 'request/headers-too-large', /larger than 16384 bytes/);
+    await expectResponsive();
+  });
+
+  it('a request that is not valid HTTP gets the error envelope', async () => {
+    const answer = await rawRequest('GET /v0/health HTTP/1.1\r\nHost: x\r\nX-Bad: a\u0001b\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).error).toMatchObject({ code: 'invalid-argument', reason: 'request/invalid-http' });
+    await expectResponsive();
+  });
+
+  it('a path segment over the router limit is 414 with a short message naming the limit, not the whole URL', async () => {
+    const answer = await s.get(`/v0/collections/adv%2FBox/records/${'a'.repeat(5000)}`);
+    expectError(answer, 414, 'request/invalid-url', /longer than 4096 characters/);
+    expect(errorOf(answer)!.message.length).toBeLessThan(200);
   });
 });
