@@ -19,6 +19,43 @@ function describeIssues(error: z.ZodError, root: string): string {
     .join('; ');
 }
 
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Where the first string (or key) holding a lone surrogate is, and that surrogate; JSON's `\ud800` escapes are
+ * the only way to send one. Such text has no UTF-8 form: the store would keep it as U+FFFD, so two different
+ * record ids would be one key. Iterative, as arguments may nest as deep as the body allows.
+ */
+function loneSurrogate(args: unknown[]): { path: string; code: number } | undefined {
+  type Entry = { value: unknown; key: string | number; parent: Entry | undefined };
+  const pathOf = (entry: Entry | undefined): string => {
+    const parts: string[] = [];
+    for (let at = entry; at; at = at.parent) {
+      parts.push(typeof at.key === 'number' ? `[${at.key}]` : /^[A-Za-z_$][\w$]*$/.test(at.key) ? `.${at.key}` : `[${JSON.stringify(at.key)}]`);
+    }
+    const path = `body.args${parts.reverse().join('')}`;
+    return path.length > 200 ? `${path.slice(0, 100)}…${path.slice(-100)}` : path;
+  };
+  const found = (text: string, entry: Entry | undefined) => ({ path: pathOf(entry), code: text.charCodeAt(LONE_SURROGATE.exec(text)!.index) });
+  const stack: Entry[] = args.map((value, key) => ({ value, key, parent: undefined }));
+  while (stack.length > 0) {
+    const entry = stack.pop()!;
+    const { value } = entry;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return found(value, entry);
+    } else if (Array.isArray(value)) {
+      value.forEach((child, key) => stack.push({ value: child, key, parent: entry }));
+    } else if (typeof value === 'object' && value !== null) {
+      for (const [key, child] of Object.entries(value)) {
+        const childEntry = { value: child, key, parent: entry };
+        if (LONE_SURROGATE.test(key)) return found(key, childEntry);
+        stack.push(childEntry);
+      }
+    }
+  }
+  return undefined;
+}
+
 /** The `{"args": [...]}` of a create or call, from the raw body text. */
 export function parseWriteBody(raw: string | undefined): unknown[] {
   const expected = 'expected a JSON object {"args": [...]}';
@@ -34,6 +71,10 @@ export function parseWriteBody(raw: string | undefined): unknown[] {
   }
   const parsed = writeBody.safeParse(json);
   if (!parsed.success) throw invalidArgument('request/invalid-body', `invalid request body: ${describeIssues(parsed.error, 'body')}`);
+  const lone = /\\u[dD][89a-fA-F]/.test(raw) ? loneSurrogate(parsed.data.args) : undefined;
+  if (lone) {
+    throw invalidArgument('request/invalid-body', `invalid request body: ${lone.path} holds a lone surrogate \\u${lone.code.toString(16)}; text must be well-formed Unicode`);
+  }
   return parsed.data.args;
 }
 

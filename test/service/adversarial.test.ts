@@ -172,3 +172,23 @@ describe('requests refused before a route runs', () => {
     expect(errorOf(answer)!.message.length).toBeLessThan(200);
   });
 });
+
+describe('text that is not Unicode', () => {
+  it('an argument with a lone surrogate escape is refused, naming where it is; record ids cannot collide through it', async () => {
+    for (const [raw, where] of [
+      ['{"args":["\\ud800"]}', 'body.args[0]'],
+      ['{"args":["ok\\udfffok"]}', 'body.args[0]'],
+    ] as const) {
+      const answer = await s.post('/v0/collections/adv%2FBox/records', undefined, { raw });
+      expectError(answer, 400, 'request/invalid-body', new RegExp(`${where.replace(/[.[\]]/g, '\\$&')}.*lone surrogate`));
+    }
+    const nested = await s.post('/v0/collections/adv%2FBox/records/b1/call/setCounts', undefined, { raw: '{"args":[{"a":1,"k\\udc00":2}]}' });
+    expectError(nested, 400, 'request/invalid-body', /body\.args\[0\]\["k\\udc00"\].*lone surrogate/);
+    // Each would have been stored under U+FFFD: the first taken, the others 409, and U+FFFD itself read back as "\ud800".
+    expect((await s.get('/v0/collections/adv%2FBox/records/%EF%BF%BD')).status).toBe(404);
+    // A surrogate pair written as escapes is ordinary text.
+    const pair = await s.post('/v0/collections/adv%2FBox/records', undefined, { raw: '{"args":["\\ud83d\\ude00"]}' });
+    expect(pair.status, pair.text).toBe(200);
+    expect(pair.json.data.id).toBe('😀');
+  });
+});
