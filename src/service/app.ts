@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
-import { MAX_PARAM_LENGTH, clientErrorResponse, toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, ServiceError, clientErrorResponse, toErrorResponse } from './errors.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 
@@ -44,7 +44,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.
   app.removeAllContentTypeParsers();
-  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+  // Compressed bodies are not decoded: refused, rather than read as text (or, when not compressed after all, run).
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding === undefined || encoding.toLowerCase() === 'identity') done(null, body);
+    else done(new ServiceError('invalid-argument', 'request/unsupported-encoding', `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`, 415));
+  });
 
   const shutdown = options.shutdown ?? new AbortController().signal;
   registerCors(app);

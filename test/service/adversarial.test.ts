@@ -2,6 +2,7 @@
 // its checks. Each must get a clear error (which part, what was expected) and change nothing, and the server
 // must answer the next request at once.
 import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
 import { KEYS, errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
@@ -190,5 +191,21 @@ describe('text that is not Unicode', () => {
     const pair = await s.post('/v0/collections/adv%2FBox/records', undefined, { raw: '{"args":["\\ud83d\\ude00"]}' });
     expect(pair.status, pair.text).toBe(200);
     expect(pair.json.data.id).toBe('😀');
+  });
+});
+
+describe('request bodies', () => {
+  it('a compressed body (Content-Encoding) is refused with 415 and changes nothing', async () => {
+    const before = await box();
+    const raw = JSON.stringify({ args: ['zipped'] });
+    const path = '/v0/collections/adv%2FBox/records/b1/call/setLabel';
+    const gzipped = await fetch(s.url + path, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: gzipSync(raw) });
+    const answer = { status: gzipped.status, headers: gzipped.headers, text: await gzipped.text() } as Answer;
+    answer.json = JSON.parse(answer.text);
+    expectError(answer, 415, 'request/unsupported-encoding', /Content-Encoding "gzip" is not supported; send the body uncompressed/);
+    // Declared but not applied: still refused rather than read as plain text.
+    expectError(await s.post(path, undefined, { raw, headers: { 'content-encoding': 'gzip' } }), 415, 'request/unsupported-encoding');
+    expect(await box()).toEqual(before);
+    expect((await s.post(path, undefined, { raw, headers: { 'content-encoding': 'identity' } })).status).toBe(200);
   });
 });
