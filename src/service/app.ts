@@ -1,12 +1,13 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
 // the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
 
+import { isUtf8 } from 'node:buffer';
 import { STATUS_CODES, maxHeaderSize } from 'node:http';
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
-import { MAX_PARAM_LENGTH, ServiceError, clientErrorResponse, toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, ServiceError, clientErrorResponse, invalidArgument, toErrorResponse } from './errors.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 
@@ -45,10 +46,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // a signature covers exactly those bytes; the route parses it as JSON.
   app.removeAllContentTypeParsers();
   // Compressed bodies are not decoded: refused, rather than read as text (or, when not compressed after all, run).
-  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+  // Bytes that are not UTF-8 are refused too, rather than read as U+FFFD and stored so.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (request, body, done) => {
     const encoding = request.headers['content-encoding'];
-    if (encoding === undefined || encoding.toLowerCase() === 'identity') done(null, body);
-    else done(new ServiceError('invalid-argument', 'request/unsupported-encoding', `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`, 415));
+    if (encoding !== undefined && encoding.toLowerCase() !== 'identity') {
+      done(new ServiceError('invalid-argument', 'request/unsupported-encoding', `Content-Encoding ${JSON.stringify(encoding.slice(0, 40))} is not supported; send the body uncompressed`, 415));
+    } else if (!isUtf8(body as Buffer)) done(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text'));
+    else done(null, (body as Buffer).toString('utf8'));
   });
 
   const shutdown = options.shutdown ?? new AbortController().signal;

@@ -208,4 +208,14 @@ describe('request bodies', () => {
     expect(await box()).toEqual(before);
     expect((await s.post(path, undefined, { raw, headers: { 'content-encoding': 'identity' } })).status).toBe(200);
   });
+
+  it('a body that is not UTF-8 is refused rather than stored with replacement characters', async () => {
+    const before = await box();
+    const bytes = Buffer.concat([Buffer.from('{"args":["'), Buffer.of(0xff, 0xfe), Buffer.from('"]}')]);
+    const response = await fetch(`${s.url}/v0/collections/adv%2FBox/records/b1/call/setLabel`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: bytes });
+    const answer = { status: response.status, headers: response.headers, text: await response.text() } as Answer;
+    answer.json = JSON.parse(answer.text);
+    expectError(answer, 400, 'request/invalid-body', /not valid UTF-8/);
+    expect(await box()).toEqual(before);
+  });
 });
