@@ -14,6 +14,7 @@ export interface ExecutionLimits {
   /**
    * Longest JSON text, in UTF-16 code units, of the record a call leaves (and of each record it changes, and of
    * its return value). Gas pays for what a function allocates, but one string may be referenced many times.
+   * The default is the service's request body limit: a record is stored once per index, so its size multiplies.
    */
   maxRecordSize: number;
 }
@@ -23,7 +24,7 @@ export const DEFAULT_LIMITS: Readonly<ExecutionLimits> = Object.freeze({
   maxCallDepth: 100,
   maxStringLength: 1 << 20,
   maxArrayLength: 1 << 20,
-  maxRecordSize: 1 << 24,
+  maxRecordSize: 1 << 20,
 });
 
 /** The most gas a caller may ask for: keeps every call within a few seconds. */

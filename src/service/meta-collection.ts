@@ -72,6 +72,9 @@ export const META_RECORD = Object.freeze({
   ast: JSON.stringify(toStableAst(meta.program, META_COLLECTION_CODE, '')),
 });
 
+/** Most indexes a collection may have (besides the records' own keys): every write copies the record into each. */
+export const MAX_INDEXES = 64;
+
 /** A user collection's schema, checked and ready to compile. */
 export interface CheckedCollection {
   collectionId: string;
@@ -132,6 +135,12 @@ export function checkCollectionSchema(collectionId: string, code: string): Check
   } catch (error) {
     if (error instanceof Error) throw invalidSchema(error.message);
     throw error;
+  }
+  const indexes = layout.indexes.filter((index) => !index.primary).length;
+  if (indexes > MAX_INDEXES) {
+    throw invalidSchema(
+      `collection ${name} has ${indexes} indexes (one for each top-level field that can be indexed, and each different @index); at most ${MAX_INDEXES} are allowed`,
+    );
   }
   return { collectionId, name, namespace, code, program: result.program, checked: result.checked, source: result.source, node, layout };
 }
