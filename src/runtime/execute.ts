@@ -5,6 +5,7 @@
 import { typeText, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
+import { otherCollection } from './references.ts';
 import { RuntimeFault, invalidArgs, limitFault, type RuntimeError } from './errors.ts';
 import { resolveLimits, type ExecutionLimits } from './limits.ts';
 import { ExecState } from './state.ts';
@@ -205,6 +206,7 @@ class RecordArguments {
     if (data.id !== id) throw fail(`the loaded record's id ${JSON.stringify(data.id)} is not the referenced id ${JSON.stringify(id)}`);
 
     const sameCollection = expected === this.collection.name;
+    if (sameCollection && fullId !== this.collection.collectionId) throw fail(otherCollection(fullId, this.collection.collectionId));
     if (sameCollection) {
       if (id === this.selfId) return this.self;
       const seen = this.own.get(id);

@@ -44,11 +44,19 @@ export function recordArguments(
     if (typeof id !== 'string' || (collectionId !== undefined && typeof collectionId !== 'string')) {
       return fail('record reference has invalid field type');
     }
-    const fullId = collectionId ?? (expected === collection.name ? collection.collectionId : collection.conversion.collectionIdOf(expected));
+    const sameCollection = expected === collection.name;
+    const fullId = collectionId ?? (sameCollection ? collection.collectionId : collection.conversion.collectionIdOf(expected));
     if (lastSegment(fullId) !== expected) {
       return fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
     }
-    records.push({ index, parameter: name, collectionId: fullId, id, sameCollection: expected === collection.name });
+    // The call may change a record of its own collection: one of a same-named collection elsewhere is not one.
+    if (sameCollection && fullId !== collection.collectionId) return fail(otherCollection(fullId, collection.collectionId));
+    records.push({ index, parameter: name, collectionId: fullId, id, sameCollection });
   }
   return { ok: true, records };
+}
+
+/** The message for a reference to a same-named collection of another namespace (`other/Account` for `ns/Account`). */
+export function otherCollection(given: string, own: string): string {
+  return `the record reference names collection "${given}", but this parameter takes a record of "${own}"`;
 }

@@ -233,3 +233,32 @@ describe('pathological schemas', () => {
     expect((await s.post('/v0/collections/Collection/records', { args: ['adv/Dup', `@public collection Dup { id: string; a?: string; b?: number; ${some} ${declared} }`] })).status).toBe(200);
   });
 });
+
+describe('record arguments from another namespace', () => {
+  const VICTIM = `@public collection Account { id: string; balance: number; constructor (id: string) { this.id = id; this.balance = 10; } }`;
+  const THIEF = `@public collection Account { id: string; balance: number;
+    constructor (id: string) { this.id = id; this.balance = 0; }
+    steal (other: Account) { other.balance = 1000000; } }`;
+  const META_THIEF = `@public collection Collection { id: string; code?: string;
+    constructor (id: string) { this.id = id; }
+    rewrite (c: Collection) { c.code = "collection Account { id: string; }"; } }`;
+
+  it('a function cannot change a record of a same-named collection of another namespace', async () => {
+    await s.createCollection('victim/Account', VICTIM);
+    await s.createCollection('thief/Account', THIEF);
+    await s.create('victim/Account', ['v1']);
+    await s.create('thief/Account', ['t1']);
+    const answer = await s.call('thief/Account', 't1', 'steal', [{ collectionId: 'victim/Account', id: 'v1' }]);
+    expectError(answer, 400, 'function/invalid-args', /"victim\/Account".*"thief\/Account"/);
+    expect((await s.record('victim/Account', 'v1')).json.data.balance).toBe(10);
+  });
+
+  it('a user collection named Collection cannot rewrite another collection\'s schema record', async () => {
+    await s.createCollection('thief/Collection', META_THIEF);
+    await s.create('thief/Collection', ['x']);
+    const before = (await s.get('/v0/collections/Collection/records/victim%2FAccount')).json.data;
+    const answer = await s.call('thief/Collection', 'x', 'rewrite', [{ collectionId: 'Collection', id: 'victim/Account' }]);
+    expectError(answer, 400, 'function/invalid-args', /"Collection".*"thief\/Collection"/);
+    expect((await s.get('/v0/collections/Collection/records/victim%2FAccount')).json.data).toEqual(before);
+  });
+});
