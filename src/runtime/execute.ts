@@ -196,17 +196,18 @@ class RecordArguments {
     const { collectionId, id, data } = argument as Partial<RecordArgument>;
     if (id === undefined) throw fail('record reference missing "id" field');
     if (typeof id !== 'string') throw fail('record reference has invalid field type');
-    const fullId = typeof collectionId === 'string' ? collectionId : this.collection.sibling(expected)?.collectionId ?? expected;
+    const sameCollection = expected === this.collection.name;
+    const expectedId = sameCollection ? this.collection.collectionId : this.collection.conversion.collectionIdOf(expected);
+    const fullId = typeof collectionId === 'string' ? collectionId : expectedId;
     if (lastSegment(fullId) !== expected) {
       throw fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
     }
+    if (fullId !== expectedId) throw fail(otherCollection(fullId, expectedId));
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw fail(`the record "${id}" of "${fullId}" was not loaded (pass { collectionId, id, data })`);
     }
     if (data.id !== id) throw fail(`the loaded record's id ${JSON.stringify(data.id)} is not the referenced id ${JSON.stringify(id)}`);
 
-    const sameCollection = expected === this.collection.name;
-    if (sameCollection && fullId !== this.collection.collectionId) throw fail(otherCollection(fullId, this.collection.collectionId));
     if (sameCollection) {
       if (id === this.selfId) return this.self;
       const seen = this.own.get(id);

@@ -45,18 +45,22 @@ export function recordArguments(
       return fail('record reference has invalid field type');
     }
     const sameCollection = expected === collection.name;
-    const fullId = collectionId ?? (sameCollection ? collection.collectionId : collection.conversion.collectionIdOf(expected));
+    const expectedId = sameCollection ? collection.collectionId : collection.conversion.collectionIdOf(expected);
+    const fullId = collectionId ?? expectedId;
     if (lastSegment(fullId) !== expected) {
       return fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
     }
-    // The call may change a record of its own collection: one of a same-named collection elsewhere is not one.
-    if (sameCollection && fullId !== collection.collectionId) return fail(otherCollection(fullId, collection.collectionId));
+    if (fullId !== expectedId) return fail(otherCollection(fullId, expectedId));
     records.push({ index, parameter: name, collectionId: fullId, id, sameCollection });
   }
   return { ok: true, records };
 }
 
-/** The message for a reference to a same-named collection of another namespace (`other/Account` for `ns/Account`). */
+/**
+ * The message for a reference to a same-named collection of another namespace (`other/User` for `ns/User`):
+ * anyone can create one, with any contents, so it does not pass for the schema's own (and the call may change a
+ * record of its own collection).
+ */
 export function otherCollection(given: string, own: string): string {
   return `the record reference names collection "${given}", but this parameter takes a record of "${own}"`;
 }

@@ -262,3 +262,22 @@ describe('record arguments from another namespace', () => {
     expect((await s.get('/v0/collections/Collection/records/victim%2FAccount')).json.data).toEqual(before);
   });
 });
+
+describe('record arguments of a sibling collection from another namespace', () => {
+  it('a forged record of a same-named collection elsewhere does not pass for one of the schema\'s own', async () => {
+    const VICTIM = `
+      @public collection User { id: string; admin: boolean; constructor (id: string) { this.id = id; this.admin = false; } }
+      @public collection Doc { id: string; text: string;
+        constructor (id: string) { this.id = id; this.text = "original"; }
+        edit (user: User, text: string) { if (!user.admin) { throw error("admins only"); } this.text = text; } }`;
+    const FORGER = `@public collection User { id: string; admin: boolean; constructor (id: string) { this.id = id; this.admin = true; } }`;
+    await s.createCollection('site/User', VICTIM);
+    await s.createCollection('site/Doc', VICTIM);
+    await s.createCollection('forger/User', FORGER);
+    await s.create('site/Doc', ['d1']);
+    await s.create('forger/User', ['me']);
+    const answer = await s.call('site/Doc', 'd1', 'edit', [{ collectionId: 'forger/User', id: 'me' }, 'defaced']);
+    expectError(answer, 400, 'function/invalid-args', /"forger\/User".*"site\/User"/);
+    expect((await s.record('site/Doc', 'd1')).json.data.text).toBe('original');
+  });
+});
