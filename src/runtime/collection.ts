@@ -115,8 +115,8 @@ function build(program: Program, node: Collection, collectionId: string, source:
     fields: fieldsOf(node),
     functions,
     spans,
-    conversion: { collectionIdOf, defaults: false },
-    storedConversion: { collectionIdOf, defaults: true },
+    conversion: { collectionIdOf, defaults: false, exactReferences: true },
+    storedConversion: { collectionIdOf, defaults: true, exactReferences: false },
     sibling: (name) =>
       program.collections.some((c) => c.name.name === name)
         ? compileCollection(program, name, { ...options, collectionId: collectionIdOf(name) })

@@ -5,7 +5,6 @@
 import { typeText, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
-import { otherCollection } from './references.ts';
 import { RuntimeFault, invalidArgs, limitFault, type RuntimeError } from './errors.ts';
 import { resolveLimits, type ExecutionLimits } from './limits.ts';
 import { ExecState } from './state.ts';
@@ -18,6 +17,7 @@ import {
   genericToWire,
   jsonLongerThan,
   lastSegment,
+  otherCollection,
   valueFromWire,
   valueToWire,
   wireEquals,

@@ -5,7 +5,7 @@
 
 import type { CompiledCollection } from './collection.ts';
 import type { RuntimeError } from './errors.ts';
-import { lastSegment } from './wire.ts';
+import { lastSegment, otherCollection } from './wire.ts';
 
 export interface RecordArgumentRequest {
   /** Position of the argument and name of its parameter. */
@@ -54,13 +54,4 @@ export function recordArguments(
     records.push({ index, parameter: name, collectionId: fullId, id, sameCollection });
   }
   return { ok: true, records };
-}
-
-/**
- * The message for a reference to a same-named collection of another namespace (`other/User` for `ns/User`):
- * anyone can create one, with any contents, so it does not pass for the schema's own (and the call may change a
- * record of its own collection).
- */
-export function otherCollection(given: string, own: string): string {
-  return `the record reference names collection "${given}", but this parameter takes a record of "${own}"`;
 }

@@ -28,6 +28,11 @@ export interface ConversionContext {
   collectionIdOf(name: string): string;
   /** Fill in type defaults for missing required fields (records stored before a field was added). */
   defaults: boolean;
+  /**
+   * A reference must name the collection of the schema's namespace (`ns/User`, not `other/User`): true for
+   * arguments, where anyone may name a same-named collection of their own; stored records keep what they hold.
+   */
+  exactReferences: boolean;
 }
 
 function join(path: string, name: string): string {
@@ -199,10 +204,22 @@ function referenceFromWire(type: Extract<TypeNode, { kind: 'referenceType' }>, v
   if (collectionId !== '' && lastSegment(collectionId) !== expected) {
     throw invalid(type, value, path, `foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(collectionId)}"`);
   }
+  if (context.exactReferences && collectionId !== '' && collectionId !== context.collectionIdOf(expected)) {
+    throw invalid(type, value, path, otherCollection(collectionId, context.collectionIdOf(expected)));
+  }
   const reference = newObject();
   reference.collectionId = collectionId;
   reference.id = value.id;
   return reference;
+}
+
+/**
+ * The message for a reference to a same-named collection of another namespace (`other/User` for `ns/User`):
+ * anyone can create one, with any contents, so it does not pass for the schema's own (and the call may change a
+ * record of its own collection).
+ */
+export function otherCollection(given: string, own: string): string {
+  return `the record reference names collection "${given}", but this parameter takes a record of "${own}"`;
 }
 
 export function lastSegment(collectionId: string): string {

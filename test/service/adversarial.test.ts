@@ -267,9 +267,10 @@ describe('record arguments of a sibling collection from another namespace', () =
   it('a forged record of a same-named collection elsewhere does not pass for one of the schema\'s own', async () => {
     const VICTIM = `
       @public collection User { id: string; admin: boolean; constructor (id: string) { this.id = id; this.admin = false; } }
-      @public collection Doc { id: string; text: string;
+      @public collection Doc { id: string; text: string; @delegate editors?: User[];
         constructor (id: string) { this.id = id; this.text = "original"; }
-        edit (user: User, text: string) { if (!user.admin) { throw error("admins only"); } this.text = text; } }`;
+        edit (user: User, text: string) { if (!user.admin) { throw error("admins only"); } this.text = text; }
+        setEditors (users: User[]) { this.editors = users; } }`;
     const FORGER = `@public collection User { id: string; admin: boolean; constructor (id: string) { this.id = id; this.admin = true; } }`;
     await s.createCollection('site/User', VICTIM);
     await s.createCollection('site/Doc', VICTIM);
@@ -279,5 +280,12 @@ describe('record arguments of a sibling collection from another namespace', () =
     const answer = await s.call('site/Doc', 'd1', 'edit', [{ collectionId: 'forger/User', id: 'me' }, 'defaced']);
     expectError(answer, 400, 'function/invalid-args', /"forger\/User".*"site\/User"/);
     expect((await s.record('site/Doc', 'd1')).json.data.text).toBe('original');
+  });
+
+  it('a reference inside an argument (User[]) must name the schema\'s own collection too', async () => {
+    const before = await s.record('site/Doc', 'd1');
+    const answer = await s.call('site/Doc', 'd1', 'setEditors', [[{ collectionId: 'forger/User', id: 'me' }]]);
+    expectError(answer, 400, 'function/invalid-args', /"forger\/User".*"site\/User"/);
+    expect((await s.record('site/Doc', 'd1')).json).toEqual(before.json);
   });
 });
