@@ -23,6 +23,19 @@ collection Box {
   setLabel (label: string) {
     this.label = label;
   }
+  double (k: number) {
+    let text = "x";
+    for (let i = 0; i < k; i++) {
+      text = text + text;
+    }
+    this.label = text;
+  }
+  grow () {
+    let list = ["x"];
+    while (true) {
+      list.push("x");
+    }
+  }
   /** A string of 2^k characters pushed n times: each push is one reference to the same string. */
   alias (k: number, n: number) {
     let text = "x";
@@ -89,8 +102,30 @@ describe('function calls that try to exhaust memory', () => {
   });
 });
 
+describe('function calls that try to exhaust memory or time', () => {
+  it('string doubling stops at the string cap and array growth at the gas limit, changing nothing', async () => {
+    const before = await box();
+    expectError(await s.call('adv/Box', 'b1', 'double', [40]), 400, 'function/limit-exceeded', /string too long: 2097152 characters \(the limit is 1048576\)/);
+    expectError(await s.call('adv/Box', 'b1', 'grow', []), 400, 'function/out-of-gas');
+    expect(await box()).toEqual(before);
+    await expectResponsive();
+  });
+});
+
 describe('list queries', () => {
   const deep = (depth: number) => `${'['.repeat(depth)}${']'.repeat(depth)}`;
+
+  it('limits that are not plain positive integers are refused, naming the parameter', async () => {
+    for (const limit of ['1e309', '-0', '0x10', '1.5', '1e3', 'Infinity', '１']) {
+      expectError(await s.list('adv/Box', { limit }), 400, 'indexer/invalid-query', /^limit must be a positive integer/);
+    }
+    expect((await s.list('adv/Box', { limit: '99999999999999999999' })).status).toBe(200);
+  });
+
+  it('a cursor of a query served by one index is refused by a query served by another', async () => {
+    const cursor = (await s.list('adv/Box', { limit: 1, sort: [['label', 'asc']] })).json.cursor.after as string;
+    expectError(await s.list('adv/Box', { after: cursor }), 400, 'indexer/invalid-cursor', /different where or sort/);
+  });
 
   it('deeply nested where and sort JSON is a clean 400 that says how deep it may go', async () => {
     for (const query of [`sort=${deep(7000)}`, `where={"label":{"$gt":${deep(7000)}}}`, `where={"label":${deep(7000)}}`]) {
