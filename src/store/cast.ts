@@ -102,6 +102,8 @@ function base64Url32(value: unknown): Buffer | undefined {
 }
 
 function preview(value: unknown): string {
-  const text = value === undefined ? 'undefined' : JSON.stringify(value);
+  // JSON has no text for ±Infinity or NaN (a query's 1e309 parses as Infinity): JSON.stringify would say null.
+  const notFinite = typeof value === 'number' && !Number.isFinite(value);
+  const text = value === undefined || notFinite ? String(value) : JSON.stringify(value);
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }

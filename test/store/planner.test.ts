@@ -86,6 +86,14 @@ describe('query planner', () => {
     expect(failure(() => plan({ constructor: 1 })).reason).toBe('indexer/invalid-query');
   });
 
+  it('quotes a number that is not finite (1e309 in the query JSON) as itself, not as null', () => {
+    const message = (value: unknown) => failure(() => plan({ age: value })).message;
+    expect(message(Infinity)).toBe('value at field "age" does not match the schema type, expected type: number, got value: Infinity');
+    expect(message(-Infinity)).toContain('got value: -Infinity');
+    expect(message(NaN)).toContain('got value: NaN');
+    expect(failure(() => plan({ age: { $gt: JSON.parse('1e309') } })).message).toContain('got value: Infinity');
+  });
+
   it('bounds a range to values of the field type, so missing and null values are never in it', () => {
     const lt = planQuery(itemLayout, itemLayout.indexes, { score: { $lt: 5 } }, undefined);
     const nullTag = 0x01;
