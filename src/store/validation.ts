@@ -24,10 +24,17 @@ export function checkCollectionId(collectionId: unknown): asserts collectionId i
   }
 }
 
+/** A UTF-16 code unit of a surrogate pair standing alone (`String.prototype.isWellFormed`, absent from the ES2023 lib types). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 export function checkRecordId(id: unknown): asserts id is string {
   if (typeof id !== 'string') throw new StoreError('invalid-argument', 'record/id-not-string', 'record id must be a string');
   if (Buffer.byteLength(id) > MAX_RECORD_ID_BYTES) {
     throw new StoreError('invalid-argument', 'record/invalid-id', `record id is longer than ${MAX_RECORD_ID_BYTES} bytes`);
+  }
+  // Keys hold ids as UTF-8, where a lone surrogate becomes U+FFFD: two different ids would share one record.
+  if (LONE_SURROGATE.test(id)) {
+    throw new StoreError('invalid-argument', 'record/invalid-id', `record id ${JSON.stringify(id)} is not well-formed UTF-16: it has a lone surrogate`);
   }
 }
 

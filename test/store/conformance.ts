@@ -344,6 +344,24 @@ export function conformance(backend: Backend): void {
       expect(await reason(() => store.list(PEOPLE, { sort: [['age', 'desc']], after: page.cursor.after }))).toBe('no error');
     });
 
+    it('refuses record ids that are not well-formed UTF-16 (a lone surrogate would be stored as U+FFFD)', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      await store.commit({ writes: [put(ITEMS, { id: '\ufffd', group: 'replacement character' }), put(ITEMS, { id: '😀', group: 'pair' })] });
+      const failure = async (run: () => Promise<unknown>) => run().then(() => undefined, (error: unknown) => error as StoreError);
+      for (const id of ['😀'.slice(0, 1), '😀'.slice(1), 'a\udc00b', '\ud800\ud800']) {
+        const refused = await failure(() => store.commit({ writes: [put(ITEMS, { id, group: 'lone' })] }));
+        expect(refused).toBeInstanceOf(StoreError);
+        expect(refused!.reason).toBe('record/invalid-id');
+        expect(refused!.message).toContain('not well-formed UTF-16');
+        expect((await failure(() => store.get(ITEMS, id)))?.reason).toBe('record/invalid-id');
+        expect((await failure(() => store.commit({ writes: [del(ITEMS, id)] })))?.reason).toBe('record/invalid-id');
+        expect((await failure(() => store.commit({ expect: [{ collectionId: ITEMS, id, version: null }] })))?.reason).toBe('record/invalid-id');
+      }
+      expect((await store.get(ITEMS, '\ufffd')).record).toEqual({ id: '\ufffd', group: 'replacement character' });
+      expect((await store.get(ITEMS, '😀')).record).toEqual({ id: '😀', group: 'pair' });
+      expect(ids((await store.list(ITEMS)).records)).toEqual(['\ufffd', '😀']);
+    });
+
     it('fills the page after the read filter, bounds the scan, and continues from where the scan stopped', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       const items = Array.from({ length: 50 }, (_, i) => ({ id: `i${String(i).padStart(2, '0')}`, group: 'g', score: i }));
