@@ -145,6 +145,55 @@ function stringBody(text: string, truncate: boolean): Buffer {
   return taggedString(0, text, truncate).subarray(1);
 }
 
+/**
+ * The length of the one whole component at `offset` of `key` that a field of type `kind` can hold: a value of that
+ * type or null, or, for a record id (`recordId`), a string that is neither null nor cut. 0 when the bytes there are
+ * not such a component (another type, or cut short). Checks cursors: a position must be whole components only.
+ */
+export function componentLength(key: Buffer, offset: number, kind: Exclude<KeyValue['kind'], 'null'>, direction: Direction, recordId = false): number {
+  // The byte at `i` as the ascending encoding has it, or -1 past the end.
+  const at = (i: number) => (i >= key.length ? -1 : direction === 'asc' ? key[i]! : 0xff - key[i]!);
+  const tag = at(offset);
+  if (tag === TAG.null && !recordId) return 1;
+  if (tag !== TAG[kind]) return 0;
+  let end: number;
+  switch (kind) {
+    case 'string':
+      end = stringBodyEnd(at, offset + 1, !recordId);
+      break;
+    case 'number':
+      end = offset + 9;
+      break;
+    case 'boolean':
+      end = at(offset + 1) === 0 || at(offset + 1) === 1 ? offset + 2 : -1;
+      break;
+    case 'publicKey':
+      end = offset + 65;
+      break;
+    case 'reference': {
+      const collectionEnd = stringBodyEnd(at, offset + 1, true);
+      end = collectionEnd < 0 ? -1 : stringBodyEnd(at, collectionEnd, true);
+      break;
+    }
+  }
+  return end > offset && end <= key.length ? end - offset : 0;
+}
+
+/** Where the string body that starts at `start` ends (just after its terminator), or -1 when it has none. */
+function stringBodyEnd(at: (i: number) => number, start: number, mayBeCut: boolean): number {
+  for (let i = start; ; i++) {
+    const byte = at(i);
+    if (byte === -1) return -1;
+    if (byte !== 0x00) continue;
+    const next = at(i + 1);
+    if (next === 0xff) {
+      i++; // an escaped 0x00 of the text
+      continue;
+    }
+    return next === 0x01 || (next === 0x02 && mayBeCut) ? i + 2 : -1;
+  }
+}
+
 export function invert(bytes: Buffer): Buffer {
   const out = Buffer.alloc(bytes.length);
   for (let i = 0; i < bytes.length; i++) out[i] = 0xff - bytes[i]!;

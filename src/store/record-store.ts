@@ -343,7 +343,7 @@ export class RecordStore {
     const requestCursor = hasAfter || hasBefore ? ((backward ? query.before : query.after) as string) : undefined;
     const scanReverse = plan.reverse !== backward;
     if (requestCursor !== undefined) {
-      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index.id)]);
+      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index)]);
       if (!scanReverse) gte = maxKey(gte, keySuccessor(position));
       else lt = minKey(lt, position);
     }

@@ -362,6 +362,52 @@ export function conformance(backend: Backend): void {
       expect(ids((await store.list(ITEMS)).records)).toEqual(['\ufffd', '😀']);
     });
 
+    it('refuses a cursor cut short or extended, on every kind of index, and still takes the real ones', async () => {
+      const { store } = await fresh([PEOPLE, personLayout]);
+      await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });
+      const queries: ListQuery[] = [
+        {}, // the primary index: the id alone
+        { sort: [['id', 'desc']] },
+        { sort: [['name', 'asc']] }, // string
+        { sort: [['age', 'desc']] }, // number, read backwards
+        { sort: [['active', 'asc']] }, // boolean (and null)
+        { sort: [['owner', 'asc']] }, // PublicKey
+        { sort: [['boss', 'asc']] }, // reference
+        { where: { name: 'Ann' }, sort: [['age', 'desc']] }, // compound, with a descending field
+        { where: { 'info.city': 'Oslo' }, sort: [['age', 'asc']] }, // compound, on a nested path
+      ];
+      const refused = (query: ListQuery) =>
+        store.list(PEOPLE, query).then(
+          () => 'accepted',
+          (error: StoreError) => error.reason,
+        );
+      for (const query of queries) {
+        const all = ids((await store.list(PEOPLE, query)).records);
+        for (const start of [1, 3]) {
+          const page = await store.list(PEOPLE, { ...query, limit: start });
+          const { after, before } = page.cursor as { after: string; before: string };
+          const read = page.records.length;
+          // The real cursors work, both ways.
+          expect(ids((await store.list(PEOPLE, { ...query, after })).records)).toEqual(all.slice(read));
+          expect(ids((await store.list(PEOPLE, { ...query, before: after })).records)).toEqual(all.slice(0, read - 1));
+          expect(ids((await store.list(PEOPLE, { ...query, after: before })).records)).toEqual(all.slice(1));
+          for (const cursor of [after, before]) {
+            expect(await refused({ ...query, after: cursor.slice(0, -3) })).toBe('indexer/invalid-cursor');
+            expect(await refused({ ...query, after: cursor + 'AAAA' })).toBe('indexer/invalid-cursor');
+            expect(await refused({ ...query, before: cursor.slice(0, -3) })).toBe('indexer/invalid-cursor');
+            // Every byte count short of the whole position, and one byte more of any kind.
+            const bytes = Buffer.from(cursor, 'base64url');
+            for (let length = 9; length < bytes.length; length++) {
+              expect(await refused({ ...query, after: bytes.subarray(0, length).toString('base64url') })).toBe('indexer/invalid-cursor');
+            }
+            for (const extra of [0x00, 0x01, 0x02, 0xff]) {
+              expect(await refused({ ...query, after: Buffer.concat([bytes, Buffer.of(extra)]).toString('base64url') })).toBe('indexer/invalid-cursor');
+            }
+          }
+        }
+      }
+    });
+
     it('fills the page after the read filter, bounds the scan, and continues from where the scan stopped', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       const items = Array.from({ length: 50 }, (_, i) => ({ id: `i${String(i).padStart(2, '0')}`, group: 'g', score: i }));

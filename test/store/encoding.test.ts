@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeTuple, encodeValue, MAX_INDEXED_STRING_BYTES, publicKeyBytes, queryKeyValue, type Direction, type KeyValue } from '../../src/store/index.ts';
-import { decodeU64, encodeString, encodeU64 } from '../../src/store/encoding.ts';
+import { componentLength, decodeU64, encodeString, encodeU64 } from '../../src/store/encoding.ts';
 
 // The order values should have, written independently of the encoding.
 const KIND_ORDER: KeyValue['kind'][] = ['null', 'string', 'number', 'boolean', 'publicKey', 'reference'];
@@ -58,6 +58,27 @@ describe('key encoding', () => {
       );
     });
   }
+
+  it('measures one whole component of a field type (cursor checks): never a part of one, never the next one', () => {
+    const typed = fc.constantFrom<Exclude<KeyValue['kind'], 'null'>>('string', 'number', 'boolean', 'publicKey', 'reference').chain((kind) =>
+      fc.tuple(fc.constant(kind), fc.oneof(valueOf[kind], valueOf.null, fc.string({ minLength: MAX_INDEXED_STRING_BYTES - 2, maxLength: 300 }).map((value): KeyValue => ({ kind: 'string', value })))),
+    );
+    fc.assert(
+      fc.property(typed, fc.constantFrom<Direction>('asc', 'desc'), anyValue, ([kind, value], direction, next) => {
+        const bytes = encodeValue(value, direction);
+        const fits = value.kind === kind || value.kind === 'null';
+        // Followed by another component, as in a key: the length is this component's alone.
+        const key = Buffer.concat([Buffer.of(0x7e), bytes, encodeValue(next, direction)]);
+        expect(componentLength(key, 1, kind, direction)).toBe(fits ? bytes.length : 0);
+        for (let cut = 0; cut < bytes.length; cut++) expect(componentLength(bytes.subarray(0, cut), 0, kind, direction)).toBe(0);
+        // A record id: a whole string only, neither null nor cut.
+        const id = value.kind === 'string' ? encodeValue(value, direction, false) : bytes;
+        expect(componentLength(id, 0, 'string', direction, true)).toBe(value.kind === 'string' ? id.length : 0);
+        if (value.kind === 'string' && id.length !== bytes.length) expect(componentLength(bytes, 0, 'string', direction, true)).toBe(0);
+      }),
+      { numRuns: 1000 },
+    );
+  });
 
   it('orders values of different types by type tag: null < string < number < boolean < PublicKey < reference', () => {
     fc.assert(
