@@ -5,6 +5,7 @@ export {
   retryOnConflict,
   DEFAULT_LIMIT,
   DEFAULT_SCAN_LIMIT,
+  DEFAULT_PAGE_BYTES,
   MAX_LIMIT,
   type CommitRequest,
   type DefineOptions,
@@ -26,7 +27,7 @@ export {
 export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 export { SqliteKv, openSqlite, type SqliteOptions } from './sqlite.ts';
 export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
-export type { KvStore, KvEntry, KvOp, ScanOptions, TransactionBody } from './kv.ts';
+export type { KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';
 export { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
 export { ChangeFeed, MAX_WAIT_MS, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';

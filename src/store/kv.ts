@@ -27,6 +27,14 @@ export interface ScanOptions {
   readonly limit: number;
 }
 
+export interface TextScanOptions extends ScanOptions {
+  /**
+   * Stop after the text that brings the UTF-8 bytes of the texts returned to this many or more (so at least one
+   * text comes back when the range has an entry): a page of large records is never all in memory at once.
+   */
+  readonly maxBytes?: number;
+}
+
 export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: number) => { ops: KvOp[]; result: T };
 
 export interface KvStore {
@@ -44,7 +52,7 @@ export interface KvStore {
    * 8-byte version), without the keys. A page of records then needs no buffer per entry: SQLite builds the
    * strings itself, about four times faster than handing over two buffers a row.
    */
-  scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]>;
+  scanText(range: KeyRange, options: TextScanOptions, skip: number): Promise<string[]>;
   count(range: KeyRange): Promise<number>;
   /** Runs one serialised transaction (see above); resolves with the body's result and the commit timestamp. */
   transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }>;

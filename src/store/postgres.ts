@@ -9,7 +9,7 @@ import pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -38,7 +38,7 @@ export class PostgresKv implements KvStore {
   readonly table: string;
   readonly #channel: string;
   readonly #events = new EventEmitter();
-  readonly #sql: Record<'get' | 'clock' | 'reads' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc', string>;
+  readonly #sql: Record<'get' | 'clock' | 'reads' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc' | 'scanTextBoundedAsc' | 'scanTextBoundedDesc', string>;
   #listener: pg.Client | undefined;
   #closed = false;
   #reconnectTimer: NodeJS.Timeout | undefined;
@@ -53,6 +53,10 @@ export class PostgresKv implements KvStore {
     this.#events.setMaxListeners(0);
     const t = table;
     const range = 'key >= $1 AND key < $2';
+    const scanTextBounded = (order: 'ASC' | 'DESC') =>
+      `SELECT substring(value from $4::int) AS text FROM (` +
+      `SELECT key, value, coalesce(sum(octet_length(value) - $4::int + 1) OVER (ORDER BY key ${order} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before ` +
+      `FROM ${t} WHERE ${range} ORDER BY key ${order} LIMIT $3) page WHERE before < $5::bigint ORDER BY key ${order}`;
     this.#sql = {
       get: `SELECT value FROM ${t} WHERE key = $1`,
       clock: `SELECT value FROM ${t} WHERE key = $1 FOR UPDATE`,
@@ -63,6 +67,10 @@ export class PostgresKv implements KvStore {
       // Only the value, from byte $4 on (counting from 1): no keys to send.
       scanTextAsc: `SELECT substring(value from $4::int) AS text FROM ${t} WHERE ${range} ORDER BY key ASC LIMIT $3`,
       scanTextDesc: `SELECT substring(value from $4::int) AS text FROM ${t} WHERE ${range} ORDER BY key DESC LIMIT $3`,
+      // The same, up to the entry whose text brings them to $5 bytes: each entry's bytes before it are summed from
+      // the lengths PostgreSQL keeps with each value, and only the values kept are read.
+      scanTextBoundedAsc: scanTextBounded('ASC'),
+      scanTextBoundedDesc: scanTextBounded('DESC'),
     };
   }
 
@@ -143,15 +151,16 @@ export class PostgresKv implements KvStore {
     return result.rows.map((row) => ({ key: row.key, value: row.value }));
   }
 
-  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]> {
-    const name = options.reverse ? 'scanTextDesc' : 'scanTextAsc';
+  async scanText(range: KeyRange, options: TextScanOptions, skip: number): Promise<string[]> {
+    const bounded = options.maxBytes !== undefined && options.maxBytes !== Infinity;
+    const name = bounded ? (options.reverse ? 'scanTextBoundedDesc' : 'scanTextBoundedAsc') : options.reverse ? 'scanTextDesc' : 'scanTextAsc';
     // In binary format a BYTEA arrives as its raw bytes, with no hexadecimal (twice the size) to send and decode;
     // `pg` hands them over already decoded as UTF-8 (`toString` also covers a version that gives a Buffer).
     // (`binary` is a query option of `pg` that its type declarations leave out.)
     const query: pg.QueryConfig & { binary: boolean } = {
       name: `${this.table}_${name}`,
       text: this.#sql[name],
-      values: [range.gte, range.lt, options.limit, skip + 1],
+      values: bounded ? [range.gte, range.lt, options.limit, skip + 1, Math.ceil(options.maxBytes!)] : [range.gte, range.lt, options.limit, skip + 1],
       binary: true,
     };
     const result = await this.pool.query<{ text: string | Buffer }>(query);

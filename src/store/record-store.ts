@@ -2,7 +2,8 @@
 //
 // - `defineCollection` stores a collection's layout and (re)builds its indexes.
 // - `get` and `list` read; `list` plans the query onto one index range, pages with cursors, applies the
-//   caller's read filter while filling the page, and bounds how many entries one request scans.
+//   caller's read filter while filling the page, and bounds how many entries one request scans and how many bytes
+//   of records one page holds.
 // - `commit` writes several records of several collections atomically, with their index entries, the change
 //   log, optimistic version checks and a replay-protection claim, all in one transaction.
 // - `waitForChange` answers long-polls from the change feed.
@@ -39,6 +40,13 @@ export type { JsonObject } from './index-entries.ts';
 export { DEFAULT_LIMIT, MAX_LIMIT } from './validation.ts';
 /** How many index entries one list request may read, unless the caller says otherwise. */
 export const DEFAULT_SCAN_LIMIT = 5000;
+/**
+ * How many bytes of record text (UTF-8) one list page may hold, unless the store or the caller says otherwise. A
+ * page ends at the first record that brings it to this size, before `limit`: 1,000 records of 1 MB would make an
+ * answer longer than a string can be (and about 2 GB of memory). Its `after` cursor is that record, so the next
+ * page goes on from there. Pages of ordinary records never come near it.
+ */
+export const DEFAULT_PAGE_BYTES = 32 * 1024 * 1024;
 
 export interface ListQuery {
   readonly where?: unknown;
@@ -54,6 +62,8 @@ export type ReadFilter = (record: JsonObject) => boolean | Promise<boolean>;
 export interface ListOptions {
   /** The most index entries to read for this request (default 5000, never less than the limit). */
   readonly scanLimit?: number;
+  /** The page ends at the record that brings its texts to this many bytes (default: the store's `pageBytes`). */
+  readonly pageBytes?: number;
 }
 
 export interface ListResult {
@@ -141,6 +151,8 @@ export interface StoreOptions {
   readonly changeRetentionMs?: number;
   /** Forget expired signature claims and old change-log entries after this many commits (default 1000). */
   readonly housekeepingEvery?: number;
+  /** The byte budget of a list page's record texts (default DEFAULT_PAGE_BYTES, 32 MiB). */
+  readonly pageBytes?: number;
 }
 
 export class RecordStore {
@@ -149,6 +161,7 @@ export class RecordStore {
   readonly #layouts = new Map<string, { bytes: Buffer; indexes: CollectionIndexes }>();
   readonly #retentionMs: number;
   readonly #housekeepingEvery: number;
+  readonly #pageBytes: number;
   #commitsSinceHousekeeping = 0;
 
   constructor(kv: KvStore, options: StoreOptions = {}) {
@@ -156,6 +169,7 @@ export class RecordStore {
     this.changes = new ChangeFeed(kv);
     this.#retentionMs = options.changeRetentionMs ?? 24 * 60 * 60 * 1000;
     this.#housekeepingEvery = options.housekeepingEvery ?? 1000;
+    this.#pageBytes = byteBudget(options.pageBytes ?? DEFAULT_PAGE_BYTES);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -349,7 +363,10 @@ export class RecordStore {
     }
 
     const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
+    const pageBytes = byteBudget(options.pageBytes ?? this.#pageBytes);
     const records: T[] = [];
+    /** The UTF-8 bytes of the texts of the records in the page. */
+    let bytes = 0;
     const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
     // The first and last entries read. An entry's key is a function of the record it holds (the commit that
     // replaces a record relies on that to find its old entries), so the keys the cursors and the next range need
@@ -358,22 +375,29 @@ export class RecordStore {
     let last: string | undefined;
     const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
     let scanned = 0;
-    while (records.length < limit && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
+    while (records.length < limit && bytes < pageBytes && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
       // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
       // with them, at least 32 entries a round, as some may be left out.
       const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
-      // Index entries hold a copy of the record, so a page is one range read, however large the collection.
-      const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want }, RECORD_JSON_START);
+      // Index entries hold a copy of the record, so a page is one range read, however large the collection. The
+      // read stops at the rest of the byte budget too, so it never holds much more than a page's worth of texts.
+      const maxBytes = pageBytes - bytes;
+      const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
+      let bytesRead = 0;
       for (const text of texts) {
         scanned++;
         first ??= text;
         last = text;
+        const size = Buffer.byteLength(text);
+        bytesRead += size;
         const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
         if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
         records.push(output(text, parsed));
-        if (records.length === limit) break;
+        bytes += size;
+        if (records.length === limit || bytes >= pageBytes) break;
       }
-      if (texts.length < want || last === undefined) break;
+      // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
+      if ((texts.length < want && bytesRead < maxBytes) || last === undefined) break;
       const lastKey = keyOf(last);
       if (!scanReverse) gte = keySuccessor(lastKey);
       else lt = lastKey;
@@ -586,6 +610,11 @@ function parseStoredLayout(bytes: Buffer): StoredLayout {
 
 function layoutChanged(collectionId: string): ConflictError {
   return new ConflictError(`the layout of collection "${collectionId}" changed while its indexes were being built`, collectionId, '');
+}
+
+/** A page byte budget: at least 1 (NaN too), so that a page always holds a record when there is one. */
+function byteBudget(bytes: number): number {
+  return bytes >= 1 ? bytes : 1;
 }
 
 function maxKey(a: Buffer, b: Buffer): Buffer {

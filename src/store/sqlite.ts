@@ -26,7 +26,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
@@ -54,6 +54,8 @@ const MAX_BATCH = 64;
 const CHECKPOINT_EVERY = 64;
 /** The WAL size (pages) at which the main connection checkpoints by itself (SQLite's default is 1000). */
 const WAL_LIMIT_PAGES = 10_000;
+/** Byte-bounded text scans of at most this many rows first sum the rows' lengths (see scanText). */
+const SUM_FIRST_MAX_ROWS = 128;
 
 export class SqliteKv implements KvStore {
   readonly backend = 'sqlite';
@@ -66,6 +68,7 @@ export class SqliteKv implements KvStore {
   readonly #count: Database.Statement<[Buffer, Buffer]>;
   readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
   readonly #scanText: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
+  readonly #textBytes: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
   readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
   #queue: Job[] = [];
   /** The transaction whose writes made the running batch fail (see #commit). */
@@ -107,6 +110,14 @@ export class SqliteKv implements KvStore {
         .prepare<[number, Buffer, Buffer, number]>(`SELECT CAST(substr(value, ? + 1) AS TEXT) FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT CAST(? AS INTEGER)`)
         .pluck();
     this.#scanText = { asc: scanText('ASC'), desc: scanText('DESC') };
+    // The UTF-8 bytes those texts would take, from the lengths SQLite keeps with the rows (no value is read).
+    const textBytes = (order: 'ASC' | 'DESC') =>
+      this.db
+        .prepare<[number, Buffer, Buffer, number]>(
+          `SELECT coalesce(sum(bytes), 0) FROM (SELECT length(value) - ? AS bytes FROM kv WHERE key >= ? AND key < ? ORDER BY key ${order} LIMIT CAST(? AS INTEGER))`,
+        )
+        .pluck();
+    this.#textBytes = { asc: textBytes('ASC'), desc: textBytes('DESC') };
     this.#batch = this.db.transaction((jobs: readonly Job[]) => {
       let last = clockTimestamp(this.#get.get(clockKey) as Buffer | undefined);
       const outcomes: Outcome[] = [];
@@ -154,8 +165,24 @@ export class SqliteKv implements KvStore {
     return rows.map(([key, value]) => ({ key, value }));
   }
 
-  async scanText(range: KeyRange, options: ScanOptions, skip: number): Promise<string[]> {
-    return this.#scanText[options.reverse ? 'desc' : 'asc'].all(skip, range.gte, range.lt, options.limit) as string[];
+  async scanText(range: KeyRange, options: TextScanOptions, skip: number): Promise<string[]> {
+    const order = options.reverse ? 'desc' : 'asc';
+    const args = [skip, range.gte, range.lt, options.limit] as const;
+    const maxBytes = options.maxBytes ?? Infinity;
+    // `all` builds every text at once; a row at a time (to stop at the budget) costs about 0.2 µs a row more, a
+    // sixth of a list of 100. So a short read whose rows' lengths say they fit is read with `all`. Longer reads
+    // skip that check: it walks every row the read could return, far past the page when records are large.
+    if (maxBytes === Infinity || (options.limit <= SUM_FIRST_MAX_ROWS && (this.#textBytes[order].get(...args) as number) <= maxBytes)) {
+      return this.#scanText[order].all(...args) as string[];
+    }
+    const texts: string[] = [];
+    let bytes = 0;
+    for (const text of this.#scanText[order].iterate(...args) as IterableIterator<string>) {
+      texts.push(text);
+      bytes += Buffer.byteLength(text);
+      if (bytes >= maxBytes) break;
+    }
+    return texts;
   }
 
   async count(range: KeyRange): Promise<number> {

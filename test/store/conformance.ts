@@ -408,6 +408,76 @@ export function conformance(backend: Backend): void {
       }
     });
 
+    it('scans texts up to a byte budget: stops after the text that reaches it, never before the first', async () => {
+      const { db } = await fresh();
+      const key = (i: number) => Buffer.from(`test/${String(i).padStart(2, '0')}`);
+      // Each value: 2 bytes to skip, then a text of 100 bytes, 'é' counting two of them.
+      const text = (i: number) => String(i).padStart(2, '0') + 'é' + 'x'.repeat(96);
+      await db.kv.transact([], () => ({
+        ops: Array.from({ length: 20 }, (_, i) => ({ kind: 'put' as const, key: key(i), value: Buffer.concat([Buffer.of(7, 7), Buffer.from(text(i))]) })),
+        result: undefined,
+      }));
+      const range = { gte: key(0), lt: key(20) };
+      const texts = (limit: number, maxBytes?: number, reverse = false) => db.kv.scanText(range, { limit, maxBytes, reverse }, 2);
+      const all = Array.from({ length: 20 }, (_, i) => text(i));
+      expect(await texts(20)).toEqual(all);
+      expect(await texts(20, 2000)).toEqual(all); // exactly the budget
+      expect(await texts(20, 1_000_000)).toEqual(all);
+      expect(await texts(20, 1000)).toEqual(all.slice(0, 10));
+      expect(await texts(20, 1001)).toEqual(all.slice(0, 11));
+      expect(await texts(20, 999)).toEqual(all.slice(0, 10));
+      expect(await texts(20, 1)).toEqual(all.slice(0, 1));
+      expect(await texts(5, 1000)).toEqual(all.slice(0, 5)); // the count bounds it first
+      expect(await texts(20, 250, true)).toEqual(all.slice(17).reverse());
+      expect(await texts(20, 2000, true)).toEqual([...all].reverse());
+    });
+
+    it('ends a page once its record texts reach the byte budget, and pages on through every record once, both ways', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      // Texts of different sizes, one larger than the whole budget.
+      const items = Array.from({ length: 30 }, (_, i) => ({ id: `i${String(i).padStart(2, '0')}`, group: i % 3 === 0 ? 'big' : 'small', score: i, pad: 'x'.repeat(i === 7 ? 5000 : 100 * (i % 5)) }));
+      await store.commit({ writes: items.map((r) => put(ITEMS, r)) });
+      const budget = 1000;
+      const bytes = (texts: readonly string[]) => texts.reduce((sum, t) => sum + Buffer.byteLength(t), 0);
+      for (const query of [{}, { sort: [['score', 'desc']] }, { where: { group: 'big' } }, { where: { score: { $gte: 3 } } }] as ListQuery[]) {
+        for (const readFilter of [undefined, (record: JsonObject) => (record.score as number) % 2 === 0]) {
+          const expected = (await store.listJson(ITEMS, { ...query, limit: 1000 }, readFilter)).records;
+          expect(bytes(expected)).toBeGreaterThan(budget);
+          const forward: string[] = [];
+          let after: string | null = null;
+          for (let guard = 0; guard < 100; guard++) {
+            const page = await store.listJson(ITEMS, { ...query, limit: 1000, ...(after ? { after } : {}) }, readFilter, { pageBytes: budget });
+            if (page.records.length === 0) break;
+            // The page stops at the first record that brings it to the budget, and holds at least one.
+            expect(bytes(page.records.slice(0, -1))).toBeLessThan(budget);
+            if (forward.length + page.records.length < expected.length) expect(bytes(page.records)).toBeGreaterThanOrEqual(budget);
+            forward.push(...page.records);
+            after = page.cursor.after;
+          }
+          expect(forward).toEqual(expected);
+          // Backwards from the last entry of the range (the cursor is the last entry read, readable or not).
+          const last = await store.listJson(ITEMS, { ...query, limit: 1000 }, readFilter);
+          const lastEntry = (await store.listJson(ITEMS, { ...query, limit: 1000 })).records.at(-1);
+          const expectedBackward = expected.filter((text) => text !== lastEntry);
+          const backward: string[] = [];
+          let before = last.cursor.after;
+          for (let guard = 0; guard < 100; guard++) {
+            const page = await store.listJson(ITEMS, { ...query, limit: 1000, before }, readFilter, { pageBytes: budget });
+            if (page.records.length === 0) break;
+            expect(bytes(page.records.slice(1))).toBeLessThan(budget);
+            if (backward.length + page.records.length < expectedBackward.length) expect(bytes(page.records)).toBeGreaterThanOrEqual(budget);
+            backward.unshift(...page.records);
+            before = page.cursor.before;
+          }
+          expect(backward).toEqual(expectedBackward);
+        }
+      }
+      // One record larger than the budget is a page of its own; the default budget holds them all.
+      const big = await store.list(ITEMS, { limit: 1000, after: (await store.list(ITEMS, { limit: 7 })).cursor.after }, undefined, { pageBytes: budget });
+      expect(ids(big.records)).toEqual(['i07']);
+      expect((await store.list(ITEMS, { limit: 1000 })).records).toHaveLength(30);
+    });
+
     it('fills the page after the read filter, bounds the scan, and continues from where the scan stopped', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       const items = Array.from({ length: 50 }, (_, i) => ({ id: `i${String(i).padStart(2, '0')}`, group: 'g', score: i }));
