@@ -7,8 +7,8 @@
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
-import type { Layout, RecordStore } from '../store/index.ts';
-import { notFound } from './errors.ts';
+import { MAX_COLLECTION_ID_BYTES, type Layout, type RecordStore } from '../store/index.ts';
+import { invalidArgument, notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
 
 export interface UserCollection {
@@ -59,9 +59,17 @@ export class CollectionRegistry {
     return cached !== undefined && cached.checkedAt === clock ? cached.collection : undefined;
   }
 
-  /** The collection, or 404 `collection/not-found`. `clock`, when given, is the store's clock read just before. */
+  /**
+   * The collection, or 404 `collection/not-found` (400 `collection/invalid-id` for an id too long for the store).
+   * `clock`, when given, is the store's clock read just before.
+   */
   async resolve(collectionId: string, clock?: number): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
+    // Checked first: such an id would otherwise be looked up as a record id of the meta collection, whose own
+    // limit is larger, and reported as not found or as an invalid record id.
+    if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
+      throw invalidArgument('collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
+    }
     const cached = this.#cache.get(collectionId);
     // While the stamp is unchanged, no schema record changed, and the schema record itself (its code and AST are
     // the largest value in the store) need not be read. The stamp is read first: a schema committed between the

@@ -324,3 +324,14 @@ describe('record arguments of a sibling collection from another namespace', () =
     expect((await s.record('site/Doc', 'd1')).json).toEqual(before.json);
   });
 });
+
+describe('collection ids over the store\'s limit in a path', () => {
+  it('are reported as collection/invalid-id on a list and on a get, not as an invalid record id', async () => {
+    for (const length of [300, 600]) {
+      const collection = `ns%2F${'a'.repeat(length)}`;
+      expectError(await s.get(`/v0/collections/${collection}/records`), 400, 'collection/invalid-id', /longer than 256 bytes/);
+      expectError(await s.get(`/v0/collections/${collection}/records/r1`), 400, 'collection/invalid-id', /longer than 256 bytes/);
+      expectError(await s.post(`/v0/collections/${collection}/records/r1/call/f`, { args: [] }), 400, 'collection/invalid-id', /longer than 256 bytes/);
+    }
+  });
+});
