@@ -4,6 +4,8 @@
 // changes a schema record writes, so a schema updated through another process sharing the database takes effect
 // here on the next request; a get skips even that read when the store's clock, which it reads anyway and which
 // every commit by any process advances, has not moved since the schema was last found current.
+// The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
+// so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
@@ -30,18 +32,41 @@ export interface MetaCollection {
 
 export type ResolvedCollection = UserCollection | MetaCollection;
 
+/** How many characters of schema code the registry keeps compiled (about 4 MiB). */
+export const DEFAULT_SCHEMA_CACHE_CHARS = 4 * 1024 * 1024;
+
+export interface CollectionRegistryOptions {
+  /** The cache's budget: the total length of the cached schemas' code (default `DEFAULT_SCHEMA_CACHE_CHARS`). */
+  cacheChars?: number;
+}
+
+interface CacheEntry {
+  code: string;
+  stamp: number;
+  checkedAt: number | undefined;
+  collection: UserCollection;
+}
+
 const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
 
 export class CollectionRegistry {
   readonly #store: RecordStore;
   /**
    * `stamp`: the meta collection's change stamp when the entry was last found current; `checkedAt`: the store's
-   * clock read before that stamp was last found unchanged (see `cachedAt`).
+   * clock read before that stamp was last found unchanged (see `cachedAt`). In order of use, least recent first.
    */
-  readonly #cache = new Map<string, { code: string; stamp: number; checkedAt: number | undefined; collection: UserCollection }>();
+  readonly #cache = new Map<string, CacheEntry>();
+  readonly #cacheBudget: number;
+  #cachedChars = 0;
 
-  constructor(store: RecordStore) {
+  constructor(store: RecordStore, options: CollectionRegistryOptions = {}) {
     this.#store = store;
+    this.#cacheBudget = options.cacheChars ?? DEFAULT_SCHEMA_CACHE_CHARS;
+  }
+
+  /** The total length of the cached schemas' code. */
+  get cachedChars(): number {
+    return this.#cachedChars;
   }
 
   /** Defines the meta collection's layout in the store (idempotent; several processes may do it). */
@@ -56,7 +81,9 @@ export class CollectionRegistry {
   cachedAt(collectionId: string, clock: number): ResolvedCollection | undefined {
     if (collectionId === META_COLLECTION_ID) return META;
     const cached = this.#cache.get(collectionId);
-    return cached !== undefined && cached.checkedAt === clock ? cached.collection : undefined;
+    if (cached === undefined || cached.checkedAt !== clock) return undefined;
+    this.#touch(collectionId, cached);
+    return cached.collection;
   }
 
   /**
@@ -77,13 +104,14 @@ export class CollectionRegistry {
     const stamp = await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID });
     if (cached && cached.stamp === stamp) {
       cached.checkedAt = clock;
+      this.#touch(collectionId, cached);
       return cached.collection;
     }
     const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
     const code = record?.code;
     if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
-    this.#cache.set(collectionId, { code, stamp, checkedAt: clock, collection });
+    this.#remember(collectionId, { code, stamp, checkedAt: clock, collection });
     return collection;
   }
 
@@ -99,7 +127,31 @@ export class CollectionRegistry {
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
   async install(checked: CheckedCollection): Promise<void> {
     await this.#ensureLayout(checked.collectionId, checked.layout);
-    this.#cache.delete(checked.collectionId);
+    this.#forget(checked.collectionId);
+  }
+
+  /** Marks the entry as the most recently used (a Map iterates in insertion order). */
+  #touch(collectionId: string, entry: CacheEntry): void {
+    this.#cache.delete(collectionId);
+    this.#cache.set(collectionId, entry);
+  }
+
+  /** Caches the entry, then evicts the least recently used others while over budget (the new one always stays). */
+  #remember(collectionId: string, entry: CacheEntry): void {
+    this.#forget(collectionId);
+    this.#cache.set(collectionId, entry);
+    this.#cachedChars += entry.code.length;
+    for (const [oldest] of this.#cache) {
+      if (this.#cachedChars <= this.#cacheBudget || oldest === collectionId) break;
+      this.#forget(oldest);
+    }
+  }
+
+  #forget(collectionId: string): void {
+    const entry = this.#cache.get(collectionId);
+    if (entry === undefined) return;
+    this.#cache.delete(collectionId);
+    this.#cachedChars -= entry.code.length;
   }
 
   async #load(collectionId: string, code: string): Promise<UserCollection> {

@@ -2,6 +2,7 @@
 export { buildApp, DEFAULT_BODY_LIMIT, type AppOptions } from './app.ts';
 export { startServer, openStore, installSchemaFiles, type ServerOptions, type RunningServer } from './server.ts';
 export { RecordService, type RecordServiceOptions } from './records.ts';
+export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
 export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from './errors.ts';
 export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema } from './meta-collection.ts';
 export { authenticate, type Caller } from './signature.ts';

@@ -32,6 +32,8 @@ export interface RecordServiceOptions {
   limits?: Partial<ExecutionLimits>;
   /** How many times a write is run again after a concurrent change to what it read (default 100). */
   maxAttempts?: number;
+  /** The schema cache's budget in characters of schema code (default `DEFAULT_SCHEMA_CACHE_CHARS`, 4 MiB). */
+  schemaCacheChars?: number;
 }
 
 export interface GetAnswer {
@@ -48,7 +50,7 @@ export class RecordService {
 
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
     this.store = store;
-    this.collections = new CollectionRegistry(store);
+    this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
   }

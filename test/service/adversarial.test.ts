@@ -1,10 +1,15 @@
 // An adversarial review over real HTTP: inputs meant to crash, hang or exhaust the service, or to slip past
 // its checks. Each must get a clear error (which part, what was expected) and change nothing, and the server
 // must answer the next request at once.
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
+import { RecordService } from '../../src/service/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS, errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
 const SCHEMA = `
@@ -332,6 +337,60 @@ describe('collection ids over the store\'s limit in a path', () => {
       expectError(await s.get(`/v0/collections/${collection}/records`), 400, 'collection/invalid-id', /longer than 256 bytes/);
       expectError(await s.get(`/v0/collections/${collection}/records/r1`), 400, 'collection/invalid-id', /longer than 256 bytes/);
       expectError(await s.post(`/v0/collections/${collection}/records/r1/call/f`, { args: [] }), 400, 'collection/invalid-id', /longer than 256 bytes/);
+    }
+  });
+});
+
+describe('the schema cache is bounded by the length of the cached schemas\' code', () => {
+  const schema = (name: string, field: string) => `@public collection ${name} { id: string; ${field}?: string; constructor (id: string) { this.id = id; } }`;
+
+  it('loading a collection past the budget evicts the least recently used one, which still works and is loaded again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vellum-schema-lru-'));
+    const stores = [openSqliteStore(join(dir, 'db.sqlite')), openSqliteStore(join(dir, 'db.sqlite'))];
+    try {
+      const a = schema('A', 'x');
+      // Room for one of the two schemas, not both.
+      const service = new RecordService(stores[0]!, { schemaCacheChars: a.length + 10 });
+      const other = new RecordService(stores[1]!);
+      await service.initialise();
+      await other.initialise();
+      await service.installSchema('ns/A', a);
+      await service.installSchema('ns/B', schema('B', 'y'));
+      await service.create('ns/A', ['a1'], {});
+      await service.create('ns/B', ['b1'], {});
+
+      const first = await service.get('ns/A', 'a1', {});
+      expect(service.collections.cachedAt('ns/A', first.timestamp)).toBeDefined();
+      await service.get('ns/B', 'b1', {});
+      expect(service.collections.cachedAt('ns/A', first.timestamp)).toBeUndefined();
+      expect(service.collections.cachedAt('ns/B', first.timestamp)).toBeDefined();
+      expect(service.collections.cachedChars).toBeLessThanOrEqual(a.length + 10);
+
+      // The evicted collection answers as before (loaded again, evicting B), and a schema changed meanwhile by
+      // another connection is the one it loads.
+      expect(JSON.parse((await service.get('ns/A', 'a1', {})).json)).toEqual({ id: 'a1' });
+      expect(service.collections.cachedAt('ns/B', first.timestamp)).toBeUndefined();
+      await other.installSchema('ns/B', schema('B', 'z').replace('@public ', ''));
+      await expect(service.get('ns/B', 'b1', {})).rejects.toMatchObject({ reason: 'unauthorized' });
+      expect((await service.list('ns/A', {}, {})).records).toEqual(['{"id":"a1"}']);
+    } finally {
+      for (const store of stores) await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('keeps the collection just loaded even when it alone is over the budget', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      const service = new RecordService(store, { schemaCacheChars: 1 });
+      await service.initialise();
+      await service.installSchema('ns/A', schema('A', 'x'));
+      await service.create('ns/A', ['a1'], {});
+      const { timestamp } = await service.get('ns/A', 'a1', {});
+      expect(service.collections.cachedAt('ns/A', timestamp)).toBeDefined();
+      expect(service.collections.cachedChars).toBe(schema('A', 'x').length);
+    } finally {
+      await store.close();
     }
   });
 });
