@@ -11,12 +11,12 @@ import {
   execute,
   recordArguments,
   type ExecutionLimits,
-  type PermissionLoader,
   type WireRecord,
 } from '../runtime/index.ts';
 import { ConflictError, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
+import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import {
   META_COLLECTION_ID,
   META_RECORD,
@@ -34,6 +34,8 @@ export interface RecordServiceOptions {
   maxAttempts?: number;
   /** The schema cache's budget in characters of schema code (default `DEFAULT_SCHEMA_CACHE_CHARS`, 4 MiB). */
   schemaCacheChars?: number;
+  /** How many records one request's permission checks may load (default `MAX_REQUEST_DELEGATE_LOADS`, 10,000). */
+  delegateLoadsPerRequest?: number;
 }
 
 export interface GetAnswer {
@@ -47,12 +49,14 @@ export class RecordService {
   readonly collections: CollectionRegistry;
   readonly #limits: Partial<ExecutionLimits>;
   readonly #maxAttempts: number;
+  readonly #delegateLoadsPerRequest: number;
 
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
     this.store = store;
     this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
+    this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
   }
 
   initialise(): Promise<void> {
@@ -74,14 +78,18 @@ export class RecordService {
     // The clock just read tells the registry whether anything was committed since it last checked the schema.
     const collection = this.collections.cachedAt(collectionId, timestamp) ?? (await this.collections.resolve(collectionId, timestamp));
     if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
-    if (!collection.publicRead && !(await this.#canRead(collection, JSON.parse(text) as JsonObject, caller))) throw unauthorized('unauthorized read');
+    if (!collection.publicRead && !(await this.#canRead(collection, JSON.parse(text) as JsonObject, caller, this.#requestLoader('fail')))) {
+      throw unauthorized('unauthorized read');
+    }
     return { json: text, timestamp };
   }
 
   /** A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     const collection = await this.collections.resolve(collectionId);
-    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller);
+    // Past the request's budget of delegate loads, the records that need more are left out of the page.
+    const loader = this.#requestLoader('absent');
+    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
     return this.store.listJson(collectionId, query, filter);
   }
 
@@ -99,7 +107,7 @@ export class RecordService {
     const collection = await this.#userCollection(collectionId);
     this.#checkFunction(collection, 'constructor', args);
     return this.#retry(async () => {
-      const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller);
+      const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail'));
       const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
       if (!result.ok) throw fromRuntimeError(result.error);
       const { record, changed } = result.transition;
@@ -128,9 +136,10 @@ export class RecordService {
     return this.#retry(async () => {
       const { record: current, version } = await this.store.get(collectionId, id);
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
-      const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, this.#loader);
+      const loader = this.#requestLoader('fail');
+      const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
       if (!permission.allowed) throw unauthorized(permission.message);
-      const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller);
+      const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller, loader);
       const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
       if (!result.ok) throw fromRuntimeError(result.error);
       const { record, deleted, changed } = result.transition;
@@ -229,6 +238,7 @@ export class RecordService {
     functionName: string,
     args: readonly unknown[],
     caller: Caller,
+    loader: RequestLoader,
   ): Promise<{ args: unknown[]; versions: Map<string, number> }> {
     const requests = recordArguments(collection.compiled, functionName, args);
     if (!requests.ok) throw fromRuntimeError(requests.error);
@@ -240,25 +250,22 @@ export class RecordService {
       if (!target) throw missing();
       const { record, version } = await this.store.get(request.collectionId, request.id);
       if (!record || version === null) throw missing();
-      if (!(await this.#canRead(target, record, caller))) throw unauthorized('unauthorized read');
+      if (!(await this.#canRead(target, record, caller, loader))) throw unauthorized('unauthorized read');
       versions.set(key(request.collectionId, request.id), version);
       loaded[request.index] = { collectionId: request.collectionId, id: request.id, data: record };
     }
     return { args: loaded, versions };
   }
 
-  #canRead(collection: ResolvedCollection, record: JsonObject, caller: Caller): Promise<boolean> | boolean {
+  #canRead(collection: ResolvedCollection, record: JsonObject, caller: Caller, loader: RequestLoader): Promise<boolean> | boolean {
     if (collection.publicRead) return true;
-    return canRead(collection.kind === 'user' ? collection.compiled : collection.node, record as WireRecord, caller.publicKey, this.#loader);
+    return canRead(collection.kind === 'user' ? collection.compiled : collection.node, record as WireRecord, caller.publicKey, loader.load);
   }
 
-  readonly #loader: PermissionLoader = async (collectionId, id) => {
-    const collection = await this.collections.find(collectionId);
-    if (!collection) return null;
-    const { record } = await this.store.get(collectionId, id);
-    if (!record) return null;
-    return { collection: collection.kind === 'user' ? collection.compiled : collection.node, record: record as WireRecord };
-  };
+  /** The loader of one request's permission checks (see permission-loader.ts). */
+  #requestLoader(overBudget: OverBudget): RequestLoader {
+    return new RequestLoader(this.collections, this.store, this.#delegateLoadsPerRequest, overBudget);
+  }
 
   /**
    * Commits the writes with the signature claim. A conflict on `creating` (the new record's id is taken) is 409

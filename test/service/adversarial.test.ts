@@ -6,10 +6,10 @@ import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/index.ts';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { RecordService } from '../../src/service/index.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
+import { openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { KEYS, errorOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
 const SCHEMA = `
@@ -392,5 +392,72 @@ describe('the schema cache is bounded by the length of the cached schemas\' code
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('permission checks over a list share what they load', () => {
+  const USERS = `
+@public
+collection User {
+  id: string;
+  @delegate key: PublicKey;
+  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }
+}
+collection Doc {
+  id: string;
+  @read owners: User[];
+  constructor (id: string, owners: User[]) { this.id = id; this.owners = owners; }
+  touch () { }
+}`;
+  const alice = { publicKey: publicKeyOf(KEYS.alice) };
+  const bob = { publicKey: publicKeyOf(KEYS.bob) };
+  const user = (id: string) => ({ collectionId: 'ns/User', id });
+
+  let store: RecordStore;
+  async function serviceWith(options: ConstructorParameters<typeof RecordService>[1] = {}): Promise<RecordService> {
+    store = openSqliteStore(':memory:');
+    const service = new RecordService(store, options);
+    await service.initialise();
+    await service.installSchema('ns/User', USERS);
+    await service.installSchema('ns/Doc', USERS);
+    return service;
+  }
+  /** Counts the store reads of User records (the delegate loads; every read of a record goes through getJson). */
+  function countUserLoads(): () => number {
+    const getJson = vi.spyOn(store, 'getJson');
+    return () => getJson.mock.calls.filter(([collectionId]) => collectionId === 'ns/User').length;
+  }
+  afterEach(() => store.close());
+
+  it('a list over records that delegate to the same users loads each user once', async () => {
+    const service = await serviceWith();
+    for (const id of ['u1', 'u2', 'u3']) await service.create('ns/User', [id], id === 'u3' ? alice : bob);
+    for (let i = 0; i < 20; i++) await service.create('ns/Doc', [`d${i}`, [user('u1'), user('u2'), user('u3')]], {});
+    const loads = countUserLoads();
+    expect((await service.list('ns/Doc', {}, alice)).records).toHaveLength(20);
+    expect(loads()).toBe(3);
+    // Each request loads afresh (bob's key is u1's, found at the first owner).
+    expect((await service.list('ns/Doc', {}, bob)).records).toHaveLength(20);
+    expect(loads()).toBe(4);
+  });
+
+  it('past the per-request budget of delegate loads a list leaves the records out, and a get or call is a 400', async () => {
+    const service = await serviceWith({ delegateLoadsPerRequest: 5 });
+    for (let i = 0; i < 7; i++) await service.create('ns/User', [`u${i}`], i >= 5 ? alice : bob);
+    await service.create('ns/Doc', ['d0', [user('u3'), user('u4'), user('u5')]], {});
+    await service.create('ns/Doc', ['d1', [user('u0'), user('u1'), user('u5')]], {});
+    await service.create('ns/Doc', ['d2', [user('u6')]], {});
+    await service.create('ns/Doc', ['d3', [0, 1, 2, 3, 4, 6].map((i) => user(`u${i}`))], {});
+    // d0 follows 3 references (alice's key is u5's); d1 the other 2 of the budget, and its third (alice's u5,
+    // loaded before) is past it; so are d2's and d3's. Only d0 is listed.
+    expect((await service.list('ns/Doc', {}, alice)).records.map((text) => JSON.parse(text).id)).toEqual(['d0']);
+    // A get is a request of its own, with a budget of its own.
+    expect(JSON.parse((await service.get('ns/Doc', 'd1', alice)).json).id).toBe('d1');
+    expect(JSON.parse((await service.get('ns/Doc', 'd2', alice)).json).id).toBe('d2');
+    const exceeded = { code: 'failed-precondition', reason: 'permission/limit-exceeded', message: expect.stringMatching(/follows more than 5 records through @delegate references/) };
+    await expect(service.get('ns/Doc', 'd3', alice)).rejects.toMatchObject(exceeded);
+    await expect(service.call('ns/Doc', 'd3', 'touch', [], alice)).rejects.toMatchObject(exceeded);
+    // A caller the walk denies within the budget is still denied as before.
+    await expect(service.get('ns/Doc', 'd2', { publicKey: publicKeyOf(KEYS.carol) })).rejects.toMatchObject({ reason: 'unauthorized' });
   });
 });
