@@ -100,6 +100,7 @@ function build(program: Program, node: Collection, collectionId: string, source:
       declaration,
       parameterCount: declaration.parameters.length,
       slotCount: 0,
+      nestingDepth: 0,
       body: () => 0,
     });
   }

@@ -26,7 +26,8 @@ import {
 import { fastBinary, isFastOperator, type Operand } from './binary.ts';
 import { runtimeBuiltins, type BuiltinCall, type RuntimeBuiltin } from './builtins.ts';
 import { RuntimeFault, describeValue, jsFault, limitFault } from './errors.ts';
-import { GAS } from './limits.ts';
+import { CALL_NESTING_LEVELS, GAS, MAX_NESTING_LEVELS } from './limits.ts';
+import { nestingOf, type Nesting } from './nesting.ts';
 import {
   add,
   compare,
@@ -65,13 +66,26 @@ export interface CompiledFunction {
   declaration: FunctionDeclaration;
   parameterCount: number;
   slotCount: number;
+  /** The tree depth of the body (see nesting.ts). */
+  nestingDepth: number;
   body: Exec;
 }
 
-/** Calls a function of the collection on `self` (the entry call and `this.f(...)`). */
-export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction, args: readonly unknown[]): unknown {
+/**
+ * Calls a function of the collection on `self` (the entry call and `this.f(...)`); `siteDepth` is the tree
+ * depth of the call in the caller's body. The nesting of the calls in progress, counted in tree levels, must
+ * stay within MAX_NESTING_LEVELS, so that no call depends on the size of the host's stack.
+ */
+export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction, args: readonly unknown[], siteDepth = 0): unknown {
   if (st.depth >= st.limits.maxCallDepth) {
     throw limitFault(`call depth limit exceeded: more than ${st.limits.maxCallDepth} nested calls of collection functions`);
+  }
+  const outerNesting = st.nesting;
+  const nesting = outerNesting + siteDepth + CALL_NESTING_LEVELS;
+  if (nesting + fn.nestingDepth > MAX_NESTING_LEVELS) {
+    throw limitFault(
+      `nesting limit exceeded: the calls in progress would nest statements and expressions ${nesting + fn.nestingDepth} levels deep, more than ${MAX_NESTING_LEVELS} (each call counts ${CALL_NESTING_LEVELS}, plus the depth of the call in its function and the depth of the function called)`,
+    );
   }
   if ((st.gas -= GAS.call) < 0) throw outOfGas(st);
   // Built by push so the array is packed (no holes): slot reads stay on V8's fast path.
@@ -82,7 +96,9 @@ export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction,
   const frame = new Frame(self, st, slots);
   const caller = st.at;
   st.depth++;
+  st.nesting = nesting;
   const completion = fn.body(frame);
+  st.nesting = outerNesting;
   st.depth--;
   st.at = caller;
   return completion === RETURN ? frame.ret : undefined;
@@ -182,6 +198,7 @@ function constant(value: unknown): Eval {
 export class FunctionCompiler {
   private nextSlot = 0;
   private scope: Scope;
+  private readonly nesting: Nesting;
 
   constructor(
     private readonly functions: ReadonlyMap<string, CompiledFunction>,
@@ -192,6 +209,7 @@ export class FunctionCompiler {
     private readonly fast = true,
   ) {
     this.scope = new Scope(null);
+    this.nesting = nestingOf(declaration.body);
     for (const parameter of declaration.parameters) {
       this.scope.names.set(parameter.name.name, { slot: this.nextSlot++, constant: false, initialized: true });
     }
@@ -201,6 +219,7 @@ export class FunctionCompiler {
     target.body = this.block(this.declaration.body);
     target.slotCount = this.nextSlot;
     target.parameterCount = this.declaration.parameters.length;
+    target.nestingDepth = this.nesting.depth;
   }
 
   // -------------------------------------------------------------------------------------------
@@ -767,7 +786,9 @@ export class FunctionCompiler {
       const name = callee.property.name;
       if (callee.object.kind === 'this') {
         const target = this.functions.get(name);
-        if (target) return (f) => invoke(f.st, f.self, target, evalArgs(f));
+        // (A call node the walk did not see counts as deep as the deepest one.)
+        const siteDepth = this.nesting.callSites.get(e) ?? this.nesting.depth;
+        if (target) return (f) => invoke(f.st, f.self, target, evalArgs(f), siteDepth);
         return (f) => {
           evalArgs(f);
           throw jsFault(`${calleeText} is not a function`);

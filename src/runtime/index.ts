@@ -12,7 +12,7 @@ export {
 } from './execute.ts';
 export { recordArguments, type RecordArgumentRequest } from './references.ts';
 export { canCall, canRead, type CallPermission, type PermissionLoader, type LoadedRecord } from './permissions.ts';
-export { DEFAULT_LIMITS, MAX_GAS, GAS, type ExecutionLimits } from './limits.ts';
+export { DEFAULT_LIMITS, MAX_GAS, MAX_NESTING_LEVELS, GAS, type ExecutionLimits } from './limits.ts';
 export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';

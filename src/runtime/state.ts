@@ -12,6 +12,8 @@ export class ExecState {
   // frequent write of the interpreter, needs no boxing. Measured: about 17% off a push/splice loop.
   gas = 0;
   depth = 0;
+  /** Tree levels below the running function's body: the calls in progress, where each was made (see invoke). */
+  nesting = 0;
   selfdestructed = false;
   /** The statement running now, for the position of an error: an index into `spans`, or -1. */
   at = -1;
