@@ -23,7 +23,7 @@ import type {
   VariableDeclaration,
 } from './ast.ts';
 
-/** Below body.ts's MAX_TREE_DEPTH by far: deeper bodies go to acorn, which reports them. */
+/** Below body.ts's MAX_TREE_DEPTH: deeper bodies go to acorn, which reports them. */
 const MAX_DEPTH = 200;
 
 /** Words that are keywords, reserved or contextual somewhere in JavaScript: never plain names here. */

@@ -5,7 +5,8 @@ import { checkSchema, compileCollection, execute, hasErrors } from '../../src/in
 
 export const NESTED_BODIES: Record<string, string> = {
   unary: `if (n <= 0) { return 1; } return ${'- '.repeat(250)}this.f(n - 1);`,
-  statements: `if (n <= 0) { return 1; } ${'if (n > 0) '.repeat(250)}return this.f(n - 1); return 0;`,
+  // Near the parser's MAX_TREE_DEPTH (300): the checker and the compiler must not overflow either.
+  statements: `if (n <= 0) { return 1; } ${'if (n > 0) '.repeat(294)}return this.f(n - 1); return 0;`,
   loops: `if (n <= 0) { return 1; } let a = [1]; ${'for (const v of a) '.repeat(120)}${'for (let i = 0; i < 1; i++) '.repeat(120)}return this.f(n - 1); return 0;`,
   builtinCalls: `if (n <= 0) { return 1; } return ${'Math.abs('.repeat(190)}this.f(n - 1)${')'.repeat(190)};`,
   methodCalls: `if (n <= 0) { return 1; } return ${"'a'.concat(".repeat(190)}this.f(n - 1).toString()${')'.repeat(190)}.length;`,

@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { MAX_TREE_DEPTH } from '../../src/lang/index.ts';
 import { CALL_NESTING_LEVELS, MAX_NESTING_LEVELS } from '../../src/runtime/limits.ts';
 import { NESTED_BODIES, boundaryOf, runNested } from './nesting-cases.ts';
 
@@ -25,6 +26,12 @@ describe('the nesting budget', () => {
     expect(deepest).toBe(3);
     expect(runNested(unary, deepest)).toBe('ok 1'); // 250 minuses: an even number
     expect(runNested(unary, deepest + 1)).toMatch(LIMIT);
+  });
+
+  it('a body nesting deeper than the parser takes is a diagnostic, not a run', () => {
+    expect(runNested(`${'if (n > 0) '.repeat(MAX_TREE_DEPTH)}return 1; return 0;`, 1)).toBe(
+      `check: nesting too deep: at most ${MAX_TREE_DEPTH} levels of statements and expressions`,
+    );
   });
 
   it('leaves ordinary recursion to the call depth limit', () => {
