@@ -22,7 +22,7 @@ function run(body: string, returnType: string): unknown {
 
 describe('compile time is linear in the depth of an expression', () => {
   it('a 90-link chain of members and method calls', () => {
-    // (300 links, as before, nest deeper than a body may: see the nesting budget in nesting.test.ts.)
+    // (300 links, as before, nest deeper than the parser takes: MAX_TREE_DEPTH, see nesting.test.ts.)
     const chain = "'abc'" + '.length.toString()'.repeat(90);
     expect(run(`return ${chain};`, 'string')).toBe('1');
   });
