@@ -381,22 +381,29 @@ export function genericToWire(value: unknown, ancestors: Set<unknown> = new Set(
  * holds one large string many times is measured without being serialised.
  */
 export function jsonLongerThan(value: JsonValue | undefined, limit: number): boolean {
-  let size = 0;
-  const visit = (v: JsonValue | undefined): boolean => {
-    if (typeof v === 'string') size += v.length + 2;
-    else if (Array.isArray(v)) {
-      size += 2 + v.length;
-      for (let i = 0; i < v.length; i++) if (visit(v[i])) return true;
-    } else if (typeof v === 'object' && v !== null) {
-      size += 2;
-      for (const key of Object.keys(v)) {
-        size += key.length + 4;
-        if (visit(v[key])) return true;
-      }
-    } else size += 1;
-    return size > limit;
-  };
-  return visit(value);
+  return jsonSizeUpTo(value, 0, limit) > limit;
+}
+
+/**
+ * `size` plus the JSON length of `value` (the lower bound above), or a partial sum once it passes `limit`. A
+ * module-level function rather than a closure: it runs after every call, and tsx names each closure it creates.
+ */
+function jsonSizeUpTo(value: JsonValue | undefined, size: number, limit: number): number {
+  if (typeof value === 'string') return size + value.length + 2;
+  if (Array.isArray(value)) {
+    size += 2 + value.length;
+    for (let i = 0; i < value.length && size <= limit; i++) size = jsonSizeUpTo(value[i], size, limit);
+    return size;
+  }
+  if (typeof value === 'object' && value !== null) {
+    size += 2;
+    for (const key of Object.keys(value)) {
+      if (size > limit) break;
+      size = jsonSizeUpTo(value[key], size + key.length + 4, limit);
+    }
+    return size;
+  }
+  return size + 1;
 }
 
 /** Deep equality of two wire values (key order does not matter). */
