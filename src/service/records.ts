@@ -15,6 +15,7 @@ import {
 } from '../runtime/index.ts';
 import { ConflictError, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import {
@@ -84,13 +85,17 @@ export class RecordService {
     return { json: text, timestamp };
   }
 
-  /** A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). */
+  /**
+   * A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). Its
+   * cursors carry the query, which a request giving only a cursor goes on with (see cursor.ts).
+   */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     const collection = await this.collections.resolve(collectionId);
     // Past the request's budget of delegate loads, the records that need more are left out of the page.
     const loader = this.#requestLoader('absent');
     const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
-    return this.store.listJson(collectionId, query, filter);
+    const resumed = resumeQuery(query);
+    return withQuery(await this.store.listJson(collectionId, resumed, filter), resumed);
   }
 
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */

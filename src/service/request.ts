@@ -132,10 +132,15 @@ function jsonParameter(name: string, text: string | undefined, expected: 'object
   }
   const ok = expected === 'array' ? Array.isArray(value) : typeof value === 'object' && value !== null && !Array.isArray(value);
   if (!ok) throw invalidArgument('request/invalid-query', `query parameter "${name}" must be a JSON ${expected}`);
-  if (nestedDeeperThan(value, MAX_QUERY_DEPTH)) {
+  if (!withinQueryDepth(value)) {
     throw invalidArgument('request/invalid-query', `query parameter "${name}" is nested more than ${MAX_QUERY_DEPTH} levels deep`);
   }
   return value;
+}
+
+/** Whether a where or sort value nests at most MAX_QUERY_DEPTH levels (also checked on a cursor's query). */
+export function withinQueryDepth(value: unknown): boolean {
+  return !nestedDeeperThan(value, MAX_QUERY_DEPTH);
 }
 
 function longPollOf(since: string | undefined, waitFor: string | undefined): LongPoll | undefined {
