@@ -131,7 +131,10 @@ export function compare(st: ExecState, operator: RelationalOperator, a: unknown,
 // Property access
 
 function readFault(target: unknown, key: unknown): never {
-  throw jsFault(`Cannot read properties of ${String(target)} (reading ${describeValue(key, 40)})`);
+  // V8's wording, which Polybase's messages had: the key in single quotes, a number's too.
+  const plain = typeof key === 'string' || typeof key === 'number';
+  const name = plain ? String(key) : describeValue(key, 40);
+  throw jsFault(`Cannot read properties of ${String(target)} (reading '${name.length > 40 ? `${name.slice(0, 39)}…` : name}')`);
 }
 
 /** `target.name` for a name written in the program. */

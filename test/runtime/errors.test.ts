@@ -27,8 +27,8 @@ describe('errors raised by the program', () => {
 
 describe('faults', () => {
   it.each([
-    [`let o = {}; return o.a.b;`, "Cannot read properties of undefined (reading \"b\")"],
-    [`let o = null; return o[1];`, 'Cannot read properties of null (reading 1)'],
+    [`let o = {}; return o.a.b;`, "Cannot read properties of undefined (reading 'b')"],
+    [`let o = null; return o[1];`, "Cannot read properties of null (reading '1')"],
     [`let u; u.x = 1;`, 'Cannot set properties of undefined (setting "x")'],
     [`let s = 'abc'; s.x = 1;`, 'Cannot create property "x" on string "abc"'],
     [`return missing;`, 'missing is not defined'],
@@ -45,7 +45,7 @@ describe('faults', () => {
     [`for (const x of 5) {}`, '5 is not iterable'],
     [`let a = []; a['x'] = 1;`, 'invalid array index "x"'],
     [`ctx.publicKey = 1;`, 'Cannot assign to ctx.publicKey'],
-    [`let u; if (u.length > 1) {}`, 'Cannot read properties of undefined (reading "length")'],
+    [`let u; if (u.length > 1) {}`, "Cannot read properties of undefined (reading 'length')"],
   ])('%s', (text, message) => {
     expect(error(text)).toMatchObject({ reason: 'function/javascript-exception', message: `JavaScript exception error: ${message}` });
   });

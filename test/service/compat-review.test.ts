@@ -143,3 +143,30 @@ collection Secret {
     expect(shown).not.toContain('launch code');
   });
 });
+
+describe('JavaScript exception messages', () => {
+  // Polybase ran bodies in V8, whose message quotes the property read with single quotes, numbers included:
+  // "Cannot read properties of undefined (reading 'length')". Vellum said (reading "length") and (reading 3).
+  const FAULTS = `
+@public
+collection Fault {
+  id: string;
+  constructor (id: string) { this.id = id; }
+  element () { const list = [this.id]; const n = list[3].length; }
+  index () { const list = [this.id]; const rows = [list]; const n = rows[2][0]; }
+}
+`;
+
+  it('a read of a property of undefined says which property as V8 does', async () => {
+    await s.createCollection('review/Fault', FAULTS);
+    expect((await s.create('review/Fault', ['f'])).status).toBe(200);
+    expect(errorOf(await s.call('review/Fault', 'f', 'element', []))).toEqual({
+      code: 'failed-precondition',
+      reason: 'function/javascript-exception',
+      message: "JavaScript exception error: Cannot read properties of undefined (reading 'length')",
+    });
+    expect(errorOf(await s.call('review/Fault', 'f', 'index', []))?.message).toBe(
+      "JavaScript exception error: Cannot read properties of undefined (reading '0')",
+    );
+  });
+});
