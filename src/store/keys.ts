@@ -6,6 +6,7 @@
 //   0x00 'log' timestamp(u64) [part(u64)]         -> JSON Change[] of that commit (the change log), in parts
 //   0x00 'stamp' coll                             -> u64 timestamp of the last change in the collection
 //   0x00 'time'                                   -> u64 the last commit timestamp (the commit lock in SQL)
+//   0x00 'cursor-key'                             -> 32 random bytes: the AES-256 key of sealed cursors (cursor.ts)
 //   0x10 coll id                                  -> u64 version (the commit timestamp) + record JSON
 //   0x11 coll index(8 bytes) value... id          -> a copy of the record's value (a covering index)
 //   0x13 coll id                                  -> u64 timestamp of the record's deletion
@@ -35,6 +36,9 @@ export const MAX_COLLECTION_ID_BYTES = 256;
 export const MAX_RECORD_ID_BYTES = 512;
 
 export const clockKey = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('time')]);
+
+/** Made once per database by the first list that needs it; every server sharing the database uses the same. */
+export const cursorKeyKey = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('cursor-key')]);
 
 /** The timestamp the clock key's value holds: the last commit's, or 0 before the first commit. */
 export function clockTimestamp(value: Buffer | undefined): number {

@@ -8,9 +8,10 @@
 //   log, optimistic version checks and a replay-protection claim, all in one transaction.
 // - `waitForChange` answers long-polls from the change feed.
 
+import { randomBytes } from 'node:crypto';
 import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
 import { ChangeFeed, changeLogEntries, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
-import { decodeCursor, encodeCursor } from './cursor.ts';
+import { CURSOR_KEY_BYTES, decodeCursor, encodeCursor, isSealedCursor } from './cursor.ts';
 import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError } from './errors.ts';
 import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
 import {
@@ -19,6 +20,7 @@ import {
   clockTimestamp,
   collectionChangedKey,
   collectionIndexesPrefix,
+  cursorKeyKey,
   indexPrefix,
   layoutKey,
   prefixRange,
@@ -163,6 +165,8 @@ export class RecordStore {
   readonly #housekeepingEvery: number;
   readonly #pageBytes: number;
   #commitsSinceHousekeeping = 0;
+  /** The key of sealed cursors, read (or made) by the first list that needs it. */
+  #cursorKey: Promise<Buffer> | undefined;
 
   constructor(kv: KvStore, options: StoreOptions = {}) {
     this.kv = kv;
@@ -356,8 +360,11 @@ export class RecordStore {
     const backward = hasBefore;
     const requestCursor = hasAfter || hasBefore ? ((backward ? query.before : query.after) as string) : undefined;
     const scanReverse = plan.reverse !== backward;
+    // With a read filter, the entries read may be the caller's to see or not: the cursors are sealed. A sealed
+    // request cursor is opened whether or not this request has a filter (the caller's permissions may change).
+    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
     if (requestCursor !== undefined) {
-      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index)]);
+      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index, sealKey)]);
       if (!scanReverse) gte = maxKey(gte, keySuccessor(position));
       else lt = minKey(lt, position);
     }
@@ -407,12 +414,34 @@ export class RecordStore {
       records.reverse();
       [first, last] = [last, first];
     }
-    const position = (text: string) => encodeCursor(plan.index.id, keyOf(text).subarray(prefix.length));
+    const position = (text: string) => encodeCursor(plan.index.id, keyOf(text).subarray(prefix.length), readFilter ? sealKey : undefined);
     const cursor =
       first !== undefined && last !== undefined
         ? { before: position(first), after: position(last) }
         : { before: requestCursor ?? null, after: requestCursor ?? null };
     return { records, cursor, timestamp };
+  }
+
+  /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */
+  #sealKey(): Promise<Buffer> {
+    this.#cursorKey ??= this.#loadCursorKey().catch((error: unknown) => {
+      this.#cursorKey = undefined; // the next list tries again
+      throw error;
+    });
+    return this.#cursorKey;
+  }
+
+  async #loadCursorKey(): Promise<Buffer> {
+    const stored = await this.kv.get(cursorKeyKey);
+    if (stored) return stored;
+    // Servers racing to make it all end with the one committed first: the transaction reads the key under the
+    // commit lock, and writes its own only if there is none yet. (A transaction that writes nothing still
+    // advances the clock, as defineCollection's with an unchanged layout does; this one runs once per database.)
+    const fresh = randomBytes(CURSOR_KEY_BYTES);
+    const { result } = await this.kv.transact([cursorKeyKey], ([current]) =>
+      current ? { ops: [], result: current } : { ops: [{ kind: 'put', key: cursorKeyKey, value: fresh }], result: fresh },
+    );
+    return result;
   }
 
   // -------------------------------------------------------------------------------------------------------
