@@ -4,7 +4,6 @@
 // paging neither skips nor repeats records, whatever the sort, filter or direction. A cursor is taken only when
 // its position is exactly one whole key component per field of the index, the record id last: a cursor cut short
 // or extended is refused like any other that the service did not hand out.
-
 //
 // A cursor of a list that ran with a read filter is sealed (AES-256-GCM, under a key kept in the store: every
 // server sharing the database seals and opens alike): its position is the key of an index entry, which holds the

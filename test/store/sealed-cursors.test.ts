@@ -1,0 +1,232 @@
+// Sealed cursors (src/store/cursor.ts): a list that runs with a read filter hands out cursors that show nothing
+// of the index entries they point at, still pages past runs of unreadable entries, refuses a tampered or foreign
+// sealed cursor, and is opened alike by every store sharing the database. Lists without a read filter keep plain
+// cursors. On SQLite (two connections to one file) and on PostgreSQL (two stores on one table).
+
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { openPostgresStore, openSqliteStore, RecordStore, StoreError, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
+import { isSealedCursor } from '../../src/store/cursor.ts';
+import { cursorKeyKey } from '../../src/store/keys.ts';
+import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { itemLayout } from './schemas.ts';
+
+const ITEMS = 'ns/Item';
+
+interface Backend {
+  readonly name: string;
+  /** A new, empty database, and a way to open another store on it (as another server would). */
+  fresh(): Promise<() => Promise<RecordStore>>;
+}
+
+function sealedCursorSuite(backend: Backend): void {
+  describe(`sealed cursors on ${backend.name}`, () => {
+    const open: RecordStore[] = [];
+    afterEach(async () => {
+      await Promise.all(open.splice(0).map((s) => s.close()));
+    });
+    async function database(): Promise<() => Promise<RecordStore>> {
+      const opener = await backend.fresh();
+      return async () => {
+        const store = await opener();
+        open.push(store);
+        return store;
+      };
+    }
+
+    /** Items i00..i(n-1), each with a secret-looking group, the score its number. */
+    const items = (n: number): JsonObject[] =>
+      Array.from({ length: n }, (_, i) => ({ id: `i${String(i).padStart(2, '0')}`, group: 'secret', score: i }));
+    async function storeWith(n: number): Promise<RecordStore> {
+      const store = await (await database())();
+      await store.defineCollection(ITEMS, itemLayout);
+      await store.commit({ writes: items(n).map((record) => ({ kind: 'put' as const, collectionId: ITEMS, record })) });
+      return store;
+    }
+    const ids = (records: readonly JsonObject[]) => records.map((r) => r.id as string);
+    const latin1 = (cursor: string | null) => Buffer.from(cursor ?? '', 'base64url').toString('latin1');
+    const invalidCursor = async (attempt: Promise<unknown>) => {
+      const error = await attempt.then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(StoreError);
+      expect((error as StoreError).status).toBe(400);
+      expect((error as StoreError).reason).toBe('indexer/invalid-cursor');
+    };
+    const nobody: ReadFilter = () => false;
+    const everyone: ReadFilter = () => true;
+
+    it('seals both cursors of a list with a read filter, and shows nothing of the entries read', async () => {
+      const store = await storeWith(5);
+      for (const readFilter of [nobody, everyone]) {
+        const page = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, readFilter);
+        expect(isSealedCursor(page.cursor.before) && isSealedCursor(page.cursor.after)).toBe(true);
+        expect(page.cursor.before).toMatch(/^[A-Za-z0-9_-]+$/); // base64url: never a dot, which the service appends
+        expect(latin1(page.cursor.before) + latin1(page.cursor.after)).not.toMatch(/secret|i0/);
+      }
+      // The same list without a read filter: plain cursors (version byte 1, the index id, the entry's key).
+      const plain = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 });
+      expect(isSealedCursor(plain.cursor.before) || isSealedCursor(plain.cursor.after)).toBe(false);
+      expect(Buffer.from(plain.cursor.after!, 'base64url')[0]).toBe(1);
+      expect(latin1(plain.cursor.after)).toContain('i01');
+      // Two sealed cursors of one position differ (a fresh IV each), so they cannot be compared either.
+      const again = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, everyone);
+      const once = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, everyone);
+      expect(again.cursor.after).not.toBe(once.cursor.after);
+      // Keys of different lengths (i00 and a 40-character id) seal to cursors of the same length: padded.
+      await store.commit({ writes: [{ kind: 'put', collectionId: ITEMS, record: { id: 'x'.repeat(40), group: 'secret', score: 100 } }] });
+      const all = await store.list(ITEMS, { limit: 1000 }, everyone);
+      expect(ids(all.records).at(-1)).toBe('x'.repeat(40));
+      expect(all.cursor.after!.length).toBe(all.cursor.before!.length);
+    });
+
+    it('pages forward and backward through every readable record once, in order, across runs of unreadable entries longer than the scan bound', async () => {
+      const store = await storeWith(100);
+      // Every 7th record is readable (i03, i10, … i94): runs of 6 unreadable entries, against a scan bound of 3
+      // entries a request. The first and last entries (i00, i99) are unreadable in either order.
+      const readFilter: ReadFilter = (record) => (record.score as number) % 7 === 3;
+      const options = { scanLimit: 3 };
+      const queries: [ListQuery, number[]][] = [
+        [{}, items(100).map((r) => r.score as number)],
+        [{ where: { group: 'secret' }, sort: [['score', 'desc']] }, items(100).map((r) => r.score as number).reverse()],
+      ];
+      for (const [query, order] of queries) {
+        const readable = order.filter((score) => score % 7 === 3).map((score) => `i${String(score).padStart(2, '0')}`);
+        const forward: string[] = [];
+        let after: string | null = null;
+        let emptyPages = 0;
+        for (let guard = 0; guard < 500; guard++) {
+          const page = await store.list(ITEMS, { ...query, limit: 2, ...(after ? { after } : {}) }, readFilter, options);
+          forward.push(...ids(page.records));
+          if (page.cursor.after === after) break; // nothing read: the request's cursor comes back
+          expect(isSealedCursor(page.cursor.after)).toBe(true);
+          if (page.records.length === 0) emptyPages++;
+          after = page.cursor.after;
+        }
+        expect(forward).toEqual(readable);
+        expect(emptyPages).toBeGreaterThan(0);
+
+        // Back from the end (the last cursor, at the last entry).
+        const backward: string[] = [];
+        let before = after!;
+        for (let guard = 0; guard < 500; guard++) {
+          const page = await store.list(ITEMS, { ...query, limit: 2, before }, readFilter, options);
+          backward.unshift(...ids(page.records));
+          if (page.cursor.before === before) break;
+          expect(isSealedCursor(page.cursor.before)).toBe(true);
+          before = page.cursor.before!;
+        }
+        expect(backward).toEqual(readable);
+      }
+    });
+
+    it('accepts a sealed cursor without a read filter, and a plain one with a filter (permissions may change between pages)', async () => {
+      const store = await storeWith(6);
+      const sealed = await store.list(ITEMS, { limit: 2 }, everyone);
+      expect(ids((await store.list(ITEMS, { limit: 2, after: sealed.cursor.after })).records)).toEqual(['i02', 'i03']);
+      const plain = await store.list(ITEMS, { limit: 2 });
+      const next = await store.list(ITEMS, { limit: 2, after: plain.cursor.after }, everyone);
+      expect(ids(next.records)).toEqual(['i02', 'i03']);
+      expect(isSealedCursor(next.cursor.after)).toBe(true);
+      // A sealed cursor of another query's index is refused as a plain one is.
+      await invalidCursor(store.list(ITEMS, { where: { group: 'secret' }, after: sealed.cursor.after }, everyone));
+    });
+
+    it('refuses a tampered sealed cursor (a flipped byte, cut short, extended) and one sealed by another database', async () => {
+      const store = await storeWith(6);
+      const cursor = (await store.list(ITEMS, { limit: 2 }, everyone)).cursor.after!;
+      const bytes = Buffer.from(cursor, 'base64url');
+      const mangled: string[] = [];
+      for (let i = 0; i < bytes.length; i++) {
+        const flipped = Buffer.from(bytes);
+        flipped[i]! ^= 0x01;
+        mangled.push(flipped.toString('base64url'));
+      }
+      mangled.push(bytes.subarray(0, bytes.length - 1).toString('base64url'), bytes.subarray(0, 20).toString('base64url'), cursor.slice(0, -1));
+      mangled.push(Buffer.concat([bytes, Buffer.of(0)]).toString('base64url'), `${cursor}AA`);
+      for (const bad of mangled) {
+        await invalidCursor(store.list(ITEMS, { limit: 2, after: bad }, everyone));
+        await invalidCursor(store.list(ITEMS, { limit: 2, before: bad }));
+      }
+      // The cursor still works: nothing above was a lucky one.
+      expect(ids((await store.list(ITEMS, { limit: 2, after: cursor }, everyone)).records)).toEqual(['i02', 'i03']);
+
+      const other = await storeWith(6);
+      const foreign = (await other.list(ITEMS, { limit: 2 }, everyone)).cursor.after!;
+      await invalidCursor(store.list(ITEMS, { limit: 2, after: foreign }, everyone));
+      await invalidCursor(other.list(ITEMS, { limit: 2, after: cursor }));
+    });
+
+    it('gives every store of one database the same key, even when they make it at the same time', async () => {
+      const opener = await database();
+      const a = await opener();
+      await a.defineCollection(ITEMS, itemLayout);
+      await a.commit({ writes: items(6).map((record) => ({ kind: 'put' as const, collectionId: ITEMS, record })) });
+      const b = await opener();
+      expect(await a.kv.get(cursorKeyKey)).toBeUndefined();
+      // Each store's read of the key is held until both have read it: both find none, and both try to make one.
+      let arrived = 0;
+      let release = () => {};
+      const together = new Promise<void>((resolve) => (release = resolve));
+      const reads = [a, b].map((store) => {
+        const get = store.kv.get.bind(store.kv);
+        return vi.spyOn(store.kv, 'get').mockImplementation(async (key) => {
+          const value = await get(key);
+          if (key.equals(cursorKeyKey) && ++arrived === 2) release();
+          await together;
+          return value;
+        });
+      });
+      const attempts = [vi.spyOn(a.kv, 'transact'), vi.spyOn(b.kv, 'transact')];
+      const [fromA, fromB] = await Promise.all([a.list(ITEMS, { limit: 2 }, everyone), b.list(ITEMS, { limit: 2 }, everyone)]);
+      expect(attempts.map((spy) => spy.mock.calls.length)).toEqual([1, 1]);
+      for (const spy of [...reads, ...attempts]) spy.mockRestore();
+      expect((await a.kv.get(cursorKeyKey))?.length).toBe(32);
+      expect(ids((await b.list(ITEMS, { limit: 2, after: fromA.cursor.after }, everyone)).records)).toEqual(['i02', 'i03']);
+      expect(ids((await a.list(ITEMS, { limit: 2, after: fromB.cursor.after }, everyone)).records)).toEqual(['i02', 'i03']);
+      expect(ids((await a.list(ITEMS, { limit: 2, before: fromB.cursor.after }, everyone)).records)).toEqual(['i00']);
+      // A third store, opened later, reads the same key.
+      const c = await opener();
+      expect(ids((await c.list(ITEMS, { limit: 2, after: fromB.cursor.after })).records)).toEqual(['i02', 'i03']);
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'vellum-sealed-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let files = 0;
+sealedCursorSuite({
+  name: 'sqlite',
+  fresh: async () => {
+    const path = join(dir, `store${files++}.db`);
+    return async () => openSqliteStore(path);
+  },
+});
+
+describe('on PostgreSQL', () => {
+  let server: TestPostgres;
+  const tables: string[] = [];
+  beforeAll(async () => {
+    server = await startTestPostgres();
+  });
+  afterAll(async () => {
+    if (!server) return;
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.end();
+    await server.stop();
+  });
+  sealedCursorSuite({
+    name: 'postgres',
+    fresh: async () => {
+      const table = uniqueTableName();
+      tables.push(table);
+      return () => openPostgresStore({ connectionString: server.url, table, pool: { max: 4 } });
+    },
+  });
+});
