@@ -4,10 +4,10 @@
 //   vellum call schema.polylang Account.constructor --args '["a"]' --public-key 0x…
 // A runtime error is printed as JSON too, with exit code 1; a schema with errors prints its
 // diagnostics and exits 1; bad usage exits 2.
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { checkSchema, hasErrors, renderText } from '../lang/index.ts';
 import { CollectionNotFoundError, compileCollection, execute, type WireRecord } from '../runtime/index.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 
 interface CallFlags {
   this?: string;
@@ -60,9 +60,10 @@ function run(schemaFile: string, target: string, flags: CallFlags): number {
 
   let text: string;
   try {
-    text = readFileSync(schemaFile, 'utf8');
+    text = readBoundedText(schemaFile, MAX_SCHEMA_FILE_BYTES);
   } catch (error) {
-    throw new UsageError(`cannot read ${schemaFile}: ${(error as Error).message}`);
+    if (error instanceof FileReadError) throw new UsageError(error.message);
+    throw error;
   }
   const checked = checkSchema(text, schemaFile);
   // Warnings are shown but do not stop the call; errors do.

@@ -5,10 +5,11 @@
 // message` block with a code frame per diagnostic, then a summary line; `--format json` prints a single
 // JSON document instead. Exit status: 0 when every file is valid, 1 when any file has an error (or cannot
 // be read), 2 on bad usage.
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 
 type Format = 'text' | 'json';
 
@@ -83,9 +84,10 @@ function isDirectory(path: string): boolean {
 function checkFile(file: string): FileResult {
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = readBoundedText(file, MAX_SCHEMA_FILE_BYTES, 'file');
   } catch (error) {
-    return { file, error: `cannot read file: ${reason(error)}`, diagnostics: [] };
+    if (!(error instanceof FileReadError)) throw error;
+    return { file, error: error.message, diagnostics: [] };
   }
   try {
     const { diagnostics, source } = checkSchema(text, file);

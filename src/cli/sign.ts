@@ -1,8 +1,12 @@
 // `vellum sign`: prints the signature header value for a request body, so a curl user can sign a request:
 //   curl -H "X-Service-Signature: $(vellum sign --key-file key.txt --body "$body")" -d "$body" …
-import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { KeyFormatError, signRequest } from '../auth/index.ts';
+import { FileReadError, readBounded } from './read-file.ts';
+
+/** A private key file holds 66 characters and maybe a line end; a body file up to what a server might accept. */
+const MAX_KEY_FILE_BYTES = 64 * 1024;
+const MAX_BODY_FILE_BYTES = 256 * 1024 * 1024;
 
 interface SignFlags {
   key?: string;
@@ -29,12 +33,17 @@ export function registerSign(program: Command): void {
     .action(function (this: Command, flags: SignFlags) {
       if (flags.key === undefined && flags.keyFile === undefined) this.error('error: one of --key or --key-file is required');
       try {
-        const key = flags.key ?? readFileSync(flags.keyFile!, 'utf8').trim();
-        const body = flags.bodyFile === undefined ? (flags.body ?? '') : readFileSync(flags.bodyFile === '-' ? 0 : flags.bodyFile);
+        const key = flags.key ?? readBounded(flags.keyFile!, MAX_KEY_FILE_BYTES, `--key-file ${flags.keyFile}`).toString('utf8').trim();
+        const body =
+          flags.bodyFile === undefined
+            ? (flags.body ?? '')
+            : flags.bodyFile === '-'
+              ? readBounded(0, MAX_BODY_FILE_BYTES, '--body-file standard input')
+              : readBounded(flags.bodyFile, MAX_BODY_FILE_BYTES, `--body-file ${flags.bodyFile}`);
         const t = flags.t === undefined ? Date.now() : parseTime(flags.t);
         console.log(signRequest(key, body, t, { includePublicKey: flags.pk === true }));
       } catch (error) {
-        if (!(error instanceof KeyFormatError || error instanceof RangeError || isFileError(error))) throw error;
+        if (!(error instanceof KeyFormatError || error instanceof RangeError || error instanceof FileReadError)) throw error;
         console.error(`vellum sign: ${error.message}`);
         process.exitCode = 1;
       }
@@ -47,6 +56,3 @@ function parseTime(text: string): number {
   return t;
 }
 
-function isFileError(error: unknown): error is NodeJS.ErrnoException {
-  return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
-}
