@@ -1,6 +1,8 @@
 // `vellum serve`: runs the record service. SQLite in `./data` by default, PostgreSQL with `--db`; schema files
 // given with `--schema` are checked and installed at start (each collection as `<namespace>/<Name>`). Prints
-// the address, then one line per request; SIGTERM or SIGINT lets in-flight requests finish and closes the store.
+// the address, then one line per request; SIGTERM or SIGINT lets in-flight requests finish and closes the store
+// (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
+// make safe).
 import { InvalidArgumentError, type Command } from 'commander';
 import { startServer } from '../service/index.ts';
 
@@ -20,6 +22,30 @@ function portNumber(text: string): number {
   return port;
 }
 
+function databaseUrl(text: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')) {
+    throw new InvalidArgumentError('expected a postgres:// or postgresql:// URL, such as postgres://user:password@host:5432/database');
+  }
+  return text;
+}
+
+/** Collection ids are `<namespace>/<Name>`: a namespace of `/`-separated parts, none empty. */
+function namespace(text: string): string {
+  if (text === '' || text.split('/').some((part) => part === '')) {
+    throw new InvalidArgumentError('expected a namespace of one or more non-empty parts separated by "/", such as app or org/app');
+  }
+  return text;
+}
+
+const SIGNAL_NUMBERS = { SIGINT: 2, SIGTERM: 15 } as const;
+type Signal = keyof typeof SIGNAL_NUMBERS;
+
 export function registerServe(program: Command): void {
   program
     .command('serve')
@@ -27,13 +53,20 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port to listen on (0: any free port)', portNumber, 8080)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'folder of the embedded SQLite database', './data')
-    .option('--db <url>', 'a postgres:// URL: store records in PostgreSQL instead (several servers may share it)')
+    .option('--db <url>', 'a postgres:// URL: store records in PostgreSQL instead (several servers may share it)', databaseUrl)
     .option('--schema <file...>', 'schema files to check and install at start')
-    .option('--namespace <ns>', 'namespace of the collections of --schema files', 'app')
+    .option('--namespace <ns>', 'namespace of the collections of --schema files', namespace, 'app')
     .option('--quiet', 'do not log each request')
     .action(async (flags: ServeFlags) => {
       const write = (line: string) => process.stdout.write(`${line}\n`);
-      let server;
+      let stop: (signal: Signal) => void = (signal) => {
+        process.stderr.write(`vellum serve: ${signal} while starting, stopping\n`);
+        process.exit(128 + SIGNAL_NUMBERS[signal]);
+      };
+      const onSignal = (signal: Signal) => stop(signal);
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+      let server: Awaited<ReturnType<typeof startServer>>;
       try {
         server = await startServer({
           port: flags.port,
@@ -47,10 +80,16 @@ export function registerServe(program: Command): void {
       } catch (error) {
         process.stderr.write(`vellum serve: ${(error as Error).message}\n`);
         process.exitCode = 1;
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
         return;
       }
       write(`vellum serve: listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
-      const stop = (signal: string) => {
+      stop = (signal) => {
+        stop = (again) => {
+          process.stderr.write(`vellum serve: ${again} again, stopping now without waiting for in-flight requests\n`);
+          process.exit(1);
+        };
         write(`vellum serve: ${signal}, finishing in-flight requests`);
         server
           .close()
@@ -63,7 +102,5 @@ export function registerServe(program: Command): void {
             process.exit(1);
           });
       };
-      process.once('SIGTERM', () => stop('SIGTERM'));
-      process.once('SIGINT', () => stop('SIGINT'));
     });
 }

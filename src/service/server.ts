@@ -1,13 +1,13 @@
 // Running the record service: open the store (SQLite in a folder, or PostgreSQL), install schema files, listen,
 // and shut down cleanly (long-polls end, in-flight requests finish, then the store closes).
 
-import { mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
-import { describeDiagnostics } from './meta-collection.ts';
+import { checkCollectionSchema, describeDiagnostics } from './meta-collection.ts';
 import { RecordService } from './records.ts';
 
 export interface ServerOptions {
@@ -36,32 +36,103 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+/** Largest schema file read at start (the HTTP API takes schemas of up to its 1 MiB body limit). */
+const MAX_SCHEMA_FILE_BYTES = 4 * 1024 * 1024;
+
+/** Opens the store; errors say which database and why (a damaged, locked or missing file, a refused connection). */
 export async function openStore(options: Pick<ServerOptions, 'dataDir' | 'databaseUrl' | 'store'>): Promise<RecordStore> {
   if (options.store) return options.store;
-  if (options.databaseUrl) return openPostgresStore({ connectionString: options.databaseUrl });
+  if (options.databaseUrl) {
+    try {
+      return await openPostgresStore({ connectionString: options.databaseUrl });
+    } catch (error) {
+      throw new Error(`cannot open the PostgreSQL database ${withoutPassword(options.databaseUrl)}: ${(error as Error).message}`);
+    }
+  }
   const dir = options.dataDir ?? './data';
-  mkdirSync(dir, { recursive: true });
-  return openSqliteStore(join(dir, 'vellum.sqlite'));
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : (error as Error).message;
+    throw new Error(`cannot use ${dir} as the data folder: ${why}`);
+  }
+  const file = join(dir, 'vellum.sqlite');
+  try {
+    return openSqliteStore(file);
+  } catch (error) {
+    throw new Error(`cannot open the SQLite database ${file}: ${(error as Error).message}`);
+  }
 }
 
-/** Reads each schema file and installs its collections; throws with file:line:col messages on errors. */
+function withoutPassword(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'given';
+  }
+}
+
+/**
+ * Reads and checks every schema file, then installs their collections; throws with file:line:col messages on
+ * errors. A file that cannot be read or has errors, or a collection defined by two files, stops the start before
+ * anything is installed (a change the store refuses, such as a field's new type, is found only when installing).
+ */
 export async function installSchemaFiles(service: RecordService, files: readonly string[], namespace: string): Promise<string[]> {
-  const lines: string[] = [];
+  const defined = new Map<string, { file: string; code: string; where: string }>();
   for (const file of files) {
-    const code = readFileSync(file, 'utf8');
+    const code = readSchemaFile(file);
     const parsed = parse(code, file);
     if (!parsed.program) throw new Error(describeDiagnostics(parsed.diagnostics, parsed.source) || `${file}: cannot parse`);
     for (const collection of parsed.program.collections) {
       const id = `${namespace}/${collection.name.name}`;
+      const { line, column } = parsed.source.position(collection.name.span.start);
+      const where = `${file}:${line}:${column}`;
+      const earlier = defined.get(id);
+      if (earlier && earlier.file !== file) throw new Error(`collection ${id} is defined in both ${earlier.where} and ${where}`);
+      if (earlier) continue;
       try {
-        const outcome = await service.installSchema(id, code);
-        lines.push(`${id} ${outcome} (from ${file})`);
+        checkCollectionSchema(id, code);
       } catch (error) {
         throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
       }
+      defined.set(id, { file, code, where });
+    }
+  }
+  const lines: string[] = [];
+  for (const [id, { file, code }] of defined) {
+    try {
+      const outcome = await service.installSchema(id, code);
+      lines.push(`${id} ${outcome} (from ${file})`);
+    } catch (error) {
+      throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
     }
   }
   return lines;
+}
+
+/** A schema file's text, at most MAX_SCHEMA_FILE_BYTES of it (a device like /dev/zero would never end). */
+function readSchemaFile(file: string): string {
+  const fail = (why: string) => new Error(`cannot read schema file ${file}: ${why}`);
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw fail(code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message);
+  }
+  try {
+    if (fstatSync(fd).isDirectory()) throw fail('is a directory');
+    const buffer = Buffer.alloc(MAX_SCHEMA_FILE_BYTES + 1);
+    let length = 0;
+    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
+    if (length > MAX_SCHEMA_FILE_BYTES) throw fail(`it is larger than ${MAX_SCHEMA_FILE_BYTES} bytes`);
+    return buffer.toString('utf8', 0, length);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
@@ -74,11 +145,15 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
     app = buildApp({ service, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, log: options.log, shutdown: shutdown.signal, now: options.now });
-    await app.listen({ port: options.port ?? 8080, host: options.host ?? '127.0.0.1' });
-    const address = app.server.address();
-    const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;
+    try {
+      await app.listen({ port: options.port ?? 8080, host });
+    } catch (error) {
+      throw new Error(`cannot listen on ${shownHost}:${options.port ?? 8080}: ${listenFailure(error)}`);
+    }
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
     let closing: Promise<void> | undefined;
     const running: RunningServer = {
       url: `http://${shownHost}:${port}`,
@@ -98,4 +173,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     await store.close().catch(() => {});
     throw error;
   }
+}
+
+function listenFailure(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'EADDRINUSE') return 'the port is already in use';
+  if (code === 'EACCES') return 'permission denied (ports below 1024 need privileges)';
+  if (code === 'EADDRNOTAVAIL') return 'the address is not one of this machine\'s';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `the host name does not resolve (${message})`;
+  return message;
 }

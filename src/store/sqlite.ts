@@ -81,16 +81,12 @@ export class SqliteKv implements KvStore {
   constructor(path = ':memory:', options: SqliteOptions = {}) {
     this.db = new Database(path);
     this.#path = path;
-    if (path !== ':memory:') {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
-      this.db.pragma('busy_timeout = 5000');
-      this.db.pragma(`wal_autocheckpoint = ${WAL_LIMIT_PAGES}`);
-      // Reads of a large database come straight from the OS page cache instead of a read() per page.
-      this.db.pragma(`mmap_size = ${1024 * 1024 * Math.max(0, Math.floor(options.mmapMiB ?? 1024))}`);
+    try {
+      this.#configure(path, options);
+    } catch (error) {
+      this.db.close(); // not a database, or locked by another process: the handle would stay open
+      throw error;
     }
-    this.db.pragma(`cache_size = ${-1024 * Math.max(2, Math.floor(options.cacheMiB ?? 64))}`);
-    this.db.exec('CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID');
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
@@ -145,6 +141,20 @@ export class SqliteKv implements KvStore {
       if (outcomes.some((outcome) => outcome.ok)) this.#put.run(clockKey, encodeU64(last));
       return outcomes;
     });
+  }
+
+  /** The connection's settings and the table; throws for a file that is not a database or is locked. */
+  #configure(path: string, options: SqliteOptions): void {
+    if (path !== ':memory:') {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma(`synchronous = ${options.synchronous ?? 'NORMAL'}`);
+      this.db.pragma('busy_timeout = 5000');
+      this.db.pragma(`wal_autocheckpoint = ${WAL_LIMIT_PAGES}`);
+      // Reads of a large database come straight from the OS page cache instead of a read() per page.
+      this.db.pragma(`mmap_size = ${1024 * 1024 * Math.max(0, Math.floor(options.mmapMiB ?? 1024))}`);
+    }
+    this.db.pragma(`cache_size = ${-1024 * Math.max(2, Math.floor(options.cacheMiB ?? 64))}`);
+    this.db.exec('CREATE TABLE IF NOT EXISTS kv (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID');
   }
 
   async get(key: Buffer): Promise<Buffer | undefined> {

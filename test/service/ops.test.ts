@@ -1,0 +1,231 @@
+// `vellum serve` under bad operating conditions: bad or conflicting flags, a data folder that is not one, a
+// damaged or locked SQLite file, schema files that cannot be read or that conflict, signals at awkward moments.
+// Each must be one clear line on stderr (no stack trace) and a non-zero exit, or a clean stop; never a hang.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
+
+const BIN = fileURLToPath(new URL('../../bin/vellum.js', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'vellum-serve-ops-'));
+const running: ServeProcess[] = [];
+afterAll(async () => {
+  for (const server of running) await stopServe(server);
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const entry = (fieldType: string) => `@public
+collection Entry {
+  id: string;
+  n: ${fieldType};
+  constructor (id: string, n: ${fieldType}) { this.id = id; this.n = n; }
+}
+`;
+const numberSchema = join(dir, 'entry-number.polylang');
+const stringSchema = join(dir, 'entry-string.polylang');
+const otherSchema = join(dir, 'other.polylang');
+const brokenSchema = join(dir, 'broken.polylang');
+writeFileSync(numberSchema, entry('number'));
+writeFileSync(stringSchema, entry('string'));
+writeFileSync(otherSchema, '@public\ncollection Other {\n  id: string;\n  constructor (id: string) { this.id = id; }\n}\n');
+writeFileSync(brokenSchema, 'collection Broken {\n  id: nope[;\n}\n');
+
+/** Runs `vellum serve --port 0 <args>` to its end (it must end by itself: every case here is a refusal). */
+function serveFails(args: string[]): { status: number | null; stderr: string; stdout: string } {
+  const result = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: 20_000 });
+  return { status: result.status, stderr: result.stderr, stdout: result.stdout };
+}
+
+/** One line on stderr, no stack trace. */
+function oneLine(stderr: string): string {
+  expect(stderr).not.toMatch(/\n\s+at /);
+  expect(stderr.trimEnd().split('\n')).toHaveLength(1);
+  return stderr.trimEnd();
+}
+
+describe('bad flags are refused with the flag named', () => {
+  it('--db that is not a postgres:// URL is bad usage (exit 2), not a DNS lookup of part of it', () => {
+    for (const url of ['notaurl', 'http://127.0.0.1/db', 'postgres://x:y@127.0.0.1:notaport/db']) {
+      const run = serveFails(['--db', url]);
+      expect(run.status, url).toBe(2);
+      expect(run.stderr.split('\n')[0]).toMatch(/option '--db <url>' argument .* is invalid\. expected a postgres:\/\/ or postgresql:\/\/ URL/);
+    }
+  });
+
+  it('--namespace that would make ids with an empty segment is bad usage (exit 2)', () => {
+    for (const ns of ['', 'app/', '/app', 'a//b']) {
+      const run = serveFails(['--data', join(dir, 'ns'), '--schema', numberSchema, '--namespace', ns]);
+      expect(run.status, ns).toBe(2);
+      expect(run.stderr.split('\n')[0]).toMatch(/option '--namespace <ns>' argument .* is invalid\. expected/);
+    }
+  });
+});
+
+describe('the data folder', () => {
+  it('a file where the folder should be', () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    const run = serveFails(['--data', file]);
+    expect(run.status).toBe(1);
+    expect(oneLine(run.stderr)).toBe(`vellum serve: cannot use ${file} as the data folder: it is a file`);
+  });
+
+  it('a SQLite file that is not a database, or a folder in its place', () => {
+    const garbage = join(dir, 'garbage');
+    mkdirSync(garbage);
+    writeFileSync(join(garbage, 'vellum.sqlite'), Buffer.alloc(8192, 0x5a));
+    const run = serveFails(['--data', garbage]);
+    expect(run.status).toBe(1);
+    expect(oneLine(run.stderr)).toBe(`vellum serve: cannot open the SQLite database ${join(garbage, 'vellum.sqlite')}: file is not a database`);
+
+    const folder = join(dir, 'folder-db');
+    mkdirSync(join(folder, 'vellum.sqlite'), { recursive: true });
+    const again = serveFails(['--data', folder]);
+    expect(again.status).toBe(1);
+    expect(oneLine(again.stderr)).toMatch(`vellum serve: cannot open the SQLite database ${join(folder, 'vellum.sqlite')}: `);
+  });
+
+  it('a SQLite file another process holds locked: refused after the busy wait, saying so', async () => {
+    const data = join(dir, 'locked');
+    const first = await spawnServe(['--data', data, '--quiet']);
+    await stopServe(first);
+    // Another process takes the database and keeps it (an exclusive lock, as a backup tool might).
+    const holder = spawn(
+      process.execPath,
+      ['-e', `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(join(data, 'vellum.sqlite'))}); db.pragma('locking_mode = EXCLUSIVE'); db.exec('BEGIN EXCLUSIVE'); console.log('held'); setInterval(() => {}, 1000);`],
+      { stdio: ['ignore', 'pipe', 'inherit'], cwd: fileURLToPath(new URL('../..', import.meta.url)) },
+    );
+    try {
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const run = serveFails(['--data', data]);
+      expect(run.status).toBe(1);
+      expect(oneLine(run.stderr)).toMatch(`vellum serve: cannot open the SQLite database ${join(data, 'vellum.sqlite')}: database is locked`);
+    } finally {
+      holder.kill('SIGKILL');
+    }
+  }, 30_000);
+});
+
+describe('schema files', () => {
+  it('a missing file, a folder, and a device that never ends are each one line naming the file', () => {
+    const missing = join(dir, 'missing.polylang');
+    const cases: [string, string][] = [
+      [missing, `vellum serve: cannot read schema file ${missing}: no such file or directory`],
+      [dir, `vellum serve: cannot read schema file ${dir}: is a directory`],
+      ['/dev/zero', 'vellum serve: cannot read schema file /dev/zero: it is larger than'],
+    ];
+    for (const [file, message] of cases) {
+      const run = serveFails(['--data', join(dir, 'schemas1'), '--schema', file]);
+      expect(run.status, file).toBe(1);
+      expect(oneLine(run.stderr)).toContain(message);
+    }
+  });
+
+  it('two files defining the same collection are refused before anything is installed', async () => {
+    const data = join(dir, 'schemas2');
+    const run = serveFails(['--data', data, '--schema', otherSchema, numberSchema, stringSchema]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(`vellum serve: collection app/Entry is defined in both ${numberSchema}:2:12 and ${stringSchema}:2:12`);
+    // Nothing was installed: the next start creates both collections.
+    const server = await spawnServe(['--data', data, '--schema', otherSchema, numberSchema]);
+    running.push(server);
+    expect(server.output()).toMatch(/app\/Other created/);
+    expect(server.output()).toMatch(/app\/Entry created/);
+    await stopServe(server);
+  }, 30_000);
+
+  it('a file with errors after a good one installs neither', async () => {
+    const data = join(dir, 'schemas3');
+    const run = serveFails(['--data', data, '--schema', otherSchema, brokenSchema]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toMatch(/broken\.polylang:2:\d+/);
+    const server = await spawnServe(['--data', data, '--schema', otherSchema]);
+    running.push(server);
+    expect(server.output()).toMatch(/app\/Other created/);
+    await stopServe(server);
+  }, 30_000);
+
+  it("a file changing an existing collection's field type is refused and the data is kept", async () => {
+    const data = join(dir, 'schemas4');
+    const first = await spawnServe(['--data', data, '--schema', numberSchema, '--quiet']);
+    running.push(first);
+    await fetch(`${first.url}/v0/collections/app%2FEntry/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"args":["e",1]}' });
+    await stopServe(first);
+    const run = serveFails(['--data', data, '--schema', stringSchema]);
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain(`vellum serve: ${stringSchema}: collection app/Entry: cannot change type of fields: "n"`);
+    const again = await spawnServe(['--data', data, '--quiet']);
+    running.push(again);
+    expect((await json(`${again.url}/v0/collections/app%2FEntry/records/e`)).body.data).toEqual({ id: 'e', n: 1 });
+    await stopServe(again);
+  }, 30_000);
+});
+
+describe('listening', () => {
+  it('a port in use, and a host that does not resolve', async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const result = spawnSync(process.execPath, [BIN, 'serve', '--port', String(port), '--data', join(dir, 'listen')], { encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      expect(oneLine(result.stderr)).toBe(`vellum serve: cannot listen on 127.0.0.1:${port}: the port is already in use`);
+    } finally {
+      blocker.close();
+    }
+    const run = serveFails(['--data', join(dir, 'listen'), '--host', 'no-such-host.invalid']);
+    expect(run.status).toBe(1);
+    expect(oneLine(run.stderr)).toMatch(/^vellum serve: cannot listen on no-such-host\.invalid:0: /);
+  }, 30_000);
+});
+
+describe('signals', () => {
+  it('SIGTERM while starting (a database that accepts the connection and never answers) stops it with one line', async () => {
+    const silent = createServer(() => {}); // takes connections, says nothing
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as { port: number }).port;
+    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', `postgres://u@127.0.0.1:${port}/db`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // loaded, and waiting for the database
+      expect(child.exitCode).toBe(null);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(143);
+      expect(out).toBe('vellum serve: SIGTERM while starting, stopping\n');
+    } finally {
+      child.kill('SIGKILL');
+      silent.close();
+    }
+  }, 30_000);
+
+  it('a second SIGTERM during the shutdown ends the process at once', async () => {
+    const server = await spawnServe(['--data', join(dir, 'twice'), '--schema', numberSchema, '--quiet']);
+    running.push(server);
+    const since = (await json(`${server.url}/v0/collections/app%2FEntry/records`)).headers.get('x-service-timestamp');
+    // A request that never finishes sending its body keeps the shutdown waiting.
+    const { connect } = await import('node:net');
+    const url = new URL(server.url);
+    const socket = connect(Number(url.port), url.hostname);
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v0/collections/app%2FEntry/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"args":`);
+    const poll = json(`${server.url}/v0/collections/app%2FEntry/records?since=${since}&waitFor=60s`).catch(() => undefined);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child.kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    server.child.kill('SIGTERM');
+    const code = await server.exited;
+    socket.destroy();
+    await poll;
+    expect(code).not.toBe(0);
+    expect(server.output()).toMatch(/SIGTERM again, stopping now/);
+    expect(server.output()).not.toMatch(/\n\s+at /);
+  }, 30_000);
+});
