@@ -10,6 +10,7 @@ import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
+import { StoreError } from './errors.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -31,6 +32,12 @@ const ROWS_PER_STATEMENT = 500;
 const NAMED_PUT_ROWS = 32;
 const RETRYABLE = new Set(['40001', '40P01']); // serialization failure, deadlock
 const MAX_ATTEMPTS = 5;
+/**
+ * Bounds on waiting for the database (each can be changed through `pool`): a statement blocked behind another
+ * session's lock, a connection attempt to a server that does not answer, a query whose answer never comes (the
+ * server stopped or the network is gone). Without them a request waits forever. Long-polls hold no statement.
+ */
+const TIMEOUTS: pg.PoolConfig = { statement_timeout: 30_000, connectionTimeoutMillis: 10_000, query_timeout: 40_000 };
 
 export class PostgresKv implements KvStore {
   readonly backend = 'postgres';
@@ -77,7 +84,7 @@ export class PostgresKv implements KvStore {
   static async open(options: PostgresOptions): Promise<PostgresKv> {
     const table = options.table ?? 'vellum_kv';
     if (!TABLE_NAME.test(table)) throw new RangeError(`invalid table name "${table}" (letters, digits and underscores)`);
-    const pool = new pg.Pool({ max: 10, ...options.pool, ...(options.connectionString ? { connectionString: options.connectionString } : {}) });
+    const pool = new pg.Pool({ max: 10, ...TIMEOUTS, ...options.pool, ...(options.connectionString ? { connectionString: options.connectionString } : {}) });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });
@@ -105,7 +112,21 @@ export class PostgresKv implements KvStore {
     } catch {
       await this.pool.query(create); // two processes creating it at once: the loser's retry sees it
     }
+    await this.#checkShape();
     await this.pool.query(`INSERT INTO ${this.table} (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [clockKey, encodeU64(0)]);
+  }
+
+  /** A table of that name made by something else would fail later with errors that name no table: refuse it now. */
+  async #checkShape(): Promise<void> {
+    const { rows } = await this.pool.query<{ name: string; type: string }>(
+      `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
+       WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      [this.table],
+    );
+    const found = rows.map((row) => `${row.name} ${row.type}`).join(', ');
+    if (found !== 'key bytea, value bytea') {
+      throw new Error(`table "${this.table}" exists but is not a Vellum store: expected the columns key bytea, value bytea; found ${found}`);
+    }
   }
 
   async #listen(): Promise<void> {
@@ -130,20 +151,29 @@ export class PostgresKv implements KvStore {
     this.#reconnectTimer.unref();
   }
 
+  /** A statement on any pooled connection; a lost or unreachable database is a StoreError that says so. */
+  async #query<R extends pg.QueryResultRow>(query: pg.QueryConfig | string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(query as pg.QueryConfig, values);
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
   async get(key: Buffer): Promise<Buffer | undefined> {
-    const result = await this.pool.query<{ value: Buffer }>({ name: `${this.table}_get`, text: this.#sql.get, values: [key] });
+    const result = await this.#query<{ value: Buffer }>({ name: `${this.table}_get`, text: this.#sql.get, values: [key] });
     return result.rows[0]?.value;
   }
 
   async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
     if (keys.length === 0) return [];
-    const result = await this.pool.query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [keys] });
+    const result = await this.#query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [keys] });
     return inKeyOrder(keys, result.rows);
   }
 
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
     const name = options.reverse ? 'scanDesc' : 'scanAsc';
-    const result = await this.pool.query<{ key: Buffer; value: Buffer }>({
+    const result = await this.#query<{ key: Buffer; value: Buffer }>({
       name: `${this.table}_${name}`,
       text: this.#sql[name],
       values: [range.gte, range.lt, options.limit],
@@ -163,12 +193,12 @@ export class PostgresKv implements KvStore {
       values: bounded ? [range.gte, range.lt, options.limit, skip + 1, Math.ceil(options.maxBytes!)] : [range.gte, range.lt, options.limit, skip + 1],
       binary: true,
     };
-    const result = await this.pool.query<{ text: string | Buffer }>(query);
+    const result = await this.#query<{ text: string | Buffer }>(query);
     return result.rows.map((row) => row.text.toString());
   }
 
   async count(range: KeyRange): Promise<number> {
-    const result = await this.pool.query<{ n: string }>(this.#sql.count, [range.gte, range.lt]);
+    const result = await this.#query<{ n: string }>(this.#sql.count, [range.gte, range.lt]);
     return Number(result.rows[0]!.n);
   }
 
@@ -180,7 +210,7 @@ export class PostgresKv implements KvStore {
         return outcome;
       } catch (error) {
         const code = (error as { code?: unknown }).code;
-        if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw error;
+        if (attempt >= MAX_ATTEMPTS || typeof code !== 'string' || !RETRYABLE.has(code)) throw unavailable(error);
       }
     }
   }
@@ -274,6 +304,26 @@ export class PostgresKv implements KvStore {
   async drop(): Promise<void> {
     await this.pool.query(`DROP TABLE IF EXISTS ${this.table}`);
   }
+}
+
+/** Node's errors for a connection that failed or broke. */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EPIPE']);
+/** SQLSTATEs of a database that cannot serve now: shutting down or starting, out of connections, a statement timeout. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '57014', '55P03']);
+
+/**
+ * An error of a database that is down, unreachable or too slow, as a StoreError whose message says so (the
+ * service answers it with its envelope); any other error unchanged.
+ */
+function unavailable(error: unknown): unknown {
+  if (!(error instanceof Error) || error instanceof StoreError) return error;
+  const code = (error as { code?: unknown }).code;
+  const lost =
+    (typeof code === 'string' && (NETWORK_ERRORS.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08'))) ||
+    /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(error.message);
+  if (!lost) return error;
+  const what = code === '57014' ? 'a statement took longer than the statement timeout' : 'the database is unavailable';
+  return new StoreError('internal', 'store/internal', `PostgreSQL: ${what} (${error.message}); retry later`);
 }
 
 /** The rows' values in the order of `keys` (undefined where no row has the key). */
