@@ -54,7 +54,8 @@ export async function openStore(options: Pick<ServerOptions, 'dataDir' | 'databa
     mkdirSync(dir, { recursive: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    const why = code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : (error as Error).message;
+    const why =
+      code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
     throw new Error(`cannot use ${dir} as the data folder: ${why}`);
   }
   const file = join(dir, 'vellum.sqlite');

@@ -1,8 +1,8 @@
 // `vellum serve` under bad operating conditions: bad or conflicting flags, a data folder that is not one, a
 // damaged or locked SQLite file, schema files that cannot be read or that conflict, signals at awkward moments.
 // Each must be one clear line on stderr (no stack trace) and a non-zero exit, or a clean stop; never a hang.
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -88,6 +88,30 @@ describe('the data folder', () => {
     expect(again.status).toBe(1);
     expect(oneLine(again.stderr)).toMatch(`vellum serve: cannot open the SQLite database ${join(folder, 'vellum.sqlite')}: `);
   });
+
+  it('a truncated SQLite file, and a folder this user may not write', async () => {
+    const data = join(dir, 'full');
+    const first = await spawnServe(['--data', data, '--schema', numberSchema, '--quiet']);
+    for (let i = 0; i < 200; i++) {
+      await fetch(`${first.url}/v0/collections/app%2FEntry/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args: [`r${i}`, i] }) });
+    }
+    await stopServe(first);
+    const whole = readFileSync(join(data, 'vellum.sqlite'));
+    const cut = join(dir, 'cut');
+    mkdirSync(cut);
+    writeFileSync(join(cut, 'vellum.sqlite'), whole.subarray(0, whole.length >> 1));
+    const run = serveFails(['--data', cut]);
+    expect(run.status).toBe(1);
+    expect(oneLine(run.stderr)).toBe(`vellum serve: cannot open the SQLite database ${join(cut, 'vellum.sqlite')}: database disk image is malformed`);
+
+    const locked = join(dir, 'read-only');
+    mkdirSync(locked, { mode: 0o555 });
+    // As root every folder is writable: run as nobody then.
+    const asNobody = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody']).toString()), gid: Number(execFileSync('id', ['-g', 'nobody']).toString()) } : {};
+    const result = spawnSync(process.execPath, [BIN, 'serve', '--port', '0', '--data', join(locked, 'sub')], { encoding: 'utf8', timeout: 20_000, cwd: '/', ...asNobody });
+    expect(result.status).toBe(1);
+    expect(oneLine(result.stderr)).toBe(`vellum serve: cannot use ${join(locked, 'sub')} as the data folder: permission denied`);
+  }, 30_000);
 
   it('a SQLite file another process holds locked: refused after the busy wait, saying so', async () => {
     const data = join(dir, 'locked');
