@@ -40,9 +40,23 @@ export function readBounded(path: string | 0, maxBytes: number, label: string = 
   }
 }
 
-/** A text file: its bytes as UTF-8 (a byte-order mark is kept, as `readFileSync(path, 'utf8')` does). */
-export function readBoundedText(path: string, maxBytes: number, label?: string): string {
-  return readBounded(path, maxBytes, label).toString('utf8');
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * A text file: its bytes as UTF-8 (a byte-order mark is kept, as `readFileSync(path, 'utf8')` does). Bytes that
+ * are not UTF-8 (a binary file) are one error with the place of the first, not a diagnostic per character.
+ */
+export function readBoundedText(path: string, maxBytes: number, label: string = path): string {
+  const bytes = readBounded(path, maxBytes, label);
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    const text = bytes.toString('utf8');
+    const before = text.slice(0, text.indexOf('\uFFFD'));
+    const line = before.split('\n').length;
+    const column = before.length - before.lastIndexOf('\n');
+    throw new FileReadError(`cannot read ${label}: it is not UTF-8 text (the first byte that is not is at line ${line}, column ${column})`);
+  }
 }
 
 function reasonOf(error: unknown): string {

@@ -130,7 +130,11 @@ function readSchemaFile(file: string): string {
     let length = 0;
     for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
     if (length > MAX_SCHEMA_FILE_BYTES) throw fail(`it is larger than ${MAX_SCHEMA_FILE_BYTES} bytes`);
-    return buffer.toString('utf8', 0, length);
+    try {
+      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer.subarray(0, length));
+    } catch {
+      throw fail('it is not UTF-8 text');
+    }
   } finally {
     closeSync(fd);
   }

@@ -67,6 +67,25 @@ describe('files that never end are refused once past a bound, not read until mem
   });
 });
 
+describe('a binary file', () => {
+  it('is one error saying it is not UTF-8 text and where, not a diagnostic per byte', () => {
+    const binary = join(scratch, 'binary.polylang');
+    writeFileSync(binary, Buffer.concat([Buffer.from('collection A {\n  id: '), Buffer.from([0xff, 0xfe, 0x00, 0x80]), Buffer.alloc(4096, 0x9c)]));
+    const check = vellum(['check', binary]);
+    expect(check.status).toBe(1);
+    expect(check.stdout).toBe(`${binary}: error: cannot read file: it is not UTF-8 text (the first byte that is not is at line 2, column 7)\n\n1 error in 1 of 1 file\n`);
+    const call = vellum(['call', binary, 'A.constructor']);
+    expect(call.status).toBe(2);
+    expect(call.stderr).toBe(`vellum call: cannot read ${binary}: it is not UTF-8 text (the first byte that is not is at line 2, column 7)\n`);
+  });
+
+  it('a byte order mark and non-ASCII text are still read', () => {
+    const text = join(scratch, 'bom.polylang');
+    writeFileSync(text, `\uFEFF// café ☕\n${SCHEMA}`);
+    expect(vellum(['check', text])).toMatchObject({ status: 0, stdout: 'no errors in 1 file\n' });
+  });
+});
+
 describe('a directory or a missing file where a file is expected names the option and the path', () => {
   it('vellum sign --key-file <folder> / <missing>, --body-file <folder>', () => {
     const key = vellum(['sign', '--key-file', folder]);

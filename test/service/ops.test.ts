@@ -33,6 +33,8 @@ writeFileSync(numberSchema, entry('number'));
 writeFileSync(stringSchema, entry('string'));
 writeFileSync(otherSchema, '@public\ncollection Other {\n  id: string;\n  constructor (id: string) { this.id = id; }\n}\n');
 writeFileSync(brokenSchema, 'collection Broken {\n  id: nope[;\n}\n');
+const binarySchema = join(dir, 'binary.polylang');
+writeFileSync(binarySchema, Buffer.alloc(4096, 0xff));
 
 /** Runs `vellum serve --port 0 <args>` to its end (it must end by itself: every case here is a refusal). */
 function serveFails(args: string[]): { status: number | null; stderr: string; stdout: string } {
@@ -141,6 +143,7 @@ describe('schema files', () => {
       [missing, `vellum serve: cannot read schema file ${missing}: no such file or directory`],
       [dir, `vellum serve: cannot read schema file ${dir}: is a directory`],
       ['/dev/zero', 'vellum serve: cannot read schema file /dev/zero: it is larger than'],
+      [binarySchema, `vellum serve: cannot read schema file ${binarySchema}: it is not UTF-8 text`],
     ];
     for (const [file, message] of cases) {
       const run = serveFails(['--data', join(dir, 'schemas1'), '--schema', file]);
