@@ -25,7 +25,11 @@ export interface ServerOptions {
   bodyLimit?: number;
   log?: (line: string) => void;
   now?: () => number;
+  /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
+  shutdownGraceMs?: number;
 }
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface RunningServer {
   /** `http://host:port` */
@@ -168,7 +172,17 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       close: () =>
         (closing ??= (async () => {
           shutdown.abort();
-          await app!.close();
+          // A client that never finishes sending its request would keep the server open for Node's request
+          // timeout (5 minutes): past the grace period its connection is closed.
+          const grace = setTimeout(() => {
+            log(`requests still in flight after ${options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS} ms: closing their connections`);
+            app!.server.closeAllConnections();
+          }, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
+          try {
+            await app!.close();
+          } finally {
+            clearTimeout(grace);
+          }
           await store.close();
         })()),
     };

@@ -232,6 +232,24 @@ describe('signals', () => {
     }
   }, 30_000);
 
+  it('a request that never finishes holds the shutdown for the grace period only', async () => {
+    const server = await spawnServe(['--data', join(dir, 'grace'), '--schema', numberSchema]);
+    running.push(server);
+    const { connect } = await import('node:net');
+    const url = new URL(server.url);
+    const socket = connect(Number(url.port), url.hostname);
+    socket.on('error', () => {});
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`POST /v0/collections/app%2FEntry/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"args":`);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = Date.now();
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    socket.destroy();
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(server.output()).toMatch(/requests still in flight after 10000 ms: closing their connections\n.*stopped/s);
+  }, 30_000);
+
   it('a second SIGTERM during the shutdown ends the process at once', async () => {
     const server = await spawnServe(['--data', join(dir, 'twice'), '--schema', numberSchema, '--quiet']);
     running.push(server);
