@@ -119,8 +119,8 @@ export class PostgresKv implements KvStore {
   /** A table of that name made by something else would fail later with errors that name no table: refuse it now. */
   async #checkShape(): Promise<void> {
     const { rows } = await this.pool.query<{ name: string; type: string }>(
-      `SELECT attname AS name, format_type(atttypid, atttypmod) AS type FROM pg_attribute
-       WHERE attrelid = to_regclass($1) AND attnum > 0 AND NOT attisdropped ORDER BY attnum`,
+      `SELECT column_name AS name, data_type AS type FROM information_schema.columns
+       WHERE table_schema = current_schema() AND table_name = $1 ORDER BY ordinal_position`,
       [this.table],
     );
     const found = rows.map((row) => `${row.name} ${row.type}`).join(', ');
