@@ -134,19 +134,34 @@ export class PostgresKv implements KvStore {
     client.on('notification', () => this.#events.emit('commit'));
     client.on('error', () => this.#reconnectLater(client));
     client.on('end', () => this.#reconnectLater(client));
-    await client.connect();
-    await client.query(`LISTEN ${this.#channel}`);
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${this.#channel}`);
+    } catch (error) {
+      client.end().catch(() => {});
+      throw error;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => {}); // closed while connecting
+      return;
+    }
     this.#listener = client;
     this.#events.emit('commit'); // commits made while not listening are picked up now
   }
 
   #reconnectLater(client: pg.Client): void {
-    if (this.#closed || this.#listener !== client || this.#reconnectTimer) return;
+    if (this.#closed || this.#listener !== client) return;
     this.#listener = undefined;
     client.end().catch(() => {});
+    this.#listenLater();
+  }
+
+  /** Tries LISTEN again in a second, and again every second until it works (the database may be down a while). */
+  #listenLater(): void {
+    if (this.#closed || this.#reconnectTimer) return;
     this.#reconnectTimer = setTimeout(() => {
       this.#reconnectTimer = undefined;
-      if (!this.#closed) this.#listen().catch(() => this.#reconnectLater(client));
+      if (!this.#closed) this.#listen().catch(() => this.#listenLater());
     }, 1000);
     this.#reconnectTimer.unref();
   }

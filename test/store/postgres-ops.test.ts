@@ -130,11 +130,12 @@ describe('a statement that cannot finish', () => {
 });
 
 describe('the database restarting', () => {
-  it('requests while it is down get an error envelope at once, and the server recovers when it is back', async () => {
+  it('requests while it is down get an error envelope at once; when it is back the server recovers and long-polls wake on other servers\' commits again', async () => {
     if (process.env.VELLUM_TEST_PG_URL) return; // an existing server is not ours to restart
     const table = uniqueTableName('ops');
     tables.push(table);
     const server = await serve(table);
+    const peer = await serve(table);
     expect((await create(server, 'a', 1)).status).toBe(200);
     const dataDir = (await admin.query('SHOW data_directory')).rows[0].data_directory as string;
     await admin.end();
@@ -150,6 +151,7 @@ describe('the database restarting', () => {
       expect(read.status).toBeGreaterThanOrEqual(500);
       expect(read.body.error.message).toMatch(/database|PostgreSQL/i);
       expect(read.ms).toBeLessThan(5000);
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // down long enough for a LISTEN reconnect to fail
     } finally {
       // Started again with the settings it ran with (postmaster.opts: the port, the socket folder).
       const args = [...options.matchAll(/"([^"]*)"/g)].map((m) => m[1]!).filter((a, i, all) => a !== '-D' && all[i - 1] !== '-D');
@@ -161,6 +163,16 @@ describe('the database restarting', () => {
     for (let i = 0; i < 5 && read.status !== 200; i++) read = await call(`${records(server)}/a`);
     expect(read.status).toBe(200);
     expect((await create(server, 'b', 2)).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 1500)); // the LISTEN connection's next attempt
+    const since = (await call(records(server))).headers.get('x-service-timestamp');
+    const poll = call(`${records(server)}?since=${since}&waitFor=8s`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    let created = await create(peer, 'c', 3);
+    if (created.status !== 200) created = await create(peer, 'c', 3);
+    expect(created.status).toBe(200);
+    const woken = await poll;
+    expect(woken.status).toBe(200);
+    expect(woken.ms).toBeLessThan(4000);
   }, 60_000);
 });
 
