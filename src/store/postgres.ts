@@ -88,6 +88,10 @@ export class PostgresKv implements KvStore {
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });
+    // An 'error' event with no listener ends the process, and a checked-out client has none of the pool's: a
+    // connection killed at the wrong moment (seen under a write load with pg_terminate_backend) emits one on a
+    // client whose statement already failed. The statement's own error is what the caller sees.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const notifications = options.notifications ?? 'listen';
     const kv = new PostgresKv(pool, table, notifications === 'listen');
     try {
@@ -233,6 +237,13 @@ export class PostgresKv implements KvStore {
   async #transactOnce<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
     const client = await this.pool.connect();
     let broken = false;
+    // While a client is checked out the pool does not listen for its errors, and an 'error' event without a
+    // listener ends the process: a connection killed between two statements (or its end arriving after the
+    // statement's error) must only mark the client broken.
+    const onError = () => {
+      broken = true;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const clock = await client.query<{ value: Buffer }>({ name: `${this.table}_clock`, text: this.#sql.clock, values: [clockKey] });
@@ -250,6 +261,7 @@ export class PostgresKv implements KvStore {
       });
       throw error;
     } finally {
+      client.off('error', onError);
       client.release(broken);
     }
   }

@@ -2,6 +2,8 @@
 // restarted, a statement blocked behind a lock, a table of the wrong shape. The service must stay up, answer
 // each request with an error envelope within a bound (never hang), and recover by itself afterwards.
 import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
@@ -88,6 +90,58 @@ describe('connections lost', () => {
     expect(woken.status).toBe(200);
     expect(woken.ms).toBeLessThan(5000);
     expect(woken.body.data.map((r: any) => r.data.id)).toContain('b');
+  }, 30_000);
+});
+
+describe('connections killed under a write load', () => {
+  it('every request is answered (200 or an error envelope), none hangs, and the server stays up', async () => {
+    const table = uniqueTableName('ops');
+    tables.push(table);
+    const server = await serve(table);
+    let stop = false;
+    const statuses: number[] = [];
+    const worker = async (w: number) => {
+      for (let i = 0; !stop; i++) {
+        const answer = await create(server, `w${w}-${i}`, i);
+        statuses.push(answer.status);
+        if (answer.status !== 200) expect(answer.body.error.message).toMatch(/PostgreSQL|database/);
+      }
+    };
+    const workers = Array.from({ length: 6 }, (_, w) => worker(w));
+    // An 'error' event that reaches no listener ends the process (vitest reports it as an uncaught exception).
+    for (let round = 0; round < 10; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await terminateConnections();
+    }
+    stop = true;
+    await Promise.all(workers);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(10);
+    expect(statuses.every((s) => s === 200 || s >= 500)).toBe(true);
+    let read = await call(`${records(server)}?limit=1`);
+    if (read.status !== 200) read = await call(`${records(server)}?limit=1`);
+    expect(read.status).toBe(200);
+  }, 30_000);
+});
+
+describe('a wrong password', () => {
+  it('vellum serve says the password was refused, for which database, without printing the password', async () => {
+    if (process.env.VELLUM_TEST_PG_URL) return; // the server's authentication is not ours to change
+    await admin.query(`CREATE ROLE ops_pw LOGIN PASSWORD 'right-password'`);
+    const hbaFile = (await admin.query('SHOW hba_file')).rows[0].hba_file as string;
+    const hba = readFileSync(hbaFile, 'utf8');
+    writeFileSync(hbaFile, `host all ops_pw 127.0.0.1/32 scram-sha-256\n${hba}`);
+    await admin.query('SELECT pg_reload_conf()');
+    try {
+      const url = cluster.url.replace('postgres@', 'ops_pw:wrong-password@');
+      const result = spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/vellum.js', import.meta.url)), 'serve', '--port', '0', '--db', url], { encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      expect(result.stderr).toBe(`vellum serve: cannot open the PostgreSQL database ${url.replace('wrong-password', '***')}: password authentication failed for user "ops_pw"\n`);
+      expect(result.stderr + result.stdout).not.toContain('wrong-password');
+    } finally {
+      writeFileSync(hbaFile, hba);
+      await admin.query('SELECT pg_reload_conf()');
+      await admin.query('DROP ROLE ops_pw');
+    }
   }, 30_000);
 });
 
