@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
-import { checkCollectionSchema, describeDiagnostics } from './meta-collection.ts';
+import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID, updatedCollectionRecord } from './meta-collection.ts';
 import { RecordService } from './records.ts';
 
 export interface ServerOptions {
@@ -82,8 +82,8 @@ function withoutPassword(url: string): string {
 
 /**
  * Reads and checks every schema file, then installs their collections; throws with file:line:col messages on
- * errors. A file that cannot be read or has errors, or a collection defined by two files, stops the start before
- * anything is installed (a change the store refuses, such as a field's new type, is found only when installing).
+ * errors. A file that cannot be read or has errors, a collection defined by two files, or a change the store would
+ * refuse (a field's new type) stops the start before anything is installed.
  */
 export async function installSchemaFiles(service: RecordService, files: readonly string[], namespace: string): Promise<string[]> {
   const defined = new Map<string, { file: string; code: string; where: string }>();
@@ -99,7 +99,9 @@ export async function installSchemaFiles(service: RecordService, files: readonly
       if (earlier && earlier.file !== file) throw new Error(`collection ${id} is defined in both ${earlier.where} and ${where}`);
       if (earlier) continue;
       try {
-        checkCollectionSchema(id, code);
+        const checked = checkCollectionSchema(id, code);
+        const { record: current } = await service.store.get(META_COLLECTION_ID, id);
+        if (current && current.code !== code) updatedCollectionRecord(current, await service.store.getLayout(id), checked, undefined, true);
       } catch (error) {
         throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
       }

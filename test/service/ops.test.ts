@@ -185,8 +185,13 @@ describe('schema files', () => {
     const run = serveFails(['--data', data, '--schema', stringSchema]);
     expect(run.status).toBe(1);
     expect(run.stderr).toContain(`vellum serve: ${stringSchema}: collection app/Entry: cannot change type of fields: "n"`);
-    const again = await spawnServe(['--data', data, '--quiet']);
+    // With a new collection in a file before it, the new one is not installed either.
+    const withOther = serveFails(['--data', data, '--schema', otherSchema, stringSchema]);
+    expect(withOther.status).toBe(1);
+    expect(withOther.stderr).toContain('cannot change type of fields: "n"');
+    const again = await spawnServe(['--data', data, '--schema', otherSchema]);
     running.push(again);
+    expect(again.output()).toMatch(/app\/Other created/);
     expect((await json(`${again.url}/v0/collections/app%2FEntry/records/e`)).body.data).toEqual({ id: 'e', n: 1 });
     await stopServe(again);
   }, 30_000);
