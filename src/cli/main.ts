@@ -13,7 +13,7 @@ program
   .name('vellum')
   .version(version)
   .description('Vellum: collection schemas, their functions, and the record service')
-  .showHelpAfterError()
+  .showHelpAfterError("(run 'vellum <command> --help' for the usage)")
   // Bad usage exits 2 (commander's default is 1, which our commands use for "the input has errors").
   .exitOverride((error) => {
     if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') process.exit(0);

@@ -3,7 +3,7 @@
 // the address, then one line per request; SIGTERM or SIGINT lets in-flight requests finish and closes the store
 // (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
 // make safe).
-import { InvalidArgumentError, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startServer } from '../service/index.ts';
 
 interface ServeFlags {
@@ -53,7 +53,11 @@ export function registerServe(program: Command): void {
     .option('--port <n>', 'port to listen on (0: any free port)', portNumber, 8080)
     .option('--host <addr>', 'address to listen on', '127.0.0.1')
     .option('--data <dir>', 'folder of the embedded SQLite database', './data')
-    .option('--db <url>', 'a postgres:// URL: store records in PostgreSQL instead (several servers may share it)', databaseUrl)
+    .addOption(
+      new Option('--db <url>', 'a postgres:// URL: store records in PostgreSQL instead (several servers may share it)')
+        .argParser(databaseUrl)
+        .conflicts('data'), // the data folder would be silently ignored
+    )
     .option('--schema <file...>', 'schema files to check and install at start')
     .option('--namespace <ns>', 'namespace of the collections of --schema files', namespace, 'app')
     .option('--quiet', 'do not log each request')

@@ -58,6 +58,15 @@ describe('bad flags are refused with the flag named', () => {
     }
   });
 
+  it('--db with --data (which it would ignore) and a port out of range: the error and one hint line, exit 2', () => {
+    const both = serveFails(['--db', 'postgres://u@127.0.0.1/db', '--data', join(dir, 'ignored')]);
+    expect(both.status).toBe(2);
+    expect(both.stderr).toBe("error: option '--db <url>' cannot be used with option '--data <dir>'\n(run 'vellum <command> --help' for the usage)\n");
+    const port = spawnSync(process.execPath, [BIN, 'serve', '--port', '99999'], { encoding: 'utf8', timeout: 20_000 });
+    expect(port.status).toBe(2);
+    expect(port.stderr).toBe("error: option '--port <n>' argument '99999' is invalid. expected a port number from 0 to 65535\n(run 'vellum <command> --help' for the usage)\n");
+  });
+
   it('--namespace that would make ids with an empty segment is bad usage (exit 2)', () => {
     for (const ns of ['', 'a//b']) {
       const run = serveFails(['--data', join(dir, 'ns'), '--schema', numberSchema, '--namespace', ns]);
