@@ -7,7 +7,8 @@ export type ErrorCode =
   | 'not-found' // 404
   | 'already-exists' // 409
   | 'aborted' // 409: a concurrent commit changed what this one read; retry
-  | 'internal'; // 500
+  | 'internal' // 500
+  | 'unavailable'; // 503: the database is down, unreachable or too slow; retry later
 
 export type ErrorReason =
   | 'indexer/missing-index'
@@ -24,7 +25,8 @@ export type ErrorReason =
   | 'record/conflict'
   | 'store/invalid-commit'
   | 'auth/invalid-signature'
-  | 'store/internal';
+  | 'store/internal'
+  | 'store/unavailable';
 
 const statusOf: Record<ErrorCode, number> = {
   'invalid-argument': 400,
@@ -33,6 +35,7 @@ const statusOf: Record<ErrorCode, number> = {
   'already-exists': 409,
   aborted: 409,
   internal: 500,
+  unavailable: 503,
 };
 
 export class StoreError extends Error {

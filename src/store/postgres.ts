@@ -350,7 +350,7 @@ function unavailable(error: unknown): unknown {
     /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(error.message);
   if (!lost) return error;
   const what = code === '57014' ? 'a statement took longer than the statement timeout' : 'the database is unavailable';
-  return new StoreError('internal', 'store/internal', `PostgreSQL: ${what} (${error.message}); retry later`);
+  return new StoreError('unavailable', 'store/unavailable', `PostgreSQL: ${what} (${error.message}); retry later`);
 }
 
 /** The rows' values in the order of `keys` (undefined where no row has the key). */
