@@ -181,7 +181,11 @@ export async function runHttpBench(client: Client, SUITE: string): Promise<Bench
       const page = await server.service.store.listJson('bench/Item', { limit: 100 });
       return `{"data":[${page.records.map((record) => `{"data":${record},"block":${block}}`).join(',')}],"cursor":${JSON.stringify(page.cursor)}}`;
     };
-    if ((await (await fetch(`${bareUrl}/list-store`)).text()) !== listAnswer) throw new Error('the store-read ceiling does not send the list answer');
+    // The same records; its cursors are the store's, without the query the service appends to them.
+    const sameRecords = (answer: string) => JSON.stringify((JSON.parse(answer) as { data: unknown }).data);
+    if (sameRecords(await (await fetch(`${bareUrl}/list-store`)).text()) !== sameRecords(listAnswer)) {
+      throw new Error('the store-read ceiling does not send the records of the list answer');
+    }
 
     // Warm up both servers (JIT, caches, connection setup).
     await load(bareUrl, { duration: 1 });
