@@ -23,6 +23,7 @@ writeFileSync(numberSchema, '@public\ncollection Entry {\n  id: string;\n  n: nu
 describe('signals', () => {
   it('SIGTERM while starting (a database that accepts the connection and never answers) stops it with one line', async () => {
     const silent = createServer(() => {}); // takes connections, says nothing
+    const reached = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
     const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', `postgres://u@127.0.0.1:${port}/db`], { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -31,7 +32,7 @@ describe('signals', () => {
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString()));
       const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
-      await new Promise((resolve) => setTimeout(resolve, 2500)); // loaded, and waiting for the database
+      await reached; // loaded, its signal handlers set, and waiting for the database
       expect(child.exitCode).toBe(null);
       child.kill('SIGTERM');
       expect(await exited).toBe(143);
