@@ -26,6 +26,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
+import { StoreError } from './errors.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
@@ -223,10 +224,10 @@ export class SqliteKv implements KvStore {
       // the whole busy timeout, with the event loop blocked).
       const failed = this.#failedJob as Job | undefined; // set inside the batch, which TypeScript cannot see
       if (failed === undefined || jobs.length === 1) {
-        for (const job of jobs) job.reject(error);
+        for (const job of jobs) job.reject(unavailable(error));
         return;
       }
-      failed.reject(error);
+      failed.reject(unavailable(error));
       const others = jobs.filter((job) => job !== failed);
       if (others.length > 0) this.#commit(others);
       return;
@@ -309,6 +310,28 @@ export class SqliteKv implements KvStore {
         return;
     }
   }
+}
+
+/**
+ * SQLite's errors of a database it cannot write now (held by another process past the busy timeout, a full or
+ * failing disk, a read-only file) as a StoreError the service answers with 503 and a message saying which; any
+ * other error unchanged. The commit that met one wrote nothing.
+ */
+function unavailable(error: unknown): unknown {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return error;
+  const what =
+    code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')
+      ? 'the database is locked by another process'
+      : code === 'SQLITE_FULL'
+        ? 'the disk is full'
+        : code.startsWith('SQLITE_IOERR')
+          ? 'the database file could not be read or written'
+          : code.startsWith('SQLITE_READONLY')
+            ? 'the database file is read-only'
+            : undefined;
+  if (what === undefined) return error;
+  return new StoreError('unavailable', 'store/unavailable', `SQLite: ${what} (${(error as Error).message}); retry later`);
 }
 
 export function openSqlite(path = ':memory:', options: SqliteOptions = {}): SqliteKv {

@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
 
@@ -146,6 +147,31 @@ describe('the data folder', () => {
     } finally {
       holder.kill('SIGKILL');
     }
+  }, 30_000);
+});
+
+describe('a running server whose SQLite file another process holds', () => {
+  it('answers a write 503 store/unavailable after the busy wait, and writes again once the lock is gone', async () => {
+    const data = join(dir, 'held-while-running');
+    const server = await spawnServe(['--data', data, '--schema', numberSchema, '--quiet']);
+    running.push(server);
+    const create = (id: string) =>
+      fetch(`${server.url}/v0/collections/app%2FEntry/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args: [id, 1] }) });
+    expect((await create('before')).status).toBe(200);
+    const holder = new Database(join(data, 'vellum.sqlite'));
+    holder.exec('BEGIN IMMEDIATE'); // another process's write transaction, left open
+    try {
+      const answer = await create('during');
+      expect(answer.status).toBe(503);
+      const { error } = (await answer.json()) as { error: { code: string; reason: string; message: string } };
+      expect(error).toMatchObject({ code: 'unavailable', reason: 'store/unavailable' });
+      expect(error.message).toMatch(/^SQLite: the database is locked by another process/);
+    } finally {
+      holder.exec('ROLLBACK');
+      holder.close();
+    }
+    expect((await fetch(`${server.url}/v0/collections/app%2FEntry/records/during`)).status).toBe(404);
+    expect((await create('after')).status).toBe(200);
   }, 30_000);
 });
 
