@@ -15,6 +15,8 @@ export function parseLimit(limit: unknown): number {
   return Math.min(n, MAX_LIMIT);
 }
 
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 export function checkCollectionId(collectionId: unknown): asserts collectionId is string {
   if (typeof collectionId !== 'string' || collectionId.length === 0) {
     throw new StoreError('invalid-argument', 'collection/invalid-id', 'collection id must be a non-empty string');
@@ -22,11 +24,13 @@ export function checkCollectionId(collectionId: unknown): asserts collectionId i
   if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
     throw new StoreError('invalid-argument', 'collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
   }
+  // As with record ids below: in a key, a lone surrogate would become U+FFFD, and two collections share a prefix.
+  if (LONE_SURROGATE.test(collectionId)) {
+    throw new StoreError('invalid-argument', 'collection/invalid-id', `collection id ${JSON.stringify(collectionId)} is not well-formed UTF-16: it has a lone surrogate`);
+  }
 }
 
 /** A UTF-16 code unit of a surrogate pair standing alone (`String.prototype.isWellFormed`, absent from the ES2023 lib types). */
-const LONE_SURROGATE = /\p{Surrogate}/u;
-
 export function checkRecordId(id: unknown): asserts id is string {
   if (typeof id !== 'string') throw new StoreError('invalid-argument', 'record/id-not-string', 'record id must be a string');
   if (Buffer.byteLength(id) > MAX_RECORD_ID_BYTES) {

@@ -362,6 +362,17 @@ export function conformance(backend: Backend): void {
       expect(ids((await store.list(ITEMS)).records)).toEqual(['\ufffd', '😀']);
     });
 
+    it('refuses collection ids that are not well-formed UTF-16', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      for (const collectionId of [`ns/${'😀'.slice(0, 1)}`, 'ns/a\udc00']) {
+        const refused = await store.defineCollection(collectionId, itemLayout).then(() => undefined, (error: unknown) => error as StoreError);
+        expect(refused).toBeInstanceOf(StoreError);
+        expect(refused!.reason).toBe('collection/invalid-id');
+        expect(refused!.message).toContain('not well-formed UTF-16');
+        expect(await store.get(collectionId, 'x').then(() => 'read', (error: unknown) => (error as StoreError).reason)).toBe('collection/invalid-id');
+      }
+    });
+
     it('refuses a cursor cut short or extended, on every kind of index, and still takes the real ones', async () => {
       const { store } = await fresh([PEOPLE, personLayout]);
       await store.commit({ writes: people.map((p) => put(PEOPLE, p)) });
