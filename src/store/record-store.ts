@@ -137,7 +137,15 @@ export interface DefineOptions {
   readonly onProgress?: (progress: RebuildProgress) => void;
   /** Records per rebuild transaction (default 500). */
   readonly batchSize?: number;
+  /**
+   * Record bytes per rebuild transaction (default BUILD_BATCH_BYTES): a batch ends at the record that reaches
+   * them, so a collection of large records is not read 500 at a time. A batch holds at least one record.
+   */
+  readonly batchBytes?: number;
 }
+
+/** The default `batchBytes` of an index build: 16 MiB of record JSON. */
+export const BUILD_BATCH_BYTES = 16 * 1024 * 1024;
 
 export interface DefineResult {
   /** Ids of the indexes added (built for the existing records). */
@@ -214,6 +222,7 @@ export class RecordStore {
     const indexes = new CollectionIndexes(collectionId, stored);
     const only = new Set(building);
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    const batchBytes = byteBudget(options.batchBytes ?? BUILD_BATCH_BYTES);
     const ready = Buffer.from(JSON.stringify({ layout: stored.layout, building: [] } satisfies StoredLayout));
     // Another process may run the same build at the same time: its finished layout is as good as ours.
     const check = (current: Buffer | undefined): 'building' | 'ready' => {
@@ -227,10 +236,12 @@ export class RecordStore {
     options.onProgress?.({ collectionId, indexes: building, done, total });
     let from = records.gte;
     for (;;) {
-      const batch = await this.kv.scan({ gte: from, lt: records.lt }, { limit: batchSize });
-      if (batch.length === 0) break;
+      // The next records' texts, up to the batch's count and bytes; a record's key follows from its id.
+      const texts = await this.kv.scanText({ gte: from, lt: records.lt }, { limit: batchSize, maxBytes: batchBytes }, RECORD_JSON_START);
+      if (texts.length === 0) break;
+      const keys = texts.map((text) => recordKey(collectionId, String((JSON.parse(text) as JsonObject).id)));
       // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
-      const { result: state } = await this.kv.transact([key, ...batch.map((e) => e.key)], ([current, ...values]) => {
+      const { result: state } = await this.kv.transact([key, ...keys], ([current, ...values]) => {
         if (check(current) === 'ready') return { ops: [], result: 'ready' as const };
         const ops: KvOp[] = [];
         for (const value of values) {
@@ -241,11 +252,10 @@ export class RecordStore {
         return { ops, result: 'building' as const };
       });
       if (state === 'ready') return done;
-      done += batch.length;
+      done += texts.length;
       // Records created during the build can make `done` pass the count taken at the start.
       options.onProgress?.({ collectionId, indexes: building, done, total: Math.max(done, total) });
-      from = keySuccessor(batch.at(-1)!.key);
-      if (batch.length < batchSize) break;
+      from = keySuccessor(keys.at(-1)!);
     }
     await this.kv.transact([key], ([current]) => ({ ops: check(current) === 'building' ? [{ kind: 'put', key, value: ready }] : [], result: undefined }));
     return done;

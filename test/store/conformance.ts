@@ -773,6 +773,20 @@ export function conformance(backend: Backend): void {
       expect((await other.get(ITEMS, 'x')).record).toEqual({ id: 'x', group: 'g' });
     });
 
+    it('an index build reads large records a few at a time (batchBytes), and indexes every one', async () => {
+      const v1 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'number' }));
+      const v2 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'number' }, [['group', 'score desc']]));
+      const { store } = await fresh([ITEMS, v1]);
+      // 30 records of about 100 kB: a 250 kB budget ends each batch at its third record.
+      const items = Array.from({ length: 30 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, group: `${'g'.repeat(100_000)}${i % 2}`, score: i }));
+      for (const item of items) await store.commit({ writes: [put(ITEMS, item)] });
+      const progress: number[] = [];
+      const result = await store.defineCollection(ITEMS, v2, { batchBytes: 250_000, onProgress: (p) => progress.push(p.done) });
+      expect(result.rebuilt).toBe(30);
+      expect(progress).toEqual([0, 3, 6, 9, 12, 15, 18, 21, 24, 27, 30]);
+      await expectIndexesMatchRecords(store, ITEMS);
+    });
+
     it('rebuilds indexes when a schema update adds or changes them, with progress, while records keep working', async () => {
       const v1 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'number' }));
       const v2 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'number' }, [['group', 'score desc']]));
