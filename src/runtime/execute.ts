@@ -5,6 +5,7 @@
 import { typeText, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
+import { argumentCollection } from './references.ts';
 import { RuntimeFault, invalidArgs, limitFault, type RuntimeError } from './errors.ts';
 import { resolveLimits, type ExecutionLimits } from './limits.ts';
 import { ExecState } from './state.ts';
@@ -16,8 +17,6 @@ import {
   genericFromWire,
   genericToWire,
   jsonLongerThan,
-  lastSegment,
-  otherCollection,
   valueFromWire,
   valueToWire,
   wireEquals,
@@ -196,13 +195,9 @@ class RecordArguments {
     const { collectionId, id, data } = argument as Partial<RecordArgument>;
     if (id === undefined) throw fail('record reference missing "id" field');
     if (typeof id !== 'string') throw fail('record reference has invalid field type');
-    const sameCollection = expected === this.collection.name;
-    const expectedId = sameCollection ? this.collection.collectionId : this.collection.conversion.collectionIdOf(expected);
-    const fullId = typeof collectionId === 'string' ? collectionId : expectedId;
-    if (lastSegment(fullId) !== expected) {
-      throw fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
-    }
-    if (fullId !== expectedId) throw fail(otherCollection(fullId, expectedId));
+    const target = argumentCollection(this.collection, expected, typeof collectionId === 'string' ? collectionId : undefined);
+    if (!target.ok) throw fail(target.problem);
+    const { collectionId: fullId, sameCollection } = target;
     if (typeof data !== 'object' || data === null || Array.isArray(data)) {
       throw fail(`the record "${id}" of "${fullId}" was not loaded (pass { collectionId, id, data })`);
     }

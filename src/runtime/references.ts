@@ -17,6 +17,26 @@ export interface RecordArgumentRequest {
   sameCollection: boolean;
 }
 
+/**
+ * The collection a record argument of type `expected` is in: `given` (the reference's own `collectionId`), or the
+ * schema's collection of that name when absent; and whether it is the called collection. Or why it may not be:
+ * only the schema's own collection of that name passes (`ns/User`, not `other/User`, which anyone can create).
+ */
+export function argumentCollection(
+  collection: CompiledCollection,
+  expected: string,
+  given: string | undefined,
+): { ok: true; collectionId: string; sameCollection: boolean } | { ok: false; problem: string } {
+  const sameCollection = expected === collection.name;
+  const expectedId = sameCollection ? collection.collectionId : collection.conversion.collectionIdOf(expected);
+  const collectionId = given ?? expectedId;
+  if (lastSegment(collectionId) !== expected) {
+    return { ok: false, problem: `foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(collectionId)}"` };
+  }
+  if (collectionId !== expectedId) return { ok: false, problem: otherCollection(collectionId, expectedId) };
+  return { ok: true, collectionId, sameCollection };
+}
+
 export function recordArguments(
   collection: CompiledCollection,
   functionName: string,
@@ -44,14 +64,9 @@ export function recordArguments(
     if (typeof id !== 'string' || (collectionId !== undefined && typeof collectionId !== 'string')) {
       return fail('record reference has invalid field type');
     }
-    const sameCollection = expected === collection.name;
-    const expectedId = sameCollection ? collection.collectionId : collection.conversion.collectionIdOf(expected);
-    const fullId = collectionId ?? expectedId;
-    if (lastSegment(fullId) !== expected) {
-      return fail(`foreign record reference has incorrect collection id, expected: "${expected}", got: "${lastSegment(fullId)}"`);
-    }
-    if (fullId !== expectedId) return fail(otherCollection(fullId, expectedId));
-    records.push({ index, parameter: name, collectionId: fullId, id, sameCollection });
+    const target = argumentCollection(collection, expected, collectionId);
+    if (!target.ok) return fail(target.problem);
+    records.push({ index, parameter: name, collectionId: target.collectionId, id, sameCollection: target.sameCollection });
   }
   return { ok: true, records };
 }
