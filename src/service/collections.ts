@@ -9,8 +9,8 @@
 
 import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
-import { MAX_COLLECTION_ID_BYTES, type Layout, type RecordStore } from '../store/index.ts';
-import { invalidArgument, notFound } from './errors.ts';
+import { checkCollectionId, type Layout, type RecordStore } from '../store/index.ts';
+import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
 
 export interface UserCollection {
@@ -92,11 +92,9 @@ export class CollectionRegistry {
    */
   async resolve(collectionId: string, clock?: number): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
-    // Checked first: such an id would otherwise be looked up as a record id of the meta collection, whose own
-    // limit is larger, and reported as not found or as an invalid record id.
-    if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
-      throw invalidArgument('collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
-    }
+    // Checked first: an id the store refuses (too long) would otherwise be looked up as a record id of the meta
+    // collection, whose own limit is larger, and reported as not found or as an invalid record id.
+    checkCollectionId(collectionId);
     const cached = this.#cache.get(collectionId);
     // While the stamp is unchanged, no schema record changed, and the schema record itself (its code and AST are
     // the largest value in the store) need not be read. The stamp is read first: a schema committed between the

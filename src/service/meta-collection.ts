@@ -18,7 +18,7 @@ import {
   type Program,
   type SourceFile,
 } from '../lang/index.ts';
-import { MAX_COLLECTION_ID_BYTES, layoutOf, type Layout } from '../store/index.ts';
+import { checkCollectionId, layoutOf, type Layout } from '../store/index.ts';
 import type { PublicKey } from '../auth/index.ts';
 import { ServiceError, invalidArgument } from './errors.ts';
 
@@ -93,9 +93,7 @@ export function splitCollectionId(collectionId: string): { namespace: string; na
   const slash = collectionId.lastIndexOf('/');
   if (slash <= 0) throw invalidArgument('collection/invalid-id', 'collection id is missing namespace');
   // Checked before the schema record is written: the store refuses the collection itself only afterwards.
-  if (Buffer.byteLength(collectionId) > MAX_COLLECTION_ID_BYTES) {
-    throw invalidArgument('collection/invalid-id', `collection id is longer than ${MAX_COLLECTION_ID_BYTES} bytes`);
-  }
+  checkCollectionId(collectionId);
   const name = collectionId.slice(slash + 1);
   if (name.startsWith('$')) throw invalidArgument('collection/invalid-id', "collection name cannot start with '$'");
   if (name === '') throw invalidArgument('collection/invalid-id', 'collection id is missing a name after the last "/"');

@@ -30,6 +30,7 @@ export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
 export type { KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';
 export { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
+export { checkCollectionId } from './validation.ts';
 export { ChangeFeed, MAX_WAIT_MS, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
 export { encodeValue, encodeTuple, MAX_INDEXED_STRING_BYTES, type Direction, type KeyValue } from './encoding.ts';
 export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
