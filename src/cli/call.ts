@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import { checkSchema, hasErrors, renderText } from '../lang/index.ts';
 import { CollectionNotFoundError, compileCollection, execute, type WireRecord } from '../runtime/index.ts';
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
 
 interface CallFlags {
   this?: string;

@@ -9,7 +9,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
 
 type Format = 'text' | 'json';
 

@@ -7,3 +7,4 @@ export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from '.
 export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema } from './meta-collection.ts';
 export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
+export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';

@@ -1,13 +1,14 @@
 // Running the record service: open the store (SQLite in a folder, or PostgreSQL), install schema files, listen,
 // and shut down cleanly (long-polls end, in-flight requests finish, then the store closes).
 
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID, updatedCollectionRecord } from './meta-collection.ts';
+import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService } from './records.ts';
 
 export interface ServerOptions {
@@ -39,9 +40,6 @@ export interface RunningServer {
   service: RecordService;
   close(): Promise<void>;
 }
-
-/** Largest schema file read at start (the HTTP API takes schemas of up to its 1 MiB body limit). */
-const MAX_SCHEMA_FILE_BYTES = 4 * 1024 * 1024;
 
 /** Opens the store; errors say which database and why (a damaged, locked or missing file, a refused connection). */
 export async function openStore(options: Pick<ServerOptions, 'dataDir' | 'databaseUrl' | 'store'>): Promise<RecordStore> {
@@ -88,7 +86,7 @@ function withoutPassword(url: string): string {
 export async function installSchemaFiles(service: RecordService, files: readonly string[], namespace: string): Promise<string[]> {
   const defined = new Map<string, { file: string; code: string; where: string }>();
   for (const file of files) {
-    const code = readSchemaFile(file);
+    const code = readBoundedText(file, MAX_SCHEMA_FILE_BYTES, `schema file ${file}`);
     const parsed = parse(code, file);
     if (!parsed.program) throw new Error(describeDiagnostics(parsed.diagnostics, parsed.source) || `${file}: cannot parse`);
     for (const collection of parsed.program.collections) {
@@ -118,32 +116,6 @@ export async function installSchemaFiles(service: RecordService, files: readonly
     }
   }
   return lines;
-}
-
-/** A schema file's text, at most MAX_SCHEMA_FILE_BYTES of it (a device like /dev/zero would never end). */
-function readSchemaFile(file: string): string {
-  const fail = (why: string) => new Error(`cannot read schema file ${file}: ${why}`);
-  let fd: number;
-  try {
-    fd = openSync(file, 'r');
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw fail(code === 'ENOENT' ? 'no such file or directory' : code === 'EACCES' ? 'permission denied' : (error as Error).message);
-  }
-  try {
-    if (fstatSync(fd).isDirectory()) throw fail('is a directory');
-    const buffer = Buffer.alloc(MAX_SCHEMA_FILE_BYTES + 1);
-    let length = 0;
-    for (let read = -1; read !== 0 && length < buffer.length; length += read) read = readSync(fd, buffer, length, buffer.length - length, null);
-    if (length > MAX_SCHEMA_FILE_BYTES) throw fail(`it is larger than ${MAX_SCHEMA_FILE_BYTES} bytes`);
-    try {
-      return new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(buffer.subarray(0, length));
-    } catch {
-      throw fail('it is not UTF-8 text');
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
