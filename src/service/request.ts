@@ -19,7 +19,8 @@ function describeIssues(error: z.ZodError, root: string): string {
     .join('; ');
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A surrogate that is not half of a pair (in a `u` regular expression a pair is one code point). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
 
 /**
  * Where the first string (or key) holding a lone surrogate is, and that surrogate; JSON's `\ud800` escapes are
