@@ -94,3 +94,8 @@ export function invalidCursor(message: string): StoreError {
 export function collectionNotFound(collectionId: string): StoreError {
   return new StoreError('not-found', 'collection/not-found', `collection "${collectionId}" not found`);
 }
+
+/** A database that cannot serve now (down, unreachable, too slow, locked, full): `what` says which; retry later. */
+export function databaseUnavailable(database: 'SQLite' | 'PostgreSQL', what: string, cause: Error): StoreError {
+  return new StoreError('unavailable', 'store/unavailable', `${database}: ${what} (${cause.message}); retry later`);
+}

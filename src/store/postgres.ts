@@ -10,7 +10,7 @@ import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
-import { StoreError } from './errors.ts';
+import { StoreError, databaseUnavailable } from './errors.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -350,7 +350,7 @@ function unavailable(error: unknown): unknown {
     /^Connection terminated|^Query read timeout|^timeout exceeded when trying to connect|^Client has encountered a connection error/.test(error.message);
   if (!lost) return error;
   const what = code === '57014' ? 'a statement took longer than the statement timeout' : 'the database is unavailable';
-  return new StoreError('unavailable', 'store/unavailable', `PostgreSQL: ${what} (${error.message}); retry later`);
+  return databaseUnavailable('PostgreSQL', what, error);
 }
 
 /** The rows' values in the order of `keys` (undefined where no row has the key). */

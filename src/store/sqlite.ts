@@ -26,7 +26,7 @@ import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { encodeU64 } from './encoding.ts';
-import { StoreError } from './errors.ts';
+import { databaseUnavailable } from './errors.ts';
 import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
@@ -331,7 +331,7 @@ function unavailable(error: unknown): unknown {
             ? 'the database file is read-only'
             : undefined;
   if (what === undefined) return error;
-  return new StoreError('unavailable', 'store/unavailable', `SQLite: ${what} (${(error as Error).message}); retry later`);
+  return databaseUnavailable('SQLite', what, error as Error);
 }
 
 export function openSqlite(path = ':memory:', options: SqliteOptions = {}): SqliteKv {
