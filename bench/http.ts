@@ -17,6 +17,7 @@ import { RecoveryPool, signRequest, verifySignatureHeader, verifySignatureHeader
 import { startServer } from '../src/service/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { row, type BenchRow } from './harness.ts';
+import { signedPosts, type Post } from './signed-posts.ts';
 
 /**
  * Where autocannon runs: in the server's own thread (`http`, the recorded method since session 1), or in a
@@ -64,12 +65,12 @@ interface Figures {
   errors: number;
 }
 
-/** Runs autocannon in `bench/load-driver.mjs`, a child process started on first use. */
+/** Runs autocannon in `bench/load-driver.ts`, a child process (with tsx's loader) started on first use. */
 class LoadDriver {
   #child: ChildProcess | undefined;
 
   run(settings: Record<string, unknown>, posts: readonly Post[] | undefined): Promise<autocannon.Result> {
-    const child = (this.#child ??= fork(fileURLToPath(new URL('./load-driver.mjs', import.meta.url))));
+    const child = (this.#child ??= fork(fileURLToPath(new URL('./load-driver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] }));
     return new Promise((resolve, reject) => {
       child.once('message', (message: { result?: autocannon.Result; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
       child.send({ settings, posts });
@@ -95,26 +96,6 @@ async function loadWith(driver: LoadDriver | undefined, url: string, options: Pa
   const errors = result.errors + result.timeouts + result.non2xx;
   // Total over elapsed time (autocannon's `average` is a mean over samples).
   return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors };
-}
-
-interface Post {
-  path: string;
-  body: string;
-  header: string;
-}
-
-/** Serves pre-signed POSTs in order; each signature is used once, as the service requires (as load-driver.mjs). */
-function signedPosts(items: readonly Post[]): autocannon.Request[] {
-  let next = 0;
-  return [
-    {
-      method: 'POST',
-      setupRequest: (request) => {
-        const item = items[next++ % items.length]!;
-        return { ...request, path: item.path, body: item.body, headers: { 'content-type': 'application/json', 'x-polybase-signature': item.header } };
-      },
-    },
-  ];
 }
 
 export default function http(): Promise<BenchRow[]> {
