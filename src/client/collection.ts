@@ -1,0 +1,182 @@
+// A collection of the service, typed by its generated schema: create records with the constructor's parameters,
+// call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
+import type { Client } from './client.ts';
+import { unexpectedAnswer } from './errors.ts';
+import { Query } from './query.ts';
+import { argumentsJson, type RecordReference } from './wire.ts';
+import type { Comparison, Direction, Operand, Sort, Where } from './where.ts';
+
+/** What `vellum generate client` writes for each collection. */
+export interface CollectionSchema {
+  /** The collection's name in its schema (its id is `<namespace>/<name>`). */
+  name: string;
+  /** A record as the service returns it. */
+  record: object;
+  /** The constructor's parameters, in order. */
+  constructorArgs: readonly unknown[];
+  /** Each function's parameters, in order. */
+  functions: object;
+  /** Every path a where or sort may use (each has an index), with the type of value a filter on it takes. */
+  queryFields: object;
+}
+
+/** The parameters of function `Name` of a schema. */
+export type FunctionArgs<S extends CollectionSchema, Name extends keyof S['functions']> = S['functions'][Name] extends readonly unknown[]
+  ? S['functions'][Name]
+  : never;
+
+export interface ListOptions<Fields> {
+  where?: Where<Fields>;
+  sort?: Sort<Fields>;
+  /** At most this many records (the service's default is 100, its maximum 1000). */
+  limit?: number;
+  /** A cursor of a previous page: the records after it. A cursor alone goes on with the query that made it. */
+  after?: string;
+  /** A cursor of a previous page: the records before it. */
+  before?: string;
+}
+
+export interface Page<R> {
+  records: R[];
+  /** Cursors for the pages before and after this one (null when the page is empty and no cursor was given). */
+  cursor: { before: string | null; after: string | null };
+  /** The service's time of this answer: the `since` of `waitForList` to wait for the next change. */
+  timestamp: string | null;
+}
+
+export class Collection<S extends CollectionSchema> {
+  /** `<namespace>/<name>` */
+  readonly id: string;
+
+  constructor(
+    readonly client: Client,
+    readonly name: S['name'],
+    /** Whether reads are signed: the collection is not public, so who reads decides what is seen. */
+    readonly signReads: boolean,
+  ) {
+    this.id = `${client.namespace}/${name}`;
+  }
+
+  /** Runs the constructor; the new record as stored. */
+  async create(...args: S['constructorArgs']): Promise<S['record']> {
+    const answer = await this.client.send({ method: 'POST', path: `${this.#path()}/records`, body: argumentsJson(args), sign: true });
+    return recordOf(answer.status, answer.body) as S['record'];
+  }
+
+  /** A record of this collection by id, to get it or call its functions. */
+  record(id: string): RecordHandle<S> {
+    return new RecordHandle(this, id);
+  }
+
+  /** The record with this id; a VellumError `record/not-found` (404) when there is none. */
+  get(id: string): Promise<S['record']> {
+    return this.record(id).get();
+  }
+
+  /** A reference to a record of this collection, for a field or a parameter that takes one. */
+  ref(id: string): RecordReference<S['name']> {
+    return { collectionId: this.id, id };
+  }
+
+  /** One page of records. */
+  async list(options: ListOptions<S['queryFields']> = {}): Promise<Page<S['record']>> {
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query: listQuery(options), sign: this.signReads });
+    return pageOf(answer.status, answer.body, answer.headers);
+  }
+
+  /**
+   * Waits until a record of the collection changes after `since` (a page's `timestamp`), then lists as `list`
+   * does; null when nothing changed within `waitFor` (`'10s'`, `'500ms'`; the service's default and maximum is 60 s).
+   */
+  async waitForList(since: string, options: ListOptions<S['queryFields']> & { waitFor?: string } = {}): Promise<Page<S['record']> | null> {
+    const query = { ...listQuery(options), since, ...(options.waitFor === undefined ? {} : { waitFor: options.waitFor }) };
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads });
+    return answer.status === 304 ? null : pageOf(answer.status, answer.body, answer.headers);
+  }
+
+  /** A query of this collection, built one call at a time: `.where('balance', '>=', 10).sort('balance', 'desc').get()`. */
+  query(): Query<S> {
+    return new Query(this, {});
+  }
+
+  where<Path extends keyof S['queryFields'] & string, C extends Comparison>(field: Path, comparison: C, value: Operand<S['queryFields'][Path], C>): Query<S> {
+    return this.query().where(field, comparison, value);
+  }
+
+  sort(field: keyof S['queryFields'] & string, direction: Direction = 'asc'): Query<S> {
+    return this.query().sort(field, direction);
+  }
+
+  /** `/collections/<id>`, percent-encoded. */
+  #path(): string {
+    return `/collections/${encodeURIComponent(this.id)}`;
+  }
+
+  /** Used by RecordHandle. */
+  recordPath(id: string): string {
+    return `${this.#path()}/records/${encodeURIComponent(id)}`;
+  }
+}
+
+export class RecordHandle<S extends CollectionSchema> {
+  constructor(
+    readonly collection: Collection<S>,
+    readonly id: string,
+  ) {}
+
+  async get(): Promise<S['record']> {
+    const answer = await this.collection.client.send({ method: 'GET', path: this.collection.recordPath(this.id), sign: this.collection.signReads });
+    return recordOf(answer.status, answer.body) as S['record'];
+  }
+
+  /** Waits until this record changes after `since` (a `timestamp` of the service), then gets it; null when nothing changed within `waitFor`. */
+  async waitForChange(since: string, waitFor?: string): Promise<S['record'] | null> {
+    const query = { since, ...(waitFor === undefined ? {} : { waitFor }) };
+    const answer = await this.collection.client.send({ method: 'GET', path: this.collection.recordPath(this.id), query, sign: this.collection.signReads });
+    return answer.status === 304 ? null : (recordOf(answer.status, answer.body) as S['record']);
+  }
+
+  /** Calls function `name` on this record; the record after the call, or null when the function deleted it. */
+  async call<Name extends keyof S['functions'] & string>(name: Name, ...args: FunctionArgs<S, Name>): Promise<S['record'] | null> {
+    const path = `${this.collection.recordPath(this.id)}/call/${encodeURIComponent(name)}`;
+    const answer = await this.collection.client.send({ method: 'POST', path, body: argumentsJson(args), sign: true });
+    const record = (answer.body as { data?: unknown }).data;
+    return record === null ? null : (recordOf(answer.status, answer.body) as S['record']);
+  }
+
+  /** A reference to this record. */
+  ref(): RecordReference<S['name']> {
+    return this.collection.ref(this.id);
+  }
+}
+
+function listQuery<Fields>(options: ListOptions<Fields>): Record<string, string> {
+  const query: Record<string, string> = {};
+  if (options.where !== undefined && Object.keys(options.where).length > 0) query.where = JSON.stringify(options.where);
+  if (options.sort !== undefined && options.sort.length > 0) query.sort = JSON.stringify(options.sort);
+  if (options.limit !== undefined) query.limit = String(options.limit);
+  if (options.after !== undefined) query.after = options.after;
+  if (options.before !== undefined) query.before = options.before;
+  return query;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The record of `{ data: record }`. */
+function recordOf(status: number, body: unknown): object {
+  if (!isObject(body) || !isObject(body.data)) throw unexpectedAnswer(status, 'a body that is not { "data": record }');
+  return body.data;
+}
+
+function pageOf<R>(status: number, body: unknown, headers: Headers): Page<R> {
+  if (!isObject(body) || !Array.isArray(body.data) || !isObject(body.cursor)) throw unexpectedAnswer(status, 'a body that is not a list of records');
+  const records = body.data.map((entry: unknown) => recordOf(status, entry) as R);
+  const cursorOf = (value: unknown) => (typeof value === 'string' ? value : null);
+  return {
+    records,
+    cursor: { before: cursorOf(body.cursor.before), after: cursorOf(body.cursor.after) },
+    timestamp: headers.get('X-Service-Timestamp') ?? headers.get('X-Polybase-Timestamp'),
+  };
+}

@@ -1,0 +1,21 @@
+// `vellum/client`: a small fetch-based client of the record service, the runtime under the code that
+// `vellum generate client` writes. It runs in Node and in browsers (fetch, no Node modules) and depends only on
+// the @noble libraries, for signing. See docs/codegen.md.
+export { Client, type ClientOptions, type ServiceAnswer, type ServiceRequest } from './client.ts';
+export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page } from './collection.ts';
+export { Query } from './query.ts';
+export { VellumError } from './errors.ts';
+export { ethPersonalSigner, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
+export { COMPARISONS, type Comparison, type Direction, type FieldCondition, type Operand, type Operator, type Operators, type Sort, type Where } from './where.ts';
+export {
+  argumentsJson,
+  base64FromBytes,
+  bytesFromBase64,
+  type Base64Bytes,
+  type BytesInput,
+  type HexPublicKey,
+  type PublicKeyInput,
+  type PublicKeyJwk,
+  type RecordReference,
+  type ReferenceInput,
+} from './wire.ts';

@@ -1,0 +1,79 @@
+// Signing requests in the client: a signer turns the message `<t>.<body>` into `{ h, sig }`, and the client puts
+// it in the header `X-Polybase-Signature: v=0,t=<t>,h=<h>,sig=<sig>`. That is @polybase/client's contract, so
+// `ethPersonalSigner(key)` also works as `new Polybase({ signer })`, and any signer written for that client (a
+// wallet's personal_sign) works here.
+//
+// It uses the @noble libraries directly rather than src/auth, which loads Node-only modules (worker threads, the
+// native secp256k1 binding): the client must also run in a browser. test/client checks that its signatures are
+// exactly src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
+import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
+
+export interface SignerResponse {
+  h: 'eth-personal-sign';
+  /** `0x` + 65 bytes in hex: r ‖ s ‖ recovery byte (27 or 28). */
+  sig: string;
+  /** Optionally the signer's public key, `0x` + 33 or 65 bytes in hex. */
+  pk?: string;
+}
+
+/** Signs the message `<t>.<body>` of a request. */
+export type Signer = (data: string) => SignerResponse | Promise<SignerResponse>;
+
+export const SIGNATURE_HEADER = 'X-Polybase-Signature';
+
+const encoder = new TextEncoder();
+const PRIVATE_KEY_HEX = /^0x[0-9a-fA-F]{64}$/;
+
+/**
+ * An Ethereum personal-sign signer for a private key (`0x` + 64 hex digits, or 32 bytes), as MetaMask's
+ * `personal_sign` and ethers' `signMessage` sign: keccak-256 of `"\x19Ethereum Signed Message:\n" + length +
+ * message`, a low-S signature with the recovery byte as 27 or 28. A bad key is a TypeError at once.
+ */
+export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
+  const secretKey = privateKeyBytes(privateKey);
+  return (data: string) => {
+    const message = encoder.encode(data);
+    const hash = keccak_256(concat(encoder.encode(`\x19Ethereum Signed Message:\n${message.length}`), message));
+    // 'recovered' is recovery id ‖ r ‖ s; the header wants r ‖ s ‖ (27 + recovery id).
+    const recovered = secp256k1.sign(hash, secretKey, { prehash: false, format: 'recovered' });
+    const signature = new Uint8Array(65);
+    signature.set(recovered.subarray(1), 0);
+    signature[64] = 27 + recovered[0]!;
+    return { h: 'eth-personal-sign', sig: `0x${hex(signature)}` };
+  };
+}
+
+/** The header value for a request signed at `t` (milliseconds) over its exact body text ('' for a read). */
+export async function signatureHeader(signer: Signer, body: string, t: number = Date.now()): Promise<string> {
+  const { h, sig, pk } = await signer(`${t}.${body}`);
+  return `v=0,t=${t},h=${h},sig=${sig}${pk === undefined ? '' : `,pk=${pk}`}`;
+}
+
+function privateKeyBytes(privateKey: string | Uint8Array): Uint8Array {
+  let bytes: Uint8Array;
+  if (typeof privateKey === 'string') {
+    if (!PRIVATE_KEY_HEX.test(privateKey)) throw new TypeError('a private key must be "0x" followed by 64 hex digits');
+    bytes = new Uint8Array(32);
+    for (let i = 0; i < 32; i++) bytes[i] = parseInt(privateKey.slice(2 + 2 * i, 4 + 2 * i), 16);
+  } else if (privateKey instanceof Uint8Array && privateKey.length === 32) {
+    bytes = privateKey.slice();
+  } else {
+    throw new TypeError('a private key must be 32 bytes');
+  }
+  if (!secp256k1.utils.isValidSecretKey(bytes)) throw new TypeError('a private key must be between 1 and the curve order minus 1');
+  return bytes;
+}
+
+function hex(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
+  return text;
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const joined = new Uint8Array(a.length + b.length);
+  joined.set(a);
+  joined.set(b, a.length);
+  return joined;
+}
