@@ -6,12 +6,14 @@
 //   auth     verify signature headers, sign requests, public key forms
 //   store    records, indexes, queries, cursors and the change feed on SQLite or PostgreSQL
 //   service  the HTTP record service under /v0
+//   codegen  typed TypeScript clients generated from schemas (their runtime is `vellum/client`, src/client)
 
 export * from './lang/index.ts';
 export * from './auth/index.ts';
 export * from './runtime/index.ts';
 export * from './store/index.ts';
 export * from './service/index.ts';
+export * from './codegen/index.ts';
 
 // Names two folders both export; the explicit exports below settle which one the top level means.
 export type { IndexField } from './lang/index.ts';

@@ -5,6 +5,7 @@ import { registerCheck } from './check.ts';
 import { registerSign } from './sign.ts';
 import { registerServe } from './serve.ts';
 import { registerCall } from './call.ts';
+import { registerGenerate } from './generate.ts';
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -23,6 +24,7 @@ program
 // Commands (one line each):
 registerCall(program);
 registerCheck(program);
+registerGenerate(program);
 registerSign(program);
 registerServe(program);
 

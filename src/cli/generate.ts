@@ -1,0 +1,51 @@
+// `vellum generate client <schema files...> [--out file.ts]`: writes a typed TypeScript client for the
+// collections of the schema files (src/codegen). Errors in a schema are printed as `vellum check` prints them and
+// nothing is written (exit 1); without --out the code goes to stdout.
+import { writeFileSync } from 'node:fs';
+import type { Command } from 'commander';
+import { DEFAULT_CLIENT_IMPORT, generateClient, type SchemaSource } from '../codegen/index.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
+
+interface ClientFlags {
+  out?: string;
+  clientImport: string;
+}
+
+export function registerGenerate(program: Command): void {
+  const generate = program.command('generate').description('generate code from schema files');
+  generate
+    .command('client')
+    .description('write a typed TypeScript client for the collections of schema files')
+    .argument('<files...>', 'schema files (each collection declared once among them)')
+    .option('--out <file.ts>', 'write the client to this file (default: standard output)')
+    .option('--client-import <specifier>', 'the module the client imports its runtime from', DEFAULT_CLIENT_IMPORT)
+    .action((files: string[], flags: ClientFlags) => {
+      const sources: SchemaSource[] = [];
+      for (const file of files) {
+        try {
+          sources.push({ file, text: readBoundedText(file, MAX_SCHEMA_FILE_BYTES, file) });
+        } catch (error) {
+          if (!(error instanceof FileReadError)) throw error;
+          return fail([`error: ${error.message}`]);
+        }
+      }
+      const { code, errors, warnings } = generateClient(sources, { clientImport: flags.clientImport });
+      if (warnings.length > 0) process.stderr.write(`${warnings.join('\n\n')}\n`);
+      if (code === null) return fail(errors);
+      if (flags.out === undefined) {
+        process.stdout.write(code);
+        return;
+      }
+      try {
+        writeFileSync(flags.out, code);
+      } catch (error) {
+        return fail([`error: cannot write ${flags.out}: ${(error as Error).message}`]);
+      }
+      process.stderr.write(`wrote ${flags.out} (${sources.length} schema file${sources.length === 1 ? '' : 's'})\n`);
+    });
+}
+
+function fail(errors: string[]): void {
+  process.stderr.write(`${errors.join('\n\n')}\n`);
+  process.exitCode = 1;
+}

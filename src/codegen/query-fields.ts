@@ -1,0 +1,42 @@
+// The fields a list may filter and sort on, and the type of value a filter on each takes. A path is queryable
+// when an index starts with it or holds it (the store's layout, src/store/layout.ts): `id`, every top-level field
+// of an indexable type (each has an automatic index) and every path of an `@index(...)`. Queries that combine
+// fields need a compound `@index`; the service answers `indexer/missing-index` naming the one to add, since
+// which combinations an index serves depends on the order of equalities, the range and the sort.
+import { isIndexable, objectField, stringType, type CheckedCollection, type Type } from '../lang/index.ts';
+import { typeText } from './type-text.ts';
+
+export interface QueryField {
+  /** The dotted path, as the wire's where and sort name it. */
+  path: string;
+  /** The TypeScript type of a value a filter on the path takes. */
+  valueType: string;
+}
+
+export function queryFields(collection: CheckedCollection): QueryField[] {
+  const fields = new Map<string, QueryField>();
+  const add = (path: string, type: Type | undefined) => {
+    if (type === undefined || !isIndexable(type) || fields.has(path)) return;
+    fields.set(path, { path, valueType: whereValueType(type) });
+  };
+  add('id', collection.fieldsByName.get('id')?.type ?? stringType);
+  for (const field of collection.fields) add(field.name, field.type);
+  for (const index of collection.indexes) {
+    for (const field of index.fields) add(field.path.join('.'), typeAtPath(collection, field.path));
+  }
+  return [...fields.values()];
+}
+
+/** What a where compares with: a key in either form, a reference with both its parts (the store compares both). */
+function whereValueType(type: Type): string {
+  return typeText(type, type.kind === 'publicKey' ? 'argument' : 'record');
+}
+
+function typeAtPath(collection: CheckedCollection, path: readonly string[]): Type | undefined {
+  let type: Type | undefined = collection.fieldsByName.get(path[0]!)?.type;
+  for (const segment of path.slice(1)) {
+    if (type?.kind !== 'object') return undefined;
+    type = objectField(type, segment)?.type;
+  }
+  return type;
+}
