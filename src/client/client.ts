@@ -39,8 +39,8 @@ export class Client {
   readonly #fetch: typeof fetch;
 
   constructor(options: ClientOptions) {
-    if (typeof options?.baseURL !== 'string' || !URL.canParse(options.baseURL)) {
-      throw new TypeError(`baseURL must be an absolute URL such as "http://localhost:8080/v0", got ${JSON.stringify(options?.baseURL)}`);
+    if (typeof options?.baseURL !== 'string' || !isHttpUrl(options.baseURL)) {
+      throw new TypeError(`baseURL must be an absolute http(s) URL such as "http://localhost:8080/v0", got ${JSON.stringify(options?.baseURL)}`);
     }
     if (typeof options.namespace !== 'string' || options.namespace === '') {
       throw new TypeError(`namespace must be a non-empty string (collections are "<namespace>/<Name>"), got ${JSON.stringify(options.namespace)}`);
@@ -81,5 +81,14 @@ export class Client {
     if (!response.ok) throw errorOfAnswer(response.status, body, text);
     if (body === undefined) throw unexpectedAnswer(response.status, `a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
     return { status: response.status, body, headers: response.headers };
+  }
+}
+
+function isHttpUrl(text: string): boolean {
+  try {
+    const { protocol } = new URL(text);
+    return protocol === 'http:' || protocol === 'https:';
+  } catch {
+    return false;
   }
 }

@@ -1,0 +1,108 @@
+// Generated clients type-check under `strict` with NodeNext modules, for every fixture schema; and their types
+// refuse wrong uses: each `// @ts-expect-error` line of the usage file below is needed (the compiler reports no
+// unused directive), and without the directives exactly those lines are errors.
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLIENT_MODULE, generateFor, moduleFolder, typeCheck, writeInto } from './support.ts';
+
+const FIXTURE_FOLDERS = ['fixtures/schemas', 'fixtures/extensions', 'fixtures/codegen'];
+
+// A program using the client of fixtures/codegen/shop.polylang. Every line after a directive is a mistake a user
+// could make; the rest are right uses, with their types pinned by `same<…>()`.
+const USAGE = `
+import * as vellum from 'CLIENT';
+import { createClient, type ProductRecord, type SellerRecord } from './shop.ts';
+
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+function same<A, B>(proof: Same<A, B>): void {
+  void proof;
+}
+
+export async function use(privateKey: string): Promise<void> {
+  const db = createClient({ baseURL: 'http://localhost:8080/v0', namespace: 'shop', signer: vellum.ethPersonalSigner(privateKey) });
+  const seller = await db.Seller.create('acme', 'Acme');
+  same<typeof seller, SellerRecord>(true);
+  same<typeof seller.owner, vellum.PublicKeyJwk>(true);
+
+  const product = await db.Product.create('p1', 'Lamp', 25, db.Seller.ref('acme'), ['light'], new Uint8Array([1, 2]));
+  await db.Product.create('p2', 'Chair', 40, { id: 'acme' }, []);
+  same<typeof product.picture, string | undefined>(true);
+  same<typeof product.seller, vellum.RecordReference<'Seller'>>(true);
+
+  const after = await db.Product.record('p1').call('describe', 'red', 2);
+  same<typeof after, ProductRecord | null>(true);
+  await db.Product.record('p1').call('describe', 'blue');
+  await db.Product.record('p1').call('rate', '0x' + '00'.repeat(64) as vellum.HexPublicKey, 5);
+  await db.Product.record('p1').call('remove');
+
+  const page = await db.Product.where('seller', '==', db.Seller.ref('acme')).sort('price', 'desc').limit(10).get();
+  same<typeof page.records, ProductRecord[]>(true);
+  await db.Product.list({ where: { price: { $gte: 10, $lt: 100 }, inStock: true }, sort: [['price', 'asc']] });
+  await db.Product.list({ where: { 'details.colour': 'red' } });
+  await db.Product.where('owner', '==', seller.owner).get();
+
+  // @ts-expect-error: price is a number
+  await db.Product.create('p3', 'Desk', '30', db.Seller.ref('acme'), []);
+  // @ts-expect-error: a required parameter is missing
+  await db.Product.create('p3', 'Desk', 30);
+  // @ts-expect-error: the seller is a reference to a Seller, not to a Product
+  await db.Product.create('p3', 'Desk', 30, db.Product.ref('p1'), []);
+  // @ts-expect-error: setPrice takes a number
+  await db.Product.record('p1').call('setPrice', 'cheap');
+  // @ts-expect-error: there is no such function
+  await db.Product.record('p1').call('setName', 'x');
+  // @ts-expect-error: remove takes no argument
+  await db.Product.record('p1').call('remove', 1);
+  // @ts-expect-error: tags has no index, so a where cannot use it
+  await db.Product.where('tags', '==', 'light').get();
+  // @ts-expect-error: the price is a number
+  await db.Product.where('price', '>', '10').get();
+  // @ts-expect-error: ratings has no index, so a sort cannot use it
+  await db.Product.sort('ratings').get();
+  // @ts-expect-error: a where object also takes only indexed fields
+  await db.Product.list({ where: { title: 'Lamp', tags: ['light'] } });
+  // @ts-expect-error: an operator's value has the field's type
+  await db.Product.list({ where: { price: { $gte: 'ten' } } });
+  // @ts-expect-error: records are typed: a Product has no name
+  void product.name;
+}
+`;
+
+let dir: string;
+beforeAll(() => {
+  dir = moduleFolder('vellum-codegen-types-');
+});
+
+describe('generated clients type-check', () => {
+  it('for every fixture schema, under strict NodeNext, against the runtime built for browsers (no Node types)', () => {
+    const files: string[] = [];
+    for (const folder of FIXTURE_FOLDERS) {
+      for (const name of readdirSync(folder).filter((n) => n.endsWith('.polylang')).sort()) {
+        // A file with no collection has no client: generation says so (tested in generate.test.ts).
+        if (name === 'comments-only.polylang') continue;
+        const code = generateFor([join(folder, name)]);
+        files.push(writeInto(join(dir, folder.replace('/', '-')), name.replace(/\.polylang$/, '.ts'), code));
+      }
+    }
+    expect(files.length).toBe(87); // every fixture but comments-only
+    expect(typeCheck(files)).toEqual([]);
+  });
+
+  it('and refuse wrong arguments, unknown functions and unindexed where/sort fields at compile time', () => {
+    writeInto(dir, 'shop.ts', generateFor(['fixtures/codegen/shop.polylang']));
+    const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
+    const lines = usage.split('\n');
+    const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
+    expect(mistakes.length).toBe(12);
+
+    // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
+    expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);
+
+    // Without them: an error on exactly the lines after the directives, and nowhere else.
+    const bare = usage.replaceAll('// @ts-expect-error', '// mistake');
+    const errors = typeCheck([writeInto(dir, 'usage-bare.ts', bare)]);
+    const errorLines = [...new Set(errors.map((e) => Number(/^usage-bare\.ts:(\d+):/.exec(e)?.[1])))];
+    expect(errorLines, errors.join('\n')).toEqual(mistakes);
+  });
+});
