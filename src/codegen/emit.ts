@@ -3,7 +3,7 @@
 // `createClient` giving every collection. The output depends only on the schemas, their file names and the
 // options, in the order given, so generating twice gives the same bytes.
 import type { CheckedCollection, CheckedParameter } from '../lang/index.ts';
-import { commentText, propertyKey, stringLiteral } from './names.ts';
+import { commentText, propertyKey, stringLiteral, tupleLabel } from './names.ts';
 import { queryFields } from './query-fields.ts';
 import type { SchemaCollection } from './schemas.ts';
 import { typeText } from './type-text.ts';
@@ -60,7 +60,7 @@ function objectType(property: string, members: string[]): string[] {
 
 /** A labelled tuple: `[id: string, note?: string]`. */
 function parameterTuple(parameters: readonly CheckedParameter[]): string {
-  return `[${parameters.map((p) => `${p.name}${p.optional ? '?' : ''}: ${typeText(p.type, 'argument')}`).join(', ')}]`;
+  return `[${parameters.map((p) => `${tupleLabel(p.name)}${p.optional ? '?' : ''}: ${typeText(p.type, 'argument')}`).join(', ')}]`;
 }
 
 function clientFactory(collections: readonly CheckedCollection[]): string[] {
