@@ -63,7 +63,10 @@ export class Client {
     for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
     const headers: Record<string, string> = {};
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
-    if (request.sign && this.#signer) headers[SIGNATURE_HEADER] = await signatureHeader(this.#signer, request.body ?? '');
+    if (request.sign && this.#signer) {
+      const signature = await signatureHeader(this.#signer, request.body ?? '');
+      if (signature !== null) headers[SIGNATURE_HEADER] = signature;
+    }
     let response: Response;
     try {
       response = await this.#fetch(url, { method: request.method, headers, body: request.body });

@@ -140,8 +140,9 @@ export class RecordHandle<S extends CollectionSchema> {
   async call<Name extends keyof S['functions'] & string>(name: Name, ...args: FunctionArgs<S, Name>): Promise<S['record'] | null> {
     const path = `${this.collection.recordPath(this.id)}/call/${encodeURIComponent(name)}`;
     const answer = await this.collection.client.send({ method: 'POST', path, body: argumentsJson(args), sign: true });
-    const record = (answer.body as { data?: unknown }).data;
-    return record === null ? null : (recordOf(answer.status, answer.body) as S['record']);
+    // `{ "data": null }`: the function deleted the record.
+    if (isObject(answer.body) && answer.body.data === null) return null;
+    return recordOf(answer.status, answer.body) as S['record'];
   }
 
   /** A reference to this record. */

@@ -14,12 +14,14 @@ export class Query<S extends CollectionSchema> {
 
   /** Adds a condition; conditions on one field combine (`> 1` then `< 5` is the range between). */
   where<Path extends keyof Fields<S> & string, C extends Comparison>(field: Path, comparison: C, value: Operand<Fields<S>[Path], C>): Query<S> {
-    const operator = COMPARISONS[comparison];
-    if (operator === undefined || !Object.hasOwn(COMPARISONS, comparison)) {
+    if (!Object.hasOwn(COMPARISONS, comparison)) {
       throw new TypeError(`where: unknown comparison ${JSON.stringify(comparison)}; expected one of ${Object.keys(COMPARISONS).join(' ')}`);
     }
+    const operator = COMPARISONS[comparison];
     const where: Record<string, Record<string, unknown>> = { ...(this.options.where as Record<string, Record<string, unknown>> | undefined) };
-    where[field] = { ...where[field], [operator]: value };
+    const earlier = Object.hasOwn(where, field) ? where[field] : undefined;
+    // Defined, not assigned: a field may be called `__proto__`.
+    Object.defineProperty(where, field, { value: { ...earlier, [operator]: value }, enumerable: true, writable: true, configurable: true });
     return this.#with({ where: where as ListOptions<Fields<S>>['where'] });
   }
 

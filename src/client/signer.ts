@@ -17,8 +17,8 @@ export interface SignerResponse {
   pk?: string;
 }
 
-/** Signs the message `<t>.<body>` of a request. */
-export type Signer = (data: string) => SignerResponse | Promise<SignerResponse>;
+/** Signs the message `<t>.<body>` of a request; null (as @polybase/client's signers may answer) sends it unsigned. */
+export type Signer = (data: string) => SignerResponse | null | Promise<SignerResponse | null>;
 
 export const SIGNATURE_HEADER = 'X-Polybase-Signature';
 
@@ -44,10 +44,31 @@ export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
   };
 }
 
-/** The header value for a request signed at `t` (milliseconds) over its exact body text ('' for a read). */
-export async function signatureHeader(signer: Signer, body: string, t: number = Date.now()): Promise<string> {
-  const { h, sig, pk } = await signer(`${t}.${body}`);
+const HEX = /^0x[0-9a-fA-F]+$/;
+
+/**
+ * The header value for a request signed at `t` (milliseconds) over its exact body text ('' for a read), or null
+ * when the signer declines. A signer's answer that is not `{ h: 'eth-personal-sign', sig: '0x…' }` is a TypeError
+ * (its parts go into a header, so nothing else may pass).
+ */
+export async function signatureHeader(signer: Signer, body: string, t: number = Date.now()): Promise<string | null> {
+  const response: unknown = await signer(`${t}.${body}`);
+  if (response === null || response === undefined) return null;
+  const { h, sig, pk } = response as Partial<Record<keyof SignerResponse, unknown>>;
+  if (h !== 'eth-personal-sign' || typeof sig !== 'string' || !HEX.test(sig) || (pk !== undefined && (typeof pk !== 'string' || !HEX.test(pk)))) {
+    throw new TypeError(`the signer answered ${describe(response)}; expected { h: 'eth-personal-sign', sig: '0x…' (hex), pk?: '0x…' (hex) }`);
+  }
   return `v=0,t=${t},h=${h},sig=${sig}${pk === undefined ? '' : `,pk=${pk}`}`;
+}
+
+function describe(value: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value);
+  }
+  return text.length > 120 ? `${text.slice(0, 117)}...` : text;
 }
 
 function privateKeyBytes(privateKey: string | Uint8Array): Uint8Array {

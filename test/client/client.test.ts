@@ -56,7 +56,7 @@ describe('ethPersonalSigner', () => {
     expect(header).toBe(signRequest(KEY, body, 1_700_000_000_000));
     const now = Date.now();
     const fresh = await signatureHeader(ethPersonalSigner(KEY), body, now);
-    const key = verifySignatureHeader(fresh, body, { method: 'POST', replayGuard: new MemoryReplayGuard(), now: () => now });
+    const key = verifySignatureHeader(fresh!, body, { method: 'POST', replayGuard: new MemoryReplayGuard(), now: () => now });
     expect(key.toHex()).toBe(publicKeyOf(KEY).toHex());
   });
 
@@ -69,6 +69,14 @@ describe('ethPersonalSigner', () => {
       }),
       { numRuns: 50 },
     );
+  });
+
+  it("a signer's answer is checked before it goes into a header; null means unsigned, as in @polybase/client", async () => {
+    expect(await signatureHeader(() => null, '')).toBeNull();
+    const bad = [{ h: 'eth-personal-sign', sig: '0x12,v=1' }, { h: 'other', sig: '0x12' }, { h: 'eth-personal-sign', sig: '0x12', pk: 5 }, 'sig'];
+    for (const answer of bad) {
+      await expect(signatureHeader(() => answer as never, '')).rejects.toThrow(/^the signer answered .*; expected \{ h: 'eth-personal-sign'/);
+    }
   });
 
   it('refuses a malformed key at once, saying what a key is', () => {
@@ -121,6 +129,25 @@ describe('requests', () => {
     const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }));
     await items.create('a', 1);
     expect(sent[0]!.headers['X-Polybase-Signature']).toBeUndefined();
+  });
+
+  it('a call answering { data: null } gives null (the record was deleted); a bare null is not an answer of the service', async () => {
+    expect(await recordingClient(() => json(200, { data: null })).items.record('a').call('setPrice', 1)).toBeNull();
+    await expect(recordingClient(() => json(200, null)).items.record('a').call('setPrice', 1)).rejects.toMatchObject({ reason: 'response/unexpected' });
+  });
+
+  it('a where on a field called __proto__ is a condition like any other', async () => {
+    interface Odd extends CollectionSchema {
+      name: 'Odd';
+      record: { id: string };
+      constructorArgs: [];
+      functions: {};
+      queryFields: { __proto__: string };
+    }
+    const sent: URL[] = [];
+    const client = new Client({ baseURL: 'http://service.test/v0', namespace: 'ns', fetch: async (input) => (sent.push(new URL(String(input))), json(200, { data: [], cursor: {} })) });
+    await client.collection<Odd>('Odd').where('__proto__', '==', 'x').where('__proto__', '<', 'y').get();
+    expect(sent[0]!.searchParams.get('where')).toBe('{"__proto__":{"$eq":"x","$lt":"y"}}');
   });
 
   it('the query builder sends where and sort as the wire has them; conditions on one field combine', async () => {
