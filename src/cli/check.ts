@@ -41,14 +41,14 @@ export function registerCheck(program: Command): void {
     });
 }
 
-interface Target {
+export interface Target {
   file: string;
   /** Why this path yields nothing to check (an unreadable or empty directory). */
   error?: string;
 }
 
 /** Files to check, in the order given, each once; a directory expands to its `*.polylang` files, sorted. */
-function expandPaths(paths: string[]): Target[] {
+export function expandPaths(paths: string[]): Target[] {
   const targets = new Map<string, Target>();
   const add = (target: Target) => {
     if (!targets.has(target.file)) targets.set(target.file, target);

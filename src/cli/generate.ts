@@ -1,10 +1,12 @@
-// `vellum generate client <schema files...> [--out file.ts]`: writes a typed TypeScript client for the
-// collections of the schema files (src/codegen). Errors in a schema are printed as `vellum check` prints them and
-// nothing is written (exit 1); without --out the code goes to stdout.
+// `vellum generate client <schema files or directories...> [--out file.ts]`: writes a typed TypeScript client for
+// the collections of the schema files (src/codegen); a directory means every `*.polylang` file under it, as for
+// `vellum check`. Errors in a schema are printed as `vellum check` prints them and nothing is written (exit 1);
+// without --out the code goes to stdout.
 import { writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CLIENT_IMPORT, generateClient, type SchemaSource } from '../codegen/index.ts';
 import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
+import { expandPaths } from './check.ts';
 
 interface ClientFlags {
   out?: string;
@@ -16,12 +18,13 @@ export function registerGenerate(program: Command): void {
   generate
     .command('client')
     .description('write a typed TypeScript client for the collections of schema files')
-    .argument('<files...>', 'schema files (each collection declared once among them)')
+    .argument('<paths...>', 'schema files or directories (each collection declared once among them)')
     .option('--out <file.ts>', 'write the client to this file (default: standard output)')
     .option('--client-import <specifier>', 'the module the client imports its runtime from', DEFAULT_CLIENT_IMPORT)
-    .action((files: string[], flags: ClientFlags) => {
+    .action((paths: string[], flags: ClientFlags) => {
       const sources: SchemaSource[] = [];
-      for (const file of files) {
+      for (const { file, error } of expandPaths(paths)) {
+        if (error !== undefined) return fail([`${file}: error: ${error}`]);
         try {
           sources.push({ file, text: readBoundedText(file, MAX_SCHEMA_FILE_BYTES, file) });
         } catch (error) {

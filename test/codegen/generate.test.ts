@@ -106,13 +106,15 @@ function vellum(...args: string[]): Promise<Run> {
 }
 
 describe('vellum generate client', () => {
-  it('writes the file given with --out, or prints to stdout; exit 0', async () => {
+  it('writes the file given with --out, or prints to stdout; a directory means its .polylang files; exit 0', async () => {
     const dir = moduleFolder('vellum-codegen-cli-');
     const out = join(dir, 'shop.ts');
-    const [written, printed] = await Promise.all([vellum('client', SHOP, '--out', out), vellum('client', SHOP)]);
+    const [written, printed, folder] = await Promise.all([vellum('client', SHOP, '--out', out), vellum('client', SHOP), vellum('client', 'fixtures/codegen')]);
     expect(written).toMatchObject({ status: 0, stdout: '', stderr: `wrote ${out} (1 schema file)\n` });
     expect(readFileSync(out, 'utf8')).toBe(read(BASELINE));
     expect(printed).toMatchObject({ status: 0, stdout: read(BASELINE) });
+    expect(folder.status).toBe(0);
+    expect(folder.stdout).toContain('from fixtures/codegen/reserved-names.polylang, fixtures/codegen/shop.polylang.');
   });
 
   it('on a schema error or an unreadable file: the errors on stderr, exit 1, nothing written', async () => {
@@ -134,7 +136,7 @@ describe('vellum generate client', () => {
     expect(missing.stderr).toMatch(/nowhere\.polylang.*no such file/);
     expect(readFileSync(kept, 'utf8')).toBe('// an earlier client\n');
     expect(usage.status).toBe(2);
-    expect(usage.stderr).toContain("missing required argument 'files'");
+    expect(usage.stderr).toContain("missing required argument 'paths'");
     expect(noCommand.status).toBe(2);
   });
 });
