@@ -1,10 +1,11 @@
 // Generated clients type-check under `strict` with NodeNext modules, for every fixture schema; and their types
 // refuse wrong uses: each `// @ts-expect-error` line of the usage file below is needed (the compiler reports no
 // unused directive), and without the directives exactly those lines are errors.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLIENT_MODULE, generateFor, moduleFolder, typeCheck, writeInto } from './support.ts';
+import { generateClient } from '../../src/codegen/index.ts';
+import { CLIENT_MODULE, generateFor, moduleFolder, ROOT, typeCheck, writeInto } from './support.ts';
 
 const FIXTURE_FOLDERS = ['fixtures/schemas', 'fixtures/extensions', 'fixtures/codegen'];
 
@@ -104,5 +105,26 @@ describe('generated clients type-check', () => {
     const errors = typeCheck([writeInto(dir, 'usage-bare.ts', bare)]);
     const errorLines = [...new Set(errors.map((e) => Number(/^usage-bare\.ts:(\d+):/.exec(e)?.[1])))];
     expect(errorLines, errors.join('\n')).toEqual(mistakes);
+  });
+
+  it('and the examples of README.md and docs/codegen.md compile as written', () => {
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    // The README's worked example schema, and the TypeScript of its Typed clients section.
+    const schema = /A worked example[\s\S]*?```\n([\s\S]*?)```/.exec(readme)![1]!;
+    const readmeUsage = /## Typed clients[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!;
+    const docs = readFileSync(join(ROOT, 'docs/codegen.md'), 'utf8');
+    const docsUsage = /## Using a generated client[\s\S]*?```ts\n([\s\S]*?)```/.exec(docs)![1]!;
+
+    const account = generateClient([{ file: 'account.polylang', text: schema }], { clientImport: CLIENT_MODULE });
+    expect(account.errors).toEqual([]);
+    writeInto(dir, 'client.ts', account.code!);
+    writeInto(dir, 'shop-client.ts', generateFor(['fixtures/codegen/shop.polylang']));
+    const example = (text: string, declarations: string) =>
+      `${declarations}\n${text.replaceAll("'vellum/client'", JSON.stringify(CLIENT_MODULE))}\nexport {};\n`;
+    const files = [
+      writeInto(dir, 'readme-example.ts', example(readmeUsage, 'declare const key: string;')),
+      writeInto(dir, 'docs-example.ts', example(docsUsage, 'declare const privateKey: string;')),
+    ];
+    expect(typeCheck(files)).toEqual([]);
   });
 });
