@@ -27,6 +27,8 @@ export function generateClient(sources: readonly SchemaSource[], options: Genera
   if (typeof clientImport !== 'string' || clientImport.trim() === '') {
     return { code: null, errors: [`error: clientImport must be a module specifier such as "${DEFAULT_CLIENT_IMPORT}", got ${JSON.stringify(clientImport)}`], warnings: [] };
   }
+  const malformed = malformedSources(sources);
+  if (malformed !== undefined) return { code: null, errors: [`error: ${malformed}`], warnings: [] };
   const { collections, errors, warnings } = readSchemas(sources);
   if (errors.length > 0) return { code: null, errors, warnings };
   const code = emitClient(
@@ -35,4 +37,11 @@ export function generateClient(sources: readonly SchemaSource[], options: Genera
     { clientImport },
   );
   return { code, errors: [], warnings };
+}
+
+/** Why `sources` is not a list of `{ file, text }` strings, for callers from plain JavaScript; undefined when it is. */
+function malformedSources(sources: unknown): string | undefined {
+  if (!Array.isArray(sources)) return `sources must be an array of { file, text }, got ${sources === null ? 'null' : typeof sources}`;
+  const index = sources.findIndex((s: unknown) => typeof (s as SchemaSource)?.file !== 'string' || typeof (s as SchemaSource)?.text !== 'string');
+  return index === -1 ? undefined : `sources[${index}] must be { file: string, text: string }`;
 }

@@ -82,6 +82,9 @@ collection Q {
     expect(generate().errors).toEqual(['error: no schema files given']);
     expect(generate({ file: 'c.polylang', text: '// nothing\n' }).errors).toEqual(['error: the schema files declare no collection: c.polylang']);
     expect(generateClient([a], { clientImport: ' ' }).errors[0]).toMatch(/^error: clientImport must be a module specifier/);
+    // From plain JavaScript: a clear error rather than a TypeError from deep inside.
+    expect(generateClient(null as never).errors).toEqual(['error: sources must be an array of { file, text }, got null']);
+    expect(generateClient([a, { file: 'b.polylang' }] as never).errors).toEqual(['error: sources[1] must be { file: string, text: string }']);
   });
 
   it('names that are not identifiers are quoted, and file names cannot end a comment', () => {
