@@ -33,8 +33,30 @@ const BASE64URL = /^[A-Za-z0-9_-]*$/;
 
 /** A plain cursor, or a sealed one under `sealKey` when given. */
 export function encodeCursor(indexId: string, position: Buffer, sealKey?: Buffer): string {
-  const plain = Buffer.concat([Buffer.of(VERSION), Buffer.from(indexId, 'hex'), position]);
-  return (sealKey ? seal(sealKey, plain) : plain).toString('base64url');
+  const plain = plainCursor(indexId, position);
+  return (sealKey ? seal(sealKey, pad(plain)) : plain).toString('base64url');
+}
+
+/**
+ * The padded sizes of a scan-position cursor (see `encodeScanCursor`): the small one holds positions of up to
+ * about 1,000 bytes, the large one any position a cursor may hold (MAX_CURSOR_LENGTH).
+ */
+export const SCAN_CURSOR_SIZES = { small: 1024, large: (Math.floor((MAX_CURSOR_LENGTH * 3) / 4 / SEAL_BLOCK) + 1) * SEAL_BLOCK } as const;
+
+/**
+ * A sealed cursor padded to exactly `size` plain bytes, so that every such cursor has one length whatever the
+ * position it holds; undefined when the position does not fit. A filtered list hands one out when its scan bound
+ * stopped it among entries the caller may not have read: the position is theirs, and its length must say nothing.
+ */
+export function encodeScanCursor(indexId: string, position: Buffer, sealKey: Buffer, size: number): string | undefined {
+  const plain = plainCursor(indexId, position);
+  // The padding is at least the 0x80 byte.
+  if (plain.length >= size) return undefined;
+  return seal(sealKey, pad(plain, size)).toString('base64url');
+}
+
+function plainCursor(indexId: string, position: Buffer): Buffer {
+  return Buffer.concat([Buffer.of(VERSION), Buffer.from(indexId, 'hex'), position]);
 }
 
 /** Whether `cursor` is a sealed one (which `decodeCursor` opens only with the store's cursor key). */
@@ -86,12 +108,12 @@ function isPositionIn(index: IndexDefinition, position: Buffer): boolean {
 }
 
 /** [SEALED_VERSION, IV, AES-256-GCM of the padded plain bytes, tag]; the marker byte is authenticated too. */
-function seal(key: Buffer, plain: Buffer): Buffer {
+function seal(key: Buffer, padded: Buffer): Buffer {
   const marker = Buffer.of(SEALED_VERSION);
   const iv = randomBytes(IV_BYTES);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(marker);
-  const body = Buffer.concat([cipher.update(pad(plain)), cipher.final()]);
+  const body = Buffer.concat([cipher.update(padded), cipher.final()]);
   return Buffer.concat([marker, iv, body, cipher.getAuthTag()]);
 }
 
@@ -110,9 +132,12 @@ function open(key: Buffer, sealed: Buffer): Buffer | undefined {
   }
 }
 
-/** ISO/IEC 7816-4 padding: 0x80, then zeros up to a multiple of SEAL_BLOCK (always at least the 0x80). */
-function pad(plain: Buffer): Buffer {
-  const padded = Buffer.alloc((Math.floor(plain.length / SEAL_BLOCK) + 1) * SEAL_BLOCK);
+/**
+ * ISO/IEC 7816-4 padding: 0x80, then zeros up to `size` (greater than the plain length), by default the next
+ * multiple of SEAL_BLOCK (always at least the 0x80).
+ */
+function pad(plain: Buffer, size = (Math.floor(plain.length / SEAL_BLOCK) + 1) * SEAL_BLOCK): Buffer {
+  const padded = Buffer.alloc(size);
   plain.copy(padded);
   padded[plain.length] = 0x80;
   return padded;

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
 import { ChangeFeed, changeLogEntries, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';
-import { CURSOR_KEY_BYTES, decodeCursor, encodeCursor, isSealedCursor } from './cursor.ts';
+import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
 import { collectionNotFound, ConflictError, invalidCursor, invalidQuery, SignatureReplayError } from './errors.ts';
 import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
 import {
@@ -71,8 +71,11 @@ export interface ListOptions {
 export interface ListResult {
   readonly records: JsonObject[];
   /**
-   * `after` continues after the last entry read, `before` goes back from the first one. When nothing was read,
-   * both repeat the request's cursor (so polling `after` at the end keeps its place), or are null.
+   * Without a read filter, `after` continues after the last entry read and `before` goes back from the first
+   * one. With one, they are at the last and first records returned, and sealed; a page cut short by the scan
+   * bound has its `after` (`before` when paging back) at the last entry read instead, sealed at a fixed length.
+   * When nothing was read (with a read filter: returned), both repeat the request's cursor (so polling `after` at
+   * the end keeps its place), or are null.
    */
   readonly cursor: { readonly before: string | null; readonly after: string | null };
   /** The store's timestamp when the request began: send it back as `since` to long-poll for changes. */
@@ -385,14 +388,25 @@ export class RecordStore {
     /** The UTF-8 bytes of the texts of the records in the page. */
     let bytes = 0;
     const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
-    // The first and last entries read. An entry's key is a function of the record it holds (the commit that
-    // replaces a record relies on that to find its old entries), so the keys the cursors and the next range need
-    // are computed from these two records instead of being read with every entry.
+    // The first and last entries read, and the first and last returned (in the order read). An entry's key is a
+    // function of the record it holds (the commit that replaces a record relies on that to find its old
+    // entries), so the keys the cursors and the next range need are computed from these records instead of being
+    // read with every entry.
     let first: string | undefined;
     let last: string | undefined;
+    let firstReturned: string | undefined;
+    let lastReturned: string | undefined;
+    /** The entries of the last read: a scan-position cursor may have to step back among them (scanCursor). */
+    let lastRead: string[] = [];
     const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
     let scanned = 0;
-    while (records.length < limit && bytes < pageBytes && scanned < scanLimit && Buffer.compare(gte, lt) < 0) {
+    /** Whether the range has no entries left past the last one read. */
+    let exhausted = false;
+    while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
+      if (Buffer.compare(gte, lt) >= 0) {
+        exhausted = true;
+        break;
+      }
       // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
       // with them, at least 32 entries a round, as some may be left out.
       const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
@@ -400,6 +414,7 @@ export class RecordStore {
       // read stops at the rest of the byte budget too, so it never holds much more than a page's worth of texts.
       const maxBytes = pageBytes - bytes;
       const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
+      lastRead = texts;
       let bytesRead = 0;
       for (const text of texts) {
         scanned++;
@@ -410,25 +425,40 @@ export class RecordStore {
         const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
         if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
         records.push(output(text, parsed));
+        firstReturned ??= text;
+        lastReturned = text;
         bytes += size;
         if (records.length === limit || bytes >= pageBytes) break;
       }
       // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
-      if ((texts.length < want && bytesRead < maxBytes) || last === undefined) break;
+      if ((texts.length < want && bytesRead < maxBytes) || last === undefined) {
+        exhausted = true;
+        break;
+      }
       const lastKey = keyOf(last);
       if (!scanReverse) gte = keySuccessor(lastKey);
       else lt = lastKey;
     }
 
-    if (backward) {
-      records.reverse();
-      [first, last] = [last, first];
+    if (backward) records.reverse();
+    const position = (text: string) => keyOf(text).subarray(prefix.length);
+    // Cursors in the order read: `start` goes back from the first entry, `end` on past the last.
+    let start: string | null;
+    let end: string | null;
+    if (!readFilter) {
+      start = first === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(first));
+      end = last === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(last));
+    } else {
+      // Only the records returned, which the caller sees anyway, place the cursors: the answer is the one a store
+      // holding only the records the caller may read would give (docs/store.md, "Cursors and paging"). The one
+      // exception: the scan bound stopped the read before the page was full and before the range ended. The next
+      // request must go on from there, so `end` is that position, sealed at a fixed length.
+      start = firstReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(firstReturned), sealKey);
+      end = lastReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(lastReturned), sealKey);
+      const cutShort = !exhausted && records.length < limit && bytes < pageBytes;
+      if (cutShort) end = scanCursor(plan.index.id, lastRead, position, sealKey!);
     }
-    const position = (text: string) => encodeCursor(plan.index.id, keyOf(text).subarray(prefix.length), readFilter ? sealKey : undefined);
-    const cursor =
-      first !== undefined && last !== undefined
-        ? { before: position(first), after: position(last) }
-        : { before: requestCursor ?? null, after: requestCursor ?? null };
+    const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records, cursor, timestamp };
   }
 
@@ -654,6 +684,22 @@ function layoutChanged(collectionId: string): ConflictError {
 /** A page byte budget: at least 1 (NaN too), so that a page always holds a record when there is one. */
 function byteBudget(bytes: number): number {
   return bytes >= 1 ? bytes : 1;
+}
+
+/**
+ * The cursor of a scan stopped by its bound, at the last entry read (`read`: the entries of the last read, in
+ * order). Every such cursor has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's
+ * values: when the last entry's position is too long for it, the cursor steps back to the latest entry that fits
+ * (the next request reads the rest again). Only when none of them fits is it the large size.
+ */
+function scanCursor(indexId: string, read: readonly string[], position: (text: string) => Buffer, sealKey: Buffer): string {
+  for (let i = read.length - 1; i >= 0; i--) {
+    const cursor = encodeScanCursor(indexId, position(read[i]!), sealKey, SCAN_CURSOR_SIZES.small);
+    if (cursor !== undefined) return cursor;
+  }
+  const last = position(read.at(-1)!);
+  // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
+  return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
 }
 
 function maxKey(a: Buffer, b: Buffer): Buffer {

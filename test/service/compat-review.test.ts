@@ -109,11 +109,12 @@ describe('cursors continue the query that made them (the client sends only the c
 });
 
 describe('a list of records the caller may not read', () => {
-  // Polybase's cursors are made from the records it returns. Vellum's are the first and last index entries
-  // read, readable or not (so a reader is never stuck behind a run of entries it may not read), and an index
-  // entry's key holds the indexed values and the id of its record: in plain cursors, a caller who may read nothing
-  // learnt the sort field of private records (paging or narrowing the where walked all of them). A list that runs
-  // with a read filter now seals its cursors (AES-256-GCM under a key kept in the store, src/store/cursor.ts).
+  // Vellum's cursors were the first and last index entries read, readable or not, and an index entry's key holds
+  // the indexed values and the id of its record: in plain cursors, a caller who may read nothing learnt the sort
+  // field of private records. Sealing them (AES-256-GCM, src/store/cursor.ts) hid their content but not their
+  // presence: a range holding an unreadable record answered sealed cursors, an empty range null ones, and
+  // narrowing the range recovered a private text in a few hundred requests (issue 13). A filtered list's cursors
+  // now come from the records it returns, as Polybase's did (docs/store.md, "Cursors and paging").
   const PRIVATE = `
 collection Secret {
   id: string;
@@ -140,6 +141,34 @@ collection Secret {
       .join(' ');
     expect(shown).not.toContain('hunter2');
     expect(shown).not.toContain('launch code');
+  });
+
+  it('answers a range holding records the caller may not read exactly as it answers an empty range', async () => {
+    await s.createCollection('hidden/Secret', PRIVATE);
+    expect((await s.create('hidden/Secret', ['h1', 'QZa secret'], KEYS.alice)).status).toBe(200);
+    expect((await s.create('hidden/Secret', ['h2', 'mine'], KEYS.bob)).status).toBe(200);
+    const range = (from: string, to: string) => ({ where: { text: { $gte: from, $lt: to } }, limit: '1' });
+    const answer = async (query: object) => {
+      const response = await s.list('hidden/Secret', query, KEYS.bob);
+      expect(response.status).toBe(200);
+      return response.json;
+    };
+    // The attack of the issue: bisecting on a private text. Both ranges hold nothing bob may read.
+    const holding = await answer(range('QZa', 'QZb'));
+    const empty = await answer(range('QZb', 'QZc'));
+    expect(holding).toEqual({ data: [], cursor: { before: null, after: null } });
+    expect(empty).toEqual(holding);
+    // Sorted by the private field, descending, and paged back from bob's own record: the same.
+    for (const sort of [[['text', 'asc']], [['text', 'desc']]]) {
+      const own = await answer({ sort, where: { text: { $gte: 'A', $lt: 'z' } }, limit: '5' });
+      expect(own.data.map((r: { data: { id: string } }) => r.data.id)).toEqual(['h2']);
+      for (const direction of ['after', 'before'] as const) {
+        const next = await answer({ [direction]: own.cursor[direction] });
+        expect(next.data).toEqual([]);
+        // Nothing returned, the range ended: the request's cursor comes back, as it would with h1 absent.
+        expect(next.cursor).toEqual({ before: own.cursor[direction], after: own.cursor[direction] });
+      }
+    }
   });
 });
 

@@ -62,12 +62,14 @@ function sealedCursorSuite(backend: Backend): void {
 
     it('seals both cursors of a list with a read filter, and shows nothing of the entries read', async () => {
       const store = await storeWith(5);
-      for (const readFilter of [nobody, everyone]) {
-        const page = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, readFilter);
-        expect(isSealedCursor(page.cursor.before) && isSealedCursor(page.cursor.after)).toBe(true);
-        expect(page.cursor.before).toMatch(/^[A-Za-z0-9_-]+$/); // base64url: never a dot, which the service appends
-        expect(latin1(page.cursor.before) + latin1(page.cursor.after)).not.toMatch(/secret|i0/);
-      }
+      const page = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, everyone);
+      expect(isSealedCursor(page.cursor.before) && isSealedCursor(page.cursor.after)).toBe(true);
+      expect(page.cursor.before).toMatch(/^[A-Za-z0-9_-]+$/); // base64url: never a dot, which the service appends
+      expect(latin1(page.cursor.before) + latin1(page.cursor.after)).not.toMatch(/secret|i0/);
+      // A caller who may read none of them gets what an empty collection answers: no records, no cursors (this
+      // test once expected sealed cursors here, at the unreadable entries read: their presence was the leak).
+      const unreadable = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 }, nobody);
+      expect(unreadable).toEqual({ records: [], cursor: { before: null, after: null }, timestamp: unreadable.timestamp });
       // The same list without a read filter: plain cursors (version byte 1, the index id, the entry's key).
       const plain = await store.list(ITEMS, { where: { group: 'secret' }, sort: [['score', 'asc']], limit: 2 });
       expect(isSealedCursor(plain.cursor.before) || isSealedCursor(plain.cursor.after)).toBe(false);
