@@ -8,13 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openPostgresStore, openSqliteStore, RecordStore, StoreError, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
+import { layoutOf, openPostgresStore, openSqliteStore, RecordStore, StoreError, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
 import { isSealedCursor } from '../../src/store/cursor.ts';
 import { cursorKeyKey } from '../../src/store/keys.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
-import { itemLayout } from './schemas.ts';
+import { collection, itemLayout } from './schemas.ts';
 
 const ITEMS = 'ns/Item';
+const WIDE = 'ns/Wide';
+const wideLayout = layoutOf(collection('Wide', { id: 'string', a: 'string', b: 'string', c: 'string' }, [['a', 'b', 'c']]));
 
 interface Backend {
   readonly name: string;
@@ -124,6 +126,58 @@ function sealedCursorSuite(backend: Backend): void {
         }
         expect(backward).toEqual(readable);
       }
+    });
+
+    it('cuts a page short at the scan bound with a cursor of one length, whatever the entries it stopped among', async () => {
+      const store = await (await database())();
+      // Keys of an index of three strings and the id: up to about 3 × 258 bytes of values, and ids up to 512.
+      await store.defineCollection(WIDE, wideLayout);
+      const put = (records: JsonObject[]) => store.commit({ writes: records.map((record) => ({ kind: 'put' as const, collectionId: WIDE, record })) });
+      /** Entry i sorts i-th; its values are `size` bytes each and its id has `idSize` more. */
+      const entry = (i: number, size: number, idSize: number): JsonObject => {
+        const text = `${i}${'x'.repeat(size)}`;
+        return { id: `i${i}${'z'.repeat(idSize)}`, a: text, b: text, c: text };
+      };
+      const query = { sort: [['a', 'asc'], ['b', 'asc'], ['c', 'asc']], limit: 1 };
+      const isFourth = (record: JsonObject) => (record.id as string).startsWith('i3');
+      const lengths: number[] = [];
+      // The third entry (where the scan stops) short; of 700 bytes; over the small size, so the cursor steps back
+      // to the second; then all three over it (the large size), for two different lengths.
+      const cases = [
+        [[1, 1], [1, 1], [1, 1]],
+        [[1, 1], [1, 1], [230, 1]],
+        [[1, 1], [1, 1], [250, 400]],
+        [[250, 300], [250, 400], [250, 500]],
+        [[240, 280], [250, 300], [220, 350]],
+      ];
+      for (const sizes of cases) {
+        const records = [...sizes, [1, 1]].map(([size, idSize], i) => entry(i, size!, idSize!));
+        await put(records);
+        const page = await store.list(WIDE, query, nobody, { scanLimit: 3 });
+        expect(page.records).toEqual([]);
+        expect(page.cursor.before).toBeNull(); // nothing returned: the request's (absent) cursor
+        expect(isSealedCursor(page.cursor.after)).toBe(true);
+        lengths.push(page.cursor.after!.length);
+        // Going on from there reaches the end of the range; nothing is left, and the cursor comes back.
+        const rest = await store.list(WIDE, { ...query, after: page.cursor.after }, nobody, { scanLimit: 3 });
+        expect(rest.records).toEqual([]);
+        expect(rest.cursor).toEqual({ before: page.cursor.after, after: page.cursor.after });
+        // A readable fourth entry is the next page, whichever entry the cursor stepped back to.
+        const next = await store.list(WIDE, { ...query, after: page.cursor.after }, isFourth, { scanLimit: 3 });
+        expect(next.records.map((r) => (r.id as string).slice(0, 2))).toEqual(['i3']);
+        await store.commit({ writes: records.map((r) => ({ kind: 'delete' as const, collectionId: WIDE, id: r.id as string })) });
+      }
+      expect(new Set(lengths.slice(0, 3)).size).toBe(1);
+      expect(new Set(lengths.slice(3)).size).toBe(1);
+      expect(lengths[3]).toBeGreaterThan(lengths[0]!);
+
+      // Paging back, the `before` cursor is the one cut short, of the same length.
+      await put([0, 1, 2, 3].map((i) => entry(i, 1, 1)));
+      const end = (await store.list(WIDE, { ...query, limit: 10 }, everyone)).cursor.after!;
+      const back = await store.list(WIDE, { ...query, before: end }, nobody, { scanLimit: 3 });
+      expect(back.records).toEqual([]);
+      expect(back.cursor.after).toBe(end);
+      expect(back.cursor.before!.length).toBe(lengths[0]);
     });
 
     it('accepts a sealed cursor without a read filter, and a plain one with a filter (permissions may change between pages)', async () => {
