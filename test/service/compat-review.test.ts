@@ -148,7 +148,7 @@ collection Secret {
     expect((await s.create('hidden/Secret', ['h1', 'QZa secret'], KEYS.alice)).status).toBe(200);
     expect((await s.create('hidden/Secret', ['h2', 'mine'], KEYS.bob)).status).toBe(200);
     const range = (from: string, to: string) => ({ where: { text: { $gte: from, $lt: to } }, limit: '1' });
-    const answer = async (query: object) => {
+    const answer = async (query: Record<string, unknown>) => {
       const response = await s.list('hidden/Secret', query, KEYS.bob);
       expect(response.status).toBe(200);
       return response.json;
