@@ -2,12 +2,11 @@
 // the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
 
 import { isUtf8 } from 'node:buffer';
-import { STATUS_CODES, maxHeaderSize } from 'node:http';
-import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
-import { MAX_PARAM_LENGTH, ServiceError, clientErrorResponse, invalidArgument, toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
+import { HTTP_SERVER_OPTIONS, answerClientError, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 
@@ -40,7 +39,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
+    http: HTTP_SERVER_OPTIONS,
   });
+  registerHttpEdges(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
 
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.
@@ -89,21 +90,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
   const { status, body, internal } = toErrorResponse(error);
+  if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
   if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
-}
-
-/** Requests Node's HTTP parser refuses (headers too large, malformed HTTP) get the envelope too. */
-function answerClientError(error: Error & { code?: string }, socket: Socket): void {
-  const answer = clientErrorResponse(error, maxHeaderSize);
-  if (answer && socket.writable) {
-    const body = JSON.stringify(answer.body);
-    socket.write(
-      `HTTP/1.1 ${answer.status} ${STATUS_CODES[answer.status]}\r\nContent-Type: application/json; charset=utf-8\r\n` +
-        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy(error);
 }
 
 function pathOf(url: string): string {

@@ -85,9 +85,13 @@ export function unauthorized(message: string): ServiceError {
 export const MAX_PARAM_LENGTH = 4096;
 
 /** Fastify's own errors, by their code. */
+/** The 413 of a request body over the service's limit. */
+export function bodyTooLarge(): ServiceError {
+  return new ServiceError('payload-too-large', 'request/body-too-large', 'request body is larger than the service accepts');
+}
+
 const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: () =>
-    new ServiceError('payload-too-large', 'request/body-too-large', 'request body is larger than the service accepts'),
+  FST_ERR_CTP_BODY_TOO_LARGE: () => bodyTooLarge(),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
     invalidArgument('request/invalid-body', 'request body length does not match its Content-Length header'),
   FST_ERR_BAD_URL: () => invalidArgument('request/invalid-url', 'the URL has an invalid percent-encoding (a % must be followed by two hex digits of UTF-8)'),

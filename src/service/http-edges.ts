@@ -1,0 +1,108 @@
+// The edges of HTTP that Node's server answers on its own, or not at all, before or around fastify: each gets the
+// JSON error envelope like any other failure.
+//
+// - A request Node's parser refuses (headers too large, malformed HTTP, a timeout): `answerClientError`.
+// - An HTTP/1.1 request without a Host header: Node answered a bare 400 with no body. Its own check is turned off
+//   (`HTTP_SERVER_OPTIONS`) and the service makes it, with the envelope.
+// - CONNECT: with no 'connect' listener Node closed the connection without a word. It is 405.
+// - `Expect: 100-continue` with a Content-Length over the body limit: 413 at once, so the body is never sent.
+// - A body refused for its size while the client is still sending: fastify answered 413 and the connection was
+//   closed at once; the client's next bytes then met a closed socket, the kernel answered them with a reset, and
+//   a client that sends its whole body before reading (as simple clients do) lost the answer (EPIPE, no status).
+//   So the rest of the body is read and dropped for a while after the answer (`drainRefusedBody`), as nginx's
+//   lingering close does, and the connection is closed only if the client is still sending after that.
+
+import { STATUS_CODES, maxHeaderSize, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { bodyTooLarge, clientErrorResponse, invalidArgument, ServiceError, toErrorResponse, type ErrorBody } from './errors.ts';
+
+/** Options for Node's HTTP server: the service checks the Host header itself, to answer with the envelope. */
+export const HTTP_SERVER_OPTIONS = { requireHostHeader: false } as const;
+
+/** How long the rest of a body refused for its size is read (and dropped) before the connection is closed. */
+export const REFUSED_BODY_LINGER_MS = 5000;
+
+/** Connections reading the rest of a refused body: their request has had its answer. */
+const draining = new WeakSet<Socket>();
+
+/** The methods the service answers (HEAD: fastify's, for every GET route). */
+const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
+
+/** Registers the Host check, and the answers to CONNECT and to `Expect: 100-continue` over the body limit. */
+export function registerHttpEdges(app: FastifyInstance, bodyLimit: number): void {
+  // RFC 9112, section 3.2: a server must answer 400 to an HTTP/1.1 request without Host (HTTP/1.0 may omit it).
+  app.addHook('onRequest', (request, reply, done) => {
+    const { httpVersionMajor, httpVersionMinor } = request.raw;
+    if (request.headers.host === undefined && (httpVersionMajor > 1 || (httpVersionMajor === 1 && httpVersionMinor >= 1))) {
+      reply.header('connection', 'close');
+      done(invalidArgument('request/invalid-http', 'an HTTP/1.1 request must have a Host header'));
+      return;
+    }
+    done();
+  });
+
+  app.server.on('connect', (_request: IncomingMessage, socket: Duplex) => {
+    const method = new ServiceError('invalid-argument', 'request/method-not-allowed', `CONNECT is not supported: this server is not a proxy (it answers ${ALLOWED_METHODS})`, 405);
+    writeRawAnswer(socket as Socket, method, { Allow: ALLOWED_METHODS });
+    (socket as Socket).destroySoon();
+  });
+
+  // With this listener, Node no longer sends `100 Continue` by itself: each request says whether it goes on.
+  app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
+    if (Number(request.headers['content-length']) > bodyLimit) {
+      const { status, body } = toErrorResponse(bodyTooLarge());
+      const text = JSON.stringify(body);
+      // The client waits for our word before it sends the body: after this answer, it sends none.
+      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+      response.end(text);
+      return;
+    }
+    response.writeContinue();
+    app.server.emit('request', request, response);
+  });
+}
+
+/**
+ * Keeps reading (and dropping) the rest of a request whose body was refused for its size, so that a client still
+ * sending it reads the answer instead of a reset: the answer does not close the connection, Node reads the body
+ * to its end (after which the connection may carry the next request), and only a client still sending
+ * REFUSED_BODY_LINGER_MS after the answer has its connection closed.
+ */
+export function drainRefusedBody(request: IncomingMessage, reply: FastifyReply): void {
+  if (request.complete) return;
+  // Fastify asked to close the connection with the answer; Node then closes it at once.
+  reply.removeHeader('connection');
+  reply.raw.once('finish', () => {
+    if (request.complete) return;
+    const socket = request.socket;
+    draining.add(socket);
+    const timer = setTimeout(() => socket.destroy(), REFUSED_BODY_LINGER_MS);
+    const stop = () => {
+      clearTimeout(timer);
+      draining.delete(socket);
+    };
+    request.once('end', stop);
+    socket.once('close', stop);
+  });
+}
+
+/** Requests Node's HTTP parser refuses (headers too large, malformed HTTP) get the envelope too. */
+export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  const answer = clientErrorResponse(error, maxHeaderSize);
+  // A refused body cut short by its client is not a second request to answer: the 413 was its answer.
+  if (answer && socket.writable && !draining.has(socket)) writeRawAnswer(socket, answer);
+  socket.destroy(error);
+}
+
+/** Writes an answer with the envelope straight to the socket (no HTTP response object to write it with). */
+function writeRawAnswer(socket: Socket, answer: ServiceError | { status: number; body: ErrorBody }, headers: Record<string, string> = {}): void {
+  const { status, body } = answer instanceof ServiceError ? toErrorResponse(answer) : answer;
+  const text = JSON.stringify(body);
+  const extra = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  socket.write(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json; charset=utf-8\r\n${extra}` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+  );
+}

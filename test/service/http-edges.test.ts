@@ -1,0 +1,191 @@
+// HTTP edges Node's server answered on its own or not at all (issue 13, item 4), over raw sockets: a request
+// without Host, CONNECT, `Expect: 100-continue` over the body limit, and a body refused for its size while the
+// client is still sending it. Each gets the JSON error envelope.
+
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from './support.ts';
+
+const BODY_LIMIT = 64 * 1024;
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer({ bodyLimit: BODY_LIMIT });
+});
+afterAll(() => s.close());
+
+interface RawResponse {
+  readonly status: number;
+  readonly head: string;
+  readonly body: string;
+}
+
+/** A raw connection: bytes out, and the responses read back one by one (each with a Content-Length). */
+class Connection {
+  readonly socket: Socket;
+  #received = '';
+  closed = false;
+  error: Error | undefined;
+  readonly #waiters = new Set<() => void>();
+
+  constructor() {
+    this.socket = connect(s.server.port, '127.0.0.1');
+    this.socket.setEncoding('latin1');
+    this.socket.on('data', (chunk: string) => {
+      this.#received += chunk;
+      this.#wake();
+    });
+    this.socket.on('error', (error) => (this.error = error));
+    this.socket.on('close', () => {
+      this.closed = true;
+      this.#wake();
+    });
+  }
+
+  #wake(): void {
+    for (const waiter of this.#waiters) waiter();
+  }
+
+  /** Resolves when `ready` holds (checked on every chunk), or with undefined when the connection closes first. */
+  #until<T>(ready: () => T | undefined): Promise<T | undefined> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const value = ready();
+        if (value !== undefined || this.closed) {
+          this.#waiters.delete(check);
+          resolve(value);
+        }
+      };
+      this.#waiters.add(check);
+      check();
+    });
+  }
+
+  /** The next complete response; undefined when the connection closed before one came. */
+  async response(): Promise<RawResponse | undefined> {
+    return this.#until(() => {
+      const end = this.#received.indexOf('\r\n\r\n');
+      if (end === -1) return undefined;
+      const head = this.#received.slice(0, end);
+      const length = Number(/\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 0);
+      if (this.#received.length < end + 4 + length) return undefined;
+      const body = this.#received.slice(end + 4, end + 4 + length);
+      this.#received = this.#received.slice(end + 4 + length);
+      return { status: Number(head.split(' ')[1]), head, body };
+    });
+  }
+
+  /** Whatever more arrives until the connection closes. */
+  async rest(): Promise<string> {
+    await this.#until(() => undefined);
+    return this.#received;
+  }
+
+  /** Resolves when the socket takes more bytes, or is gone (a reset: the write error is kept in `error`). */
+  #drained(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.socket.off('drain', done);
+        this.socket.off('close', done);
+        resolve();
+      };
+      this.socket.on('drain', done);
+      this.socket.on('close', done);
+    });
+  }
+
+  /** Writes `total` bytes of body (chunked when asked), waiting for the socket to take them. */
+  async sendBody(total: number, chunked: boolean): Promise<void> {
+    const piece = Buffer.alloc(64 * 1024, 0x61);
+    for (let sent = 0; sent < total && !this.socket.destroyed; sent += piece.length) {
+      const bytes = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]) : piece;
+      if (!this.socket.write(bytes)) await this.#drained();
+    }
+    if (chunked) this.socket.write('0\r\n\r\n');
+  }
+}
+
+const envelope = (response: RawResponse | undefined) => JSON.parse(response?.body ?? 'null') as { error: { code: string; reason: string; message: string } };
+
+describe('requests Node answered on its own', () => {
+  it('an HTTP/1.1 request without a Host header is 400 with the envelope; HTTP/1.0 may leave it out', async () => {
+    const missing = new Connection();
+    missing.socket.write('GET /v0/health HTTP/1.1\r\n\r\n');
+    const answer = await missing.response();
+    expect(answer?.status).toBe(400);
+    expect(answer?.head).toMatch(/\r\ncontent-type: application\/json/i);
+    expect(envelope(answer).error).toEqual({ code: 'invalid-argument', reason: 'request/invalid-http', message: 'an HTTP/1.1 request must have a Host header' });
+    expect(await missing.rest()).toBe(''); // and the connection is closed
+
+    const old = new Connection();
+    old.socket.write('GET /v0/health HTTP/1.0\r\n\r\n');
+    const fine = await old.response();
+    expect(fine?.status).toBe(200);
+    expect(JSON.parse(fine!.body)).toEqual({ status: 'OK' });
+    old.socket.destroy();
+  });
+
+  it('CONNECT is 405 with the envelope and the methods served, then the connection closes', async () => {
+    const proxy = new Connection();
+    proxy.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    const answer = await proxy.response();
+    expect(answer?.status).toBe(405);
+    expect(answer?.head).toMatch(/\r\nAllow: GET, HEAD, POST, OPTIONS\r\n/);
+    expect(envelope(answer).error).toMatchObject({ code: 'invalid-argument', reason: 'request/method-not-allowed', message: expect.stringMatching(/^CONNECT is not supported/) });
+    expect(await proxy.rest()).toBe('');
+    expect(proxy.error).toBeUndefined();
+  });
+});
+
+describe('a body refused for its size', () => {
+  const post = (framing: string) => `POST /v0/collections/Collection/records HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\n${framing}\r\n\r\n`;
+  const refused = { code: 'payload-too-large', reason: 'request/body-too-large', message: 'request body is larger than the service accepts' };
+
+  for (const chunked of [false, true]) {
+    it(`sent whole (${chunked ? 'chunked' : 'with a Content-Length'}) before the client reads: 413 with the envelope, and the connection goes on`, async () => {
+      const total = 8 * 1024 * 1024;
+      const client = new Connection();
+      // As a simple client does: send everything, then read. The server answered after 64 KiB and closed at once,
+      // so the rest of the body met a reset, and the client got EPIPE and no answer.
+      client.socket.pause();
+      client.socket.write(post(chunked ? 'Transfer-Encoding: chunked' : `Content-Length: ${total}`));
+      await client.sendBody(total, chunked);
+      expect(client.error).toBeUndefined();
+      client.socket.resume();
+      const answer = await client.response();
+      expect(answer?.status).toBe(413);
+      expect(envelope(answer).error).toEqual(refused);
+      // The body was read to its end, so the connection carries the next request.
+      client.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\n\r\n');
+      expect((await client.response())?.status).toBe(200);
+      client.socket.destroy();
+    });
+  }
+
+  it('a client that stops sending after the 413 gets that answer only', async () => {
+    const client = new Connection();
+    client.socket.write(post('Content-Length: 1000000'));
+    await client.sendBody(256 * 1024, false);
+    const answer = await client.response();
+    expect(answer?.status).toBe(413);
+    client.socket.end(); // the rest of the declared body never comes
+    expect(await client.rest()).toBe('');
+  });
+
+  it('with Expect: 100-continue, a Content-Length over the limit is 413 at once (no 100 Continue); one within it continues', async () => {
+    const large = new Connection();
+    large.socket.write(post(`Content-Length: ${BODY_LIMIT + 1}\r\nExpect: 100-continue`));
+    const answer = await large.response();
+    expect(answer?.status).toBe(413);
+    expect(envelope(answer).error).toEqual(refused);
+    expect(await large.rest()).toBe('');
+
+    const small = new Connection();
+    const body = JSON.stringify({ args: ['edges/Note', 'collection Note { id: string; constructor (id: string) { this.id = id; } }'] });
+    small.socket.write(post(`Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue`));
+    expect((await small.response())?.status).toBe(100);
+    small.socket.write(body);
+    const created = await small.response();
+    expect(created?.status, created?.body).toBe(200);
+    small.socket.destroy();
+  });
+});
