@@ -396,8 +396,12 @@ export class RecordStore {
     let last: string | undefined;
     let firstReturned: string | undefined;
     let lastReturned: string | undefined;
-    /** The entries of the last read: a scan-position cursor may have to step back among them (scanCursor). */
+    /**
+     * The entries of the last read, from the last one returned on (all of them when none was returned in that
+     * read): a scan-position cursor may step back among them (scanCursor), never to before a record returned.
+     */
     let lastRead: string[] = [];
+    let lastReturnedAt = -1;
     const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
     let scanned = 0;
     /** Whether the range has no entries left past the last one read. */
@@ -415,8 +419,9 @@ export class RecordStore {
       const maxBytes = pageBytes - bytes;
       const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
       lastRead = texts;
+      lastReturnedAt = -1;
       let bytesRead = 0;
-      for (const text of texts) {
+      for (const [at, text] of texts.entries()) {
         scanned++;
         first ??= text;
         last = text;
@@ -427,6 +432,7 @@ export class RecordStore {
         records.push(output(text, parsed));
         firstReturned ??= text;
         lastReturned = text;
+        lastReturnedAt = at;
         bytes += size;
         if (records.length === limit || bytes >= pageBytes) break;
       }
@@ -450,13 +456,13 @@ export class RecordStore {
       end = last === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(last));
     } else {
       // Only the records returned, which the caller sees anyway, place the cursors: the answer is the one a store
-      // holding only the records the caller may read would give (docs/store.md, "Cursors and paging"). The one
+      // holding only the records the caller may read would give (docs/store.md, "Lists with a read filter"). The one
       // exception: the scan bound stopped the read before the page was full and before the range ended. The next
       // request must go on from there, so `end` is that position, sealed at a fixed length.
       start = firstReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(firstReturned), sealKey);
       end = lastReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(lastReturned), sealKey);
       const cutShort = !exhausted && records.length < limit && bytes < pageBytes;
-      if (cutShort) end = scanCursor(plan.index.id, lastRead, position, sealKey!);
+      if (cutShort) end = scanCursor(plan.index.id, lastRead.slice(Math.max(0, lastReturnedAt)), position, sealKey!);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records, cursor, timestamp };
@@ -687,8 +693,8 @@ function byteBudget(bytes: number): number {
 }
 
 /**
- * The cursor of a scan stopped by its bound, at the last entry read (`read`: the entries of the last read, in
- * order). Every such cursor has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's
+ * The cursor of a scan stopped by its bound, at the last entry read (`read`: entries of the last read, in order,
+ * that the next request may go on from). Every such cursor has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's
  * values: when the last entry's position is too long for it, the cursor steps back to the latest entry that fits
  * (the next request reads the rest again). Only when none of them fits is it the large size.
  */
