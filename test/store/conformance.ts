@@ -466,9 +466,10 @@ export function conformance(backend: Backend): void {
             after = page.cursor.after;
           }
           expect(forward).toEqual(expected);
-          // Backwards from the last entry of the range (the cursor is the last entry read, readable or not).
+          // Backwards from the end: without a read filter the cursor is the last entry read, with one the last
+          // record returned (this test once expected the last entry read, readable or not, in both: issue 13).
           const last = await store.listJson(ITEMS, { ...query, limit: 1000 }, readFilter);
-          const lastEntry = (await store.listJson(ITEMS, { ...query, limit: 1000 })).records.at(-1);
+          const lastEntry = readFilter ? expected.at(-1) : (await store.listJson(ITEMS, { ...query, limit: 1000 })).records.at(-1);
           const expectedBackward = expected.filter((text) => text !== lastEntry);
           const backward: string[] = [];
           let before = last.cursor.after;
