@@ -5,7 +5,8 @@
 // - An HTTP/1.1 request without a Host header: Node answered a bare 400 with no body. Its own check is turned off
 //   (`HTTP_SERVER_OPTIONS`) and the service makes it, with the envelope.
 // - CONNECT: with no 'connect' listener Node closed the connection without a word. It is 405.
-// - `Expect: 100-continue` with a Content-Length over the body limit: 413 at once, so the body is never sent.
+// - `Expect: 100-continue` with a Content-Length over the body limit: 413 at once, so the body is never sent. Any
+//   other expectation: 417 (Node's was bare).
 // - A body refused for its size while the client is still sending: fastify answered 413 and the connection was
 //   closed at once; the client's next bytes then met a closed socket, the kernel answered them with a reset, and
 //   a client that sends its whole body before reading (as simple clients do) lost the answer (EPIPE, no status).
@@ -52,16 +53,28 @@ export function registerHttpEdges(app: FastifyInstance, bodyLimit: number): void
   // With this listener, Node no longer sends `100 Continue` by itself: each request says whether it goes on.
   app.server.on('checkContinue', (request: IncomingMessage, response: ServerResponse) => {
     if (Number(request.headers['content-length']) > bodyLimit) {
-      const { status, body } = toErrorResponse(bodyTooLarge());
-      const text = JSON.stringify(body);
       // The client waits for our word before it sends the body: after this answer, it sends none.
-      response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
-      response.end(text);
+      writeResponse(response, bodyTooLarge());
       return;
     }
     response.writeContinue();
     app.server.emit('request', request, response);
   });
+
+  // An Expect other than 100-continue: Node answered a bare 417.
+  app.server.on('checkExpectation', (request: IncomingMessage, response: ServerResponse) => {
+    const expectation = String(request.headers.expect).slice(0, 40);
+    const error = new ServiceError('invalid-argument', 'request/invalid-http', `Expect: ${JSON.stringify(expectation)} is not supported (only 100-continue is)`, 417);
+    writeResponse(response, error);
+  });
+}
+
+/** Answers with the envelope through Node's response, closing the connection (the request's body, if any, is unread). */
+function writeResponse(response: ServerResponse, error: ServiceError): void {
+  const { status, body } = toErrorResponse(error);
+  const text = JSON.stringify(body);
+  response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  response.end(text);
 }
 
 /**

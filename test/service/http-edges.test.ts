@@ -134,6 +134,15 @@ describe('requests Node answered on its own', () => {
     expect(await proxy.rest()).toBe('');
     expect(proxy.error).toBeUndefined();
   });
+
+  it('an Expect other than 100-continue is 417 with the envelope', async () => {
+    const odd = new Connection();
+    odd.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\nExpect: teapot\r\n\r\n');
+    const answer = await odd.response();
+    expect(answer?.status).toBe(417);
+    expect(envelope(answer).error).toEqual({ code: 'invalid-argument', reason: 'request/invalid-http', message: 'Expect: "teapot" is not supported (only 100-continue is)' });
+    expect(await odd.rest()).toBe('');
+  });
 });
 
 describe('a body refused for its size', () => {
