@@ -421,7 +421,8 @@ export class RecordStore {
       lastRead = texts;
       lastReturnedAt = -1;
       let bytesRead = 0;
-      for (const [at, text] of texts.entries()) {
+      for (let at = 0; at < texts.length; at++) {
+        const text = texts[at]!;
         scanned++;
         first ??= text;
         last = text;
