@@ -114,7 +114,7 @@ describe('a list of records the caller may not read', () => {
   // field of private records. Sealing them (AES-256-GCM, src/store/cursor.ts) hid their content but not their
   // presence: a range holding an unreadable record answered sealed cursors, an empty range null ones, and
   // narrowing the range recovered a private text in a few hundred requests (issue 13). A filtered list's cursors
-  // now come from the records it returns, as Polybase's did (docs/store.md, "Cursors and paging").
+  // now come from the records it returns, as Polybase's did (docs/store.md, "Lists with a read filter").
   const PRIVATE = `
 collection Secret {
   id: string;
