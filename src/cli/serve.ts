@@ -4,7 +4,9 @@
 // (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
 // make safe).
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startServer } from '../service/index.ts';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_EXPLORER_DIR, startServer } from '../service/index.ts';
 
 interface ServeFlags {
   port: number;
@@ -14,6 +16,7 @@ interface ServeFlags {
   schema?: string[];
   namespace: string;
   quiet?: boolean;
+  explorer: boolean;
 }
 
 function portNumber(text: string): number {
@@ -61,6 +64,7 @@ export function registerServe(program: Command): void {
     .option('--schema <file...>', 'schema files to check and install at start')
     .option('--namespace <ns>', 'namespace of the collections of --schema files', namespace, 'app')
     .option('--quiet', 'do not log each request')
+    .option('--no-explorer', 'do not serve the web explorer at /explorer/')
     .action(async (flags: ServeFlags) => {
       const write = (line: string) => process.stdout.write(`${line}\n`);
       let stop: (signal: Signal) => void = (signal) => {
@@ -79,6 +83,7 @@ export function registerServe(program: Command): void {
           databaseUrl: flags.db,
           schemaFiles: flags.schema ?? [],
           namespace: flags.namespace,
+          explorer: flags.explorer ? {} : false,
           log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,
         });
       } catch (error) {
@@ -89,6 +94,10 @@ export function registerServe(program: Command): void {
         return;
       }
       write(`vellum serve: listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
+      if (flags.explorer) {
+        const built = existsSync(join(DEFAULT_EXPLORER_DIR, 'index.html'));
+        write(`vellum serve: explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);
+      }
       stop = (signal) => {
         stop = (again) => {
           process.stderr.write(`vellum serve: ${again} again, stopping now without waiting for in-flight requests\n`);

@@ -6,6 +6,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { RecoveryPool } from '../auth/index.ts';
 import { registerCors } from './cors.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
+import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { HTTP_SERVER_OPTIONS, answerClientError, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
@@ -24,6 +25,8 @@ export interface AppOptions {
   now?: () => number;
   /** Worker threads for signature recovery (default: a pool of the app's own, ended when the app closes). */
   recoveryPool?: RecoveryPool;
+  /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
+  explorer?: ExplorerOptions | false;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -65,7 +68,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     recoveryPool.warm();
     done();
   });
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool });
+  const explorer = options.explorer ?? {};
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false });
+  if (explorer !== false) registerExplorer(app, explorer);
 
   // While shutting down, a connection is closed after its response: a kept-alive connection that becomes idle
   // after the server began closing would otherwise hold the shutdown until its keep-alive timeout.

@@ -8,3 +8,4 @@ export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema } from 
 export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
 export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';
+export { DEFAULT_EXPLORER_DIR, EXPLORER_PATH, registerExplorer, type ExplorerOptions } from './explorer.ts';

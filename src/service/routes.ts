@@ -3,13 +3,14 @@
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
 //   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
-// plus GET / and GET /v0/health. Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
+// plus GET / (JSON; for a browser, a page linking to the explorer) and GET /v0/health. Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
+import { homePage, wantsHtml } from './explorer.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, type LongPoll } from './request.ts';
 import { authenticate, type Caller } from './signature.ts';
@@ -26,6 +27,8 @@ export interface RouteContext {
   now: () => number;
   /** Recovers signers' keys off the event loop. */
   recoveryPool: RecoveryPool;
+  /** Whether the explorer is served (then a browser asking for `/` gets a page that links to it). */
+  explorer?: boolean;
 }
 
 interface RecordParams {
@@ -79,7 +82,13 @@ function notModified(reply: FastifyReply, poll: LongPoll): FastifyReply {
 export function registerRoutes(app: FastifyInstance, context: RouteContext): void {
   const { service } = context;
 
-  app.get('/', async () => ({ server: 'Vellum', version: SERVICE_VERSION, compatible: 'Polybase 0.6' }));
+  const about = { server: 'Vellum', version: SERVICE_VERSION, compatible: 'Polybase 0.6' };
+  app.get('/', async (request, reply) => {
+    if (!context.explorer) return about;
+    // The same URL answers API clients with JSON and browsers with a page: caches must keep the two apart.
+    reply.header('Vary', 'Accept');
+    return wantsHtml(request) ? reply.type('text/html; charset=utf-8').send(homePage(about)) : about;
+  });
   app.get('/v0/health', async () => ({ status: 'OK' }));
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {

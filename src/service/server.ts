@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
+import type { ExplorerOptions } from './explorer.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID, updatedCollectionRecord } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService } from './records.ts';
@@ -28,6 +29,8 @@ export interface ServerOptions {
   now?: () => number;
   /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
   shutdownGraceMs?: number;
+  /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
+  explorer?: ExplorerOptions | false;
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -127,7 +130,14 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     const service = new RecordService(store);
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
-    app = buildApp({ service, bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT, log: options.log, shutdown: shutdown.signal, now: options.now });
+    app = buildApp({
+      service,
+      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+      log: options.log,
+      shutdown: shutdown.signal,
+      now: options.now,
+      explorer: options.explorer,
+    });
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;
     try {

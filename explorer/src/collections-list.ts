@@ -1,0 +1,76 @@
+// The sidebar: the collections (records of the Collection collection), filtered by id prefix on the server,
+// paged with "more", and kept current by a long-poll so a collection created elsewhere appears.
+import type { Api, ListQuery, WireRecord } from './api.ts';
+import { h, replaceChildren } from './dom.ts';
+import { errorBox } from './format.ts';
+import { LiveList } from './live.ts';
+import { META_COLLECTION } from './schema-view.ts';
+
+const PAGE = 100;
+
+export class CollectionsList {
+  readonly element: HTMLElement;
+  private readonly list = h('ul', { class: 'collection-list', id: 'collections' });
+  private readonly more = h('div', { class: 'more' });
+  private readonly filter: HTMLInputElement;
+  private live: LiveList | undefined;
+  private current = '';
+
+  constructor(private readonly api: Api) {
+    this.filter = h('input', { type: 'search', id: 'collection-filter', placeholder: 'filter by id prefix', 'aria-label': 'filter collections by id prefix', spellcheck: 'false', oninput: () => void this.load() });
+    this.element = h('nav', { class: 'sidebar', 'aria-label': 'collections' },
+      h('div', { class: 'sidebar-head' }, h('h2', {}, 'Collections'), h('a', { href: '#/new', class: 'button', id: 'new-collection' }, '+ New')),
+      this.filter, this.list, this.more);
+    void this.load();
+  }
+
+  /** Marks the collection shown in the main view. */
+  select(id: string): void {
+    this.current = id;
+    for (const link of this.list.querySelectorAll('a')) link.classList.toggle('current', link.dataset.id === id);
+  }
+
+  refresh(): void {
+    void this.load();
+  }
+
+  private query(): ListQuery {
+    const prefix = this.filter.value;
+    // Ids are compared as UTF-8 bytes: every id that starts with the prefix sorts below prefix + U+FFFF.
+    const where = prefix ? { id: { $gte: prefix, $lt: `${prefix}\uffff` } } : {};
+    return { where, sort: [['id', 'asc']], limit: PAGE };
+  }
+
+  private async load(): Promise<void> {
+    this.live?.stop();
+    const query = this.query();
+    try {
+      const answer = await this.api.list(META_COLLECTION, query);
+      if (!answer) return;
+      this.render(answer.records, answer.cursor.after, false);
+      this.live = new LiveList(this.api, META_COLLECTION, query, (next) => this.render(next.records, next.cursor.after, false), () => {});
+      this.live.start(answer.timestamp);
+    } catch (error) {
+      replaceChildren(this.list, h('li', {}, errorBox(error)));
+    }
+  }
+
+  private render(records: WireRecord[], after: string | null, append: boolean): void {
+    const items = records.filter((record) => record.id !== META_COLLECTION).map((record) =>
+      h('li', {}, h('a', { href: `#/c/${encodeURIComponent(record.id)}`, 'data-id': record.id, class: record.id === this.current ? 'current' : undefined }, record.id)));
+    if (append) this.list.append(...items);
+    else replaceChildren(this.list, ...(items.length > 0 ? items : [h('li', { class: 'muted' }, this.filter.value ? 'No collection with that prefix.' : 'No collections yet.')]));
+    replaceChildren(this.more, records.length === PAGE && after
+      ? h('button', { type: 'button', class: 'small', onclick: () => void this.loadMore(after) }, 'More…')
+      : null);
+  }
+
+  private async loadMore(after: string): Promise<void> {
+    try {
+      const answer = await this.api.list(META_COLLECTION, { ...this.query(), after });
+      if (answer) this.render(answer.records, answer.cursor.after, true);
+    } catch (error) {
+      replaceChildren(this.more, errorBox(error));
+    }
+  }
+}

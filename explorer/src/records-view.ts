@@ -1,0 +1,167 @@
+// A collection's records: the where/sort builder, a page of records with paging both ways, live updates of the
+// page shown, a form to create a record, and the selected record with a form per function.
+import { ApiError, type Api, type ListAnswer, type ListQuery, type WireRecord } from './api.ts';
+import { h, replaceChildren } from './dom.ts';
+import { FormError, parameterForm } from './forms.ts';
+import { errorBox, recordJson, shorten, valueText } from './format.ts';
+import { LiveList } from './live.ts';
+import { QueryBuilder } from './query-builder.ts';
+import type { CollectionInfo } from './schema.ts';
+import type { SigningKey } from './signing.ts';
+
+interface Page {
+  query: ListQuery;
+  answer: ListAnswer;
+}
+
+export class RecordsView {
+  readonly element: HTMLElement;
+  private readonly table = h('div', { class: 'records', id: 'records' });
+  private readonly pager = h('div', { class: 'pager' });
+  private readonly status = h('div', { class: 'live-status', id: 'live-status', role: 'status' });
+  private readonly detail = h('div', { class: 'record-detail', id: 'record-detail' });
+  private readonly detailJson = h('div', { class: 'record-json' });
+  private readonly liveToggle: HTMLInputElement;
+  private page: Page | undefined;
+  private live: LiveList | undefined;
+  private selectedId: string | undefined;
+  private baseQuery: ListQuery = {};
+
+  constructor(
+    private readonly api: Api,
+    private readonly info: CollectionInfo,
+    private readonly key: () => SigningKey | undefined,
+  ) {
+    const builder = new QueryBuilder(info, (query) => void this.load({ ...query }));
+    this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
+    this.element = h('div', { class: 'records-view' },
+      builder.element,
+      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.pager),
+      this.table,
+      h('div', { class: 'panels' }, this.createPanel(), this.detail));
+    void this.load(builder.query());
+  }
+
+  /** Stops the long-poll: the view is gone. */
+  close(): void {
+    this.live?.stop();
+  }
+
+  private async load(query: ListQuery, cursor: { after?: string; before?: string } = {}): Promise<void> {
+    this.live?.stop();
+    if (!cursor.after && !cursor.before) this.baseQuery = query;
+    const request = { ...this.baseQuery, ...cursor };
+    this.status.textContent = 'Loading…';
+    try {
+      const answer = await this.api.list(this.info.id, request);
+      if (!answer) return;
+      this.show({ query: request, answer }, false);
+      this.restartLive();
+    } catch (error) {
+      this.page = undefined;
+      this.status.textContent = '';
+      replaceChildren(this.table, errorBox(error));
+      replaceChildren(this.pager);
+    }
+  }
+
+  private restartLive(): void {
+    this.live?.stop();
+    this.live = undefined;
+    const page = this.page;
+    if (!page || !this.liveToggle.checked) {
+      if (page) this.status.textContent = 'Live updates off';
+      return;
+    }
+    const live = new LiveList(this.api, this.info.id, page.query,
+      (answer) => this.show({ query: page.query, answer }, true),
+      (error) => {
+        this.status.textContent = `Live updates interrupted (${error instanceof ApiError ? error.envelope.reason : (error as Error).message}); retrying`;
+      });
+    this.live = live;
+    this.status.textContent = 'Live: waiting for changes';
+    live.start(page.answer.timestamp);
+  }
+
+  private show(page: Page, fromLive: boolean): void {
+    const before = new Map((this.page?.answer.records ?? []).map((record) => [record.id, JSON.stringify(record)]));
+    this.page = page;
+    const { records, cursor } = page.answer;
+    if (fromLive) this.status.textContent = `Live: updated at ${new Date().toLocaleTimeString()}`;
+    const fields = this.info.fields;
+    const rows = records.map((record) => {
+      const changed = fromLive && before.get(record.id) !== JSON.stringify(record);
+      return h('tr', { class: [changed ? 'changed' : '', record.id === this.selectedId ? 'selected' : ''].join(' ').trim() || undefined, 'data-id': record.id, tabindex: 0,
+        onclick: () => this.select(record), onkeydown: (event: Event) => {
+          if ((event as KeyboardEvent).key === 'Enter') this.select(record);
+        } },
+        ...fields.map((field) => {
+          const text = valueText(record[field.name], field.type);
+          return h('td', { title: text.length > 40 ? text : undefined }, shorten(text, 40));
+        }));
+    });
+    replaceChildren(this.table, records.length === 0
+      ? h('p', { class: 'muted empty' }, 'No records on this page.')
+      : h('table', {}, h('thead', {}, h('tr', {}, ...fields.map((field) => h('th', { scope: 'col' }, field.name)))), h('tbody', {}, ...rows)));
+    const selected = records.find((record) => record.id === this.selectedId);
+    // A live change to the selected record updates its JSON and leaves the function forms (and what is typed in them) alone.
+    if (selected && fromLive) replaceChildren(this.detailJson, recordJson(selected));
+    replaceChildren(this.pager,
+      h('button', { type: 'button', id: 'previous-page', disabled: !cursor.before || records.length === 0, onclick: () => void this.load(this.baseQuery, { before: cursor.before ?? undefined }) }, '← Previous'),
+      h('button', { type: 'button', id: 'next-page', disabled: !cursor.after || records.length === 0, onclick: () => void this.load(this.baseQuery, { after: cursor.after ?? undefined }) }, 'Next →'));
+  }
+
+  private createPanel(): HTMLElement {
+    const form = parameterForm(this.info, this.info.constructorParameters, this.key, 'create');
+    const result = h('div', { class: 'result', id: 'create-result' });
+    return h('section', { class: 'panel' },
+      h('h3', {}, 'New record'),
+      h('form', { id: 'create-form', onsubmit: (event: Event) => {
+        event.preventDefault();
+        void this.submit(result, async () => {
+          const record = await this.api.create(this.info.id, form.read());
+          this.selectedId = record.id;
+          this.renderDetail(record);
+          return h('div', { class: 'ok' }, `Created ${record.id}`);
+        });
+      } }, form.element, h('button', { type: 'submit', id: 'create-record' }, 'Create')),
+      result);
+  }
+
+  private select(record: WireRecord): void {
+    this.selectedId = record.id;
+    for (const row of this.table.querySelectorAll('tr[data-id]')) row.classList.toggle('selected', row.getAttribute('data-id') === record.id);
+    this.renderDetail(record);
+  }
+
+  private renderDetail(record: WireRecord): void {
+    replaceChildren(this.detailJson, recordJson(record));
+    const functions = this.info.functions.map((fn) => {
+      const form = parameterForm(this.info, fn.parameters, this.key, `call-${fn.name}`);
+      const result = h('div', { class: 'result' });
+      return h('form', { class: 'function', 'data-function': fn.name, onsubmit: (event: Event) => {
+        event.preventDefault();
+        void this.submit(result, async () => {
+          const after = await this.api.call(this.info.id, record.id, fn.name, form.read());
+          if (after) replaceChildren(this.detailJson, recordJson(after));
+          return h('div', { class: 'ok' }, after ? `${fn.name} done` : `${fn.name} done: the record was deleted`);
+        });
+      } }, h('h4', {}, fn.name, h('span', { class: 'muted' }, `(${fn.parameters.map((p) => p.name).join(', ')})`)), form.element, h('button', { type: 'submit' }, `Call ${fn.name}`), result);
+    });
+    replaceChildren(this.detail, h('section', { class: 'panel' },
+      h('h3', {}, 'Record ', h('code', {}, record.id)),
+      this.detailJson,
+      functions.length > 0 ? h('div', { class: 'functions' }, ...functions) : h('p', { class: 'muted' }, 'This collection has no functions.')));
+  }
+
+  /** Runs a write and shows its outcome (or its error envelope) in `result`. */
+  private async submit(result: HTMLElement, write: () => Promise<HTMLElement>): Promise<void> {
+    replaceChildren(result, h('span', { class: 'muted' }, 'Sending…'));
+    try {
+      const outcome = await write();
+      replaceChildren(result, outcome);
+    } catch (error) {
+      replaceChildren(result, error instanceof FormError ? h('div', { class: 'error-box', role: 'alert' }, error.message) : errorBox(error));
+    }
+  }
+}

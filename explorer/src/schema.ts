@@ -1,0 +1,138 @@
+// What the explorer needs to know about a collection, read from its `Collection` record's `ast` (Polylang 0.6's
+// stable AST, the same JSON the Polybase client reads): fields, functions with their parameter types, and the
+// indexes a where/sort can use (docs/store.md "Indexes and the planner").
+
+export type StableType =
+  | { kind: 'primitive'; value: 'string' | 'number' | 'boolean' | 'bytes' }
+  | { kind: 'publickey' }
+  | { kind: 'array'; value: StableType }
+  | { kind: 'map'; key: StableType; value: StableType }
+  | { kind: 'object'; fields: { name: string; type: StableType; required: boolean }[] }
+  | { kind: 'record' }
+  | { kind: 'foreignrecord'; collection: string };
+
+interface StableDirective {
+  kind: 'directive';
+  name: string;
+  arguments: { kind: 'fieldreference'; path: string[] }[];
+}
+
+type StableAttribute =
+  | { kind: 'property'; name: string; type: StableType; required: boolean; directives: { name: string }[] }
+  | { kind: 'method'; name: string; attributes: StableMethodAttribute[] }
+  | { kind: 'index'; fields: { direction: 'asc' | 'desc'; fieldPath: string[] }[] }
+  | StableDirective;
+
+type StableMethodAttribute = { kind: 'parameter'; name: string; type: StableType; required: boolean } | { kind: 'returnvalue' } | StableDirective;
+
+interface StableCollection {
+  kind: 'collection';
+  namespace: { value: string };
+  name: string;
+  attributes: StableAttribute[];
+}
+
+export interface Parameter {
+  name: string;
+  type: StableType;
+  required: boolean;
+}
+
+export interface FunctionInfo {
+  name: string;
+  parameters: Parameter[];
+}
+
+export interface IndexField {
+  path: string;
+  direction: 'asc' | 'desc';
+  type: StableType;
+}
+
+export interface CollectionInfo {
+  id: string;
+  namespace: string;
+  name: string;
+  fields: Parameter[];
+  constructorParameters: Parameter[];
+  functions: FunctionInfo[];
+  /** Explicit `@index(...)`s first (in source order), then the automatic single-field ones. */
+  indexes: IndexField[][];
+  /** `@public` or a collection-level `@read`: anyone may list it. */
+  publicRead: boolean;
+}
+
+const INDEXABLE = new Set(['string', 'number', 'boolean']);
+
+function indexable(type: StableType): boolean {
+  return (type.kind === 'primitive' && INDEXABLE.has(type.value)) || type.kind === 'publickey' || type.kind === 'foreignrecord';
+}
+
+/** The collection `id` (`ns/Name`) described by a Collection record's `ast` text; throws when it is not there. */
+export function collectionInfo(id: string, astText: string): CollectionInfo {
+  const collections = JSON.parse(astText) as StableCollection[];
+  const name = id.slice(id.lastIndexOf('/') + 1);
+  const collection = collections.find((c) => c.kind === 'collection' && c.name === name);
+  if (!collection) throw new Error(`the schema of ${id} does not define collection ${name}`);
+  const fields: Parameter[] = [];
+  const functions: FunctionInfo[] = [];
+  const explicit: { direction: 'asc' | 'desc'; fieldPath: string[] }[][] = [];
+  let publicRead = false;
+  for (const attribute of collection.attributes) {
+    if (attribute.kind === 'property') fields.push({ name: attribute.name, type: attribute.type, required: attribute.required });
+    else if (attribute.kind === 'method') {
+      const parameters = attribute.attributes.filter((a): a is Extract<StableMethodAttribute, { kind: 'parameter' }> => a.kind === 'parameter');
+      functions.push({ name: attribute.name, parameters: parameters.map(({ name, type, required }) => ({ name, type, required })) });
+    } else if (attribute.kind === 'index') explicit.push(attribute.fields);
+    else if (attribute.kind === 'directive' && (attribute.name === 'public' || (attribute.name === 'read' && attribute.arguments.length === 0))) publicRead = true;
+  }
+  const typeOf = (path: string[]): StableType => fieldType(fields, path) ?? { kind: 'primitive', value: 'string' };
+  const indexes: IndexField[][] = explicit.map((index) => index.map((field) => ({ path: field.fieldPath.join('.'), direction: field.direction, type: typeOf(field.fieldPath) })));
+  for (const field of fields) {
+    if (!indexable(field.type)) continue;
+    if (indexes.some((index) => index.length === 1 && index[0]!.path === field.name)) continue;
+    indexes.push([{ path: field.name, direction: 'asc', type: field.type }]);
+  }
+  const constructor = functions.find((f) => f.name === 'constructor');
+  return {
+    id,
+    namespace: collection.namespace.value,
+    name,
+    fields,
+    constructorParameters: constructor?.parameters ?? [],
+    functions: functions.filter((f) => f.name !== 'constructor'),
+    indexes,
+    publicRead,
+  };
+}
+
+function fieldType(fields: readonly Parameter[], path: readonly string[]): StableType | undefined {
+  let type: StableType | undefined = fields.find((f) => f.name === path[0])?.type;
+  for (const part of path.slice(1)) type = type?.kind === 'object' ? type.fields.find((f) => f.name === part)?.type : undefined;
+  return type;
+}
+
+/** The type as a schema writes it: `string`, `map<string, number>`, `Account`, `{ a: string; b?: number; }`. */
+export function typeText(type: StableType): string {
+  switch (type.kind) {
+    case 'primitive':
+      return type.value;
+    case 'publickey':
+      return 'PublicKey';
+    case 'array':
+      return `${typeText(type.value)}[]`;
+    case 'map':
+      return `map<${typeText(type.key)}, ${typeText(type.value)}>`;
+    case 'object':
+      return `{ ${type.fields.map((f) => `${f.name}${f.required ? '' : '?'}: ${typeText(f.type)};`).join(' ')} }`;
+    case 'record':
+      return 'record';
+    case 'foreignrecord':
+      return type.collection;
+  }
+}
+
+/** `Account` in namespace `app` is `app/Account`: a reference's `collectionId`. */
+export function referencedCollectionId(info: CollectionInfo, collection: string): string {
+  return collection.includes('/') ? collection : `${info.namespace}/${collection}`;
+}
