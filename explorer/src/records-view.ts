@@ -6,7 +6,7 @@ import { FormError, parameterForm } from './forms.ts';
 import { errorBox, recordJson, shorten, valueText } from './format.ts';
 import { LiveList } from './live.ts';
 import { QueryBuilder } from './query-builder.ts';
-import type { CollectionInfo } from './schema.ts';
+import { typeText, type CollectionInfo } from './schema.ts';
 import type { SigningKey } from './signing.ts';
 
 interface Page {
@@ -97,12 +97,13 @@ export class RecordsView {
         } },
         ...fields.map((field) => {
           const text = valueText(record[field.name], field.type);
-          return h('td', { title: text.length > 40 ? text : undefined }, shorten(text, 40));
+          const numeric = field.type.kind === 'primitive' && field.type.value === 'number';
+          return h('td', { title: text.length > 40 ? text : undefined, class: numeric ? 'number' : undefined }, shorten(text, 40));
         }));
     });
     replaceChildren(this.table, records.length === 0
       ? h('p', { class: 'muted empty' }, 'No records on this page.')
-      : h('table', {}, h('thead', {}, h('tr', {}, ...fields.map((field) => h('th', { scope: 'col' }, field.name)))), h('tbody', {}, ...rows)));
+      : h('table', {}, h('thead', {}, h('tr', {}, ...fields.map((field) => h('th', { scope: 'col', title: typeText(field.type) }, field.name)))), h('tbody', {}, ...rows)));
     const selected = records.find((record) => record.id === this.selectedId);
     // A live change to the selected record updates its JSON and leaves the function forms (and what is typed in them) alone.
     if (selected && fromLive) replaceChildren(this.detailJson, recordJson(selected));
