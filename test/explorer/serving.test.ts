@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
+import { spawnServe, stopServe } from '../service/process.ts';
 import { buildIntoTemp } from './browser.ts';
 
 let build: Awaited<ReturnType<typeof buildIntoTemp>>;
@@ -140,5 +141,25 @@ describe('/explorer/', () => {
       const api = await fetch(`${url}/v0/health`);
       expect(await api.json()).toEqual({ status: 'OK' });
     });
+  });
+});
+
+describe('vellum serve', () => {
+  it('says where the explorer is, and serves none with --no-explorer', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'vellum-explorer-serve-'));
+    let served: Awaited<ReturnType<typeof spawnServe>> | undefined;
+    try {
+      served = await spawnServe(['--data', join(data, 'on')]);
+      await expect.poll(() => served!.output()).toContain(`explorer at ${served.url}/explorer/`);
+      await stopServe(served);
+      served = await spawnServe(['--data', join(data, 'off'), '--no-explorer']);
+      expect(served.output()).not.toContain('explorer at');
+      expect((await fetch(`${served.url}/explorer/`)).status).toBe(404);
+      const root = await fetch(`${served.url}/`, { headers: { accept: BROWSER_ACCEPT } });
+      expect(await root.json()).toMatchObject({ server: 'Vellum' });
+    } finally {
+      await stopServe(served);
+      rmSync(data, { recursive: true, force: true });
+    }
   });
 });
