@@ -1,28 +1,8 @@
 // The schema editor: a plain textarea over a highlighted copy of its text (the textarea's own text is
 // transparent, its caret is not), line numbers, and the server's diagnostics marked at their line and column.
 import { h, replaceChildren } from './dom.ts';
+import type { Diagnostic } from './diagnostics.ts';
 import { highlighted } from './highlight.ts';
-
-export interface Diagnostic {
-  line: number;
-  column: number;
-  code: string;
-  message: string;
-}
-
-// `collection/invalid-schema` messages hold one `ns/Name:line:col: error CODE: message` line per error
-// (src/service/meta-collection.ts describeDiagnostics).
-const DIAGNOSTIC_LINE = /^.*?:(\d+):(\d+): error (\S+): (.*)$/;
-
-/** The diagnostics in an error message; lines that are not one (such as "… and 3 more errors") are left out. */
-export function diagnosticsOf(message: string): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  for (const line of message.split('\n')) {
-    const match = DIAGNOSTIC_LINE.exec(line);
-    if (match) diagnostics.push({ line: Number(match[1]), column: Number(match[2]), code: match[3]!, message: match[4]! });
-  }
-  return diagnostics;
-}
 
 export class SchemaEditor {
   readonly textarea: HTMLTextAreaElement;

@@ -3,7 +3,7 @@
 // read by the field's type (a number field gets a number, a reference the {collectionId, id} of an id).
 import type { ListQuery, Sort, Where } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { referencedCollectionId, type CollectionInfo, type IndexField } from './schema.ts';
+import { indexLabel, referencedCollectionId, type CollectionInfo, type IndexField } from './schema.ts';
 
 const OPERATORS = [
   ['', 'any'],
@@ -28,7 +28,6 @@ export class QueryBuilder {
     onRun: (query: ListQuery) => void,
   ) {
     this.indexSelect = h('select', { id: 'query-index', 'aria-label': 'index', onchange: () => this.renderRows() },
-      h('option', { value: '-1' }, 'id (no filter)'),
       ...info.indexes.map((index, i) => h('option', { value: String(i) }, indexLabel(index))));
     this.order = h('select', { id: 'query-order', 'aria-label': 'order' }, h('option', { value: 'index' }, 'index order'), h('option', { value: 'reversed' }, 'reversed'));
     this.limit = h('input', { id: 'query-limit', type: 'number', min: 1, max: 1000, value: 25, 'aria-label': 'page size' });
@@ -51,7 +50,7 @@ export class QueryBuilder {
   }
 
   private renderRows(): void {
-    const index = this.info.indexes[Number(this.indexSelect.value)] ?? [];
+    const index = this.info.indexes[Number(this.indexSelect.value)] ?? this.info.indexes[0]!;
     this.fields = index.map((field) => ({
       field,
       operator: h('select', { 'aria-label': `${field.path} operator`, 'data-field': field.path }, ...OPERATORS.map(([value, label]) => h('option', { value }, label))),
@@ -71,7 +70,7 @@ export class QueryBuilder {
     }
     const reversed = this.order.value === 'reversed';
     const flip = (direction: 'asc' | 'desc'): 'asc' | 'desc' => (reversed ? (direction === 'asc' ? 'desc' : 'asc') : direction);
-    const sort: Sort = this.fields.length > 0 ? this.fields.map(({ field }) => [field.path, flip(field.direction)]) : reversed ? [['id', 'desc']] : [];
+    const sort: Sort = this.fields.map(({ field }) => [field.path, flip(field.direction)]);
     const limit = Number(this.limit.value);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('page size: expected a whole number from 1 to 1000');
     return { where, sort, limit };
@@ -92,8 +91,4 @@ export class QueryBuilder {
     if (type.kind === 'publickey') return text.trim();
     return text;
   }
-}
-
-function indexLabel(index: readonly IndexField[]): string {
-  return index.map((field) => `${field.path}${field.direction === 'desc' ? ' desc' : ''}`).join(', ');
 }

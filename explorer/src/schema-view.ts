@@ -2,7 +2,8 @@
 // collection's `updateCode` (the same call any client makes), with the checker's errors at line and column.
 import { ApiError, type Api, type WireRecord } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { diagnosticsOf, SchemaEditor } from './editor.ts';
+import { diagnosticsOf } from './diagnostics.ts';
+import { SchemaEditor } from './editor.ts';
 import { errorBox } from './format.ts';
 import { highlighted } from './highlight.ts';
 

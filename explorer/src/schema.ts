@@ -56,7 +56,7 @@ export interface CollectionInfo {
   fields: Parameter[];
   constructorParameters: Parameter[];
   functions: FunctionInfo[];
-  /** Explicit `@index(...)`s first (in source order), then the automatic single-field ones. */
+  /** `[id]` first, then each `@index(...)` in source order, then the automatic single-field ones. */
   indexes: IndexField[][];
   /** `@public` or a collection-level `@read`: anyone may list it. */
   publicRead: boolean;
@@ -87,11 +87,21 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
     else if (attribute.kind === 'directive' && (attribute.name === 'public' || (attribute.name === 'read' && attribute.arguments.length === 0))) publicRead = true;
   }
   const typeOf = (path: string[]): StableType => fieldType(fields, path) ?? { kind: 'primitive', value: 'string' };
-  const indexes: IndexField[][] = explicit.map((index) => index.map((field) => ({ path: field.fieldPath.join('.'), direction: field.direction, type: typeOf(field.fieldPath) })));
+  // As the store lays them out (src/store/layout.ts): `[id]` (the records' own order), each `@index` (a trailing
+  // `id asc` is implied, so it is left out here), then `[field]` for each indexable top-level field but `id`
+  // that no single-field `@index` covers.
+  const indexes: IndexField[][] = [[{ path: 'id', direction: 'asc', type: { kind: 'primitive', value: 'string' } }]];
+  const add = (index: IndexField[]) => {
+    if (index.length > 0 && !indexes.some((other) => indexLabel(other) === indexLabel(index))) indexes.push(index);
+  };
+  for (const declared of explicit) {
+    const index = declared.map((field) => ({ path: field.fieldPath.join('.'), direction: field.direction, type: typeOf(field.fieldPath) }));
+    if (index.length > 1 && index.at(-1)!.path === 'id' && index.at(-1)!.direction === 'asc') index.pop();
+    add(index);
+  }
+  const singleField = new Set(indexes.filter((index) => index.length === 1).map((index) => index[0]!.path));
   for (const field of fields) {
-    if (!indexable(field.type)) continue;
-    if (indexes.some((index) => index.length === 1 && index[0]!.path === field.name)) continue;
-    indexes.push([{ path: field.name, direction: 'asc', type: field.type }]);
+    if (field.name !== 'id' && indexable(field.type) && !singleField.has(field.name)) add([{ path: field.name, direction: 'asc', type: field.type }]);
   }
   const constructor = functions.find((f) => f.name === 'constructor');
   return {
@@ -135,4 +145,9 @@ export function typeText(type: StableType): string {
 /** `Account` in namespace `app` is `app/Account`: a reference's `collectionId`. */
 export function referencedCollectionId(info: CollectionInfo, collection: string): string {
   return collection.includes('/') ? collection : `${info.namespace}/${collection}`;
+}
+
+/** `done, priority desc`: an index as its `@index(...)` would list it. */
+export function indexLabel(index: readonly IndexField[]): string {
+  return index.map((field) => `${field.path}${field.direction === 'desc' ? ' desc' : ''}`).join(', ');
 }

@@ -1,0 +1,116 @@
+// The explorer's browser modules that hold no DOM code, run in Node against the server's own pieces: the signing
+// key against src/auth's verification, the index list against the store's layout, the diagnostics against the
+// service's error message, and the tokenizer on any text.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
+import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
+import { SigningKey } from '../../explorer/src/signing.ts';
+import { tokenize } from '../../explorer/src/tokenize.ts';
+import { MemoryReplayGuard, PublicKey, publicKeyOf, verifySignatureHeader } from '../../src/auth/index.ts';
+import { checkSchema, toStableAst } from '../../src/lang/index.ts';
+import { checkCollectionSchema } from '../../src/service/index.ts';
+import { layoutOf } from '../../src/store/index.ts';
+
+const SCHEMAS = join(import.meta.dirname, '../../fixtures/schemas');
+
+describe('SigningKey', () => {
+  it('signs headers the server verifies, as the key it shows', () => {
+    const key = SigningKey.generate();
+    const body = JSON.stringify({ args: ['a', 1, { nested: 'ünïcödé' }] });
+    const now = Date.now();
+    const signer = verifySignatureHeader(key.signatureHeader(body, now), body, { method: 'POST', now, replayGuard: new MemoryReplayGuard() });
+    expect(signer.toHex()).toBe(key.publicKeyHex);
+    expect(PublicKey.fromJwk(key.publicKeyJwk).toHex()).toBe(key.publicKeyHex);
+    expect(key.publicKeyJwk).toEqual(publicKeyOf(key.privateKeyHex).toJwk());
+    // A GET signs the empty body.
+    expect(verifySignatureHeader(key.signatureHeader('', now), '', { method: 'GET', now }).toHex()).toBe(key.publicKeyHex);
+  });
+
+  it('reads a pasted key with or without 0x, and says what is wrong with one that is not a key', () => {
+    const hex = `0x${'ab'.repeat(32)}`;
+    expect(SigningKey.fromHex(`  ${hex}\n`).publicKeyHex).toBe(publicKeyOf(hex).toHex());
+    expect(SigningKey.fromHex(hex.slice(2)).privateKeyHex).toBe(hex);
+    expect(() => SigningKey.fromHex('0x1234')).toThrow('a private key is 64 hex digits, optionally after "0x"; got 6 characters');
+    expect(() => SigningKey.fromHex(`0x${'zz'.repeat(32)}`)).toThrow('with some that are not hex');
+    expect(() => SigningKey.fromHex(`0x${'00'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
+    expect(() => SigningKey.fromHex(`0x${'ff'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
+  });
+});
+
+describe('collectionInfo', () => {
+  it('lists the indexes the store lays out, for every fixture schema', () => {
+    let compared = 0;
+    for (const file of readdirSync(SCHEMAS).filter((name) => name.endsWith('.polylang'))) {
+      const text = readFileSync(join(SCHEMAS, file), 'utf8');
+      const result = checkSchema(text, file);
+      if (!result.program || !result.checked || result.diagnostics.some((d) => d.severity === 'error')) continue;
+      const ast = JSON.stringify(toStableAst(result.program, result.source, 'app'));
+      for (const collection of result.program.collections) {
+        let layout;
+        try {
+          layout = layoutOf(collection);
+        } catch {
+          continue; // a layout the service refuses: never a collection the explorer shows
+        }
+        const info = collectionInfo(`app/${collection.name.name}`, ast);
+        const expected = layout.indexes.map((index) => {
+          const fields = index.fields.length > 1 && index.fields.at(-1)!.path === 'id' && index.fields.at(-1)!.direction === 'asc' ? index.fields.slice(0, -1) : index.fields;
+          return fields.map((f) => `${f.path}${f.direction === 'desc' ? ' desc' : ''}`).join(', ');
+        });
+        expect(info.indexes.map(indexLabel).sort(), `${file} ${collection.name.name}`).toEqual([...new Set(expected)].sort());
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(50);
+  });
+
+  it('reads fields, the constructor\'s and functions\' parameters with their types', () => {
+    const text = readFileSync(join(SCHEMAS, 'blog.polylang'), 'utf8');
+    const result = checkSchema(text, 'blog.polylang');
+    const info = collectionInfo('app/Article', JSON.stringify(toStableAst(result.program!, result.source, 'app')));
+    expect(info.constructorParameters.map((p) => p.name)).toEqual(['id', 'author', 'slug', 'title', 'body']);
+    expect(info.constructorParameters[1]!.type).toEqual({ kind: 'foreignrecord', collection: 'Author' });
+    expect(info.functions.map((f) => f.name)).not.toContain('constructor');
+    expect(() => collectionInfo('app/Missing', JSON.stringify(toStableAst(result.program!, result.source, 'app')))).toThrow('does not define collection Missing');
+  });
+});
+
+describe('diagnosticsOf', () => {
+  it('reads the line, column, code and message of each error in the service\'s invalid-schema message', () => {
+    const text = 'collection Task {\n  id: string;\n  n: number;\n  constructor (id: string) {\n    this.id = id;\n    this.n = "x";\n    this.m = 1;\n  }\n}\n';
+    let message = '';
+    try {
+      checkCollectionSchema('app/Task', text);
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    const result = checkSchema(text, 'app/Task');
+    const errors = result.diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.length).toBeGreaterThanOrEqual(2);
+    expect(diagnosticsOf(message)).toEqual(
+      errors.map((d) => ({ ...result.source.position(d.span.start), code: d.code, message: d.message })).map(({ line, column, code, message }) => ({ line, column, code, message })),
+    );
+    expect(diagnosticsOf('code is missing definition for collection X')).toEqual([]);
+  });
+});
+
+describe('tokenize', () => {
+  it('gives back every character of any text, in order', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom(...'ab1 \n"\'/*@\\.{}=_$é'.split('')), maxLength: 200 }), (text) => {
+        expect(tokenize(text).map((t) => t.text).join('')).toBe(text);
+      }),
+    );
+    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 200 }), (text) => {
+      expect(tokenize(text).map((t) => t.text).join('')).toBe(text);
+    }), { numRuns: 50 });
+  });
+
+  it('sorts a schema\'s words into kinds', () => {
+    const kinds = tokenize('@public collection A { // note\n  n: number = "s" 12; }').filter((t) => t.kind !== 'space').map((t) => `${t.kind}:${t.text}`);
+    expect(kinds).toEqual(['decorator:@public', 'keyword:collection', 'name:A', 'punctuation:{', 'comment:// note', 'name:n', 'punctuation::', 'type:number', 'punctuation:=', 'string:"s"', 'number:12', 'punctuation:;', 'punctuation:}']);
+  });
+});
