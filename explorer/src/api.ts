@@ -45,7 +45,15 @@ export interface LongPoll {
   signal: AbortSignal;
 }
 
+// A read signs only `<t>.` (no body), so one header serves every read. As the Polybase client does, it is signed
+// an hour ahead (the server accepts t up to 65 minutes ahead and 5 behind) and reused for that hour: the server
+// then recovers the key once and remembers the header, instead of once per list, get and long-poll.
+const READ_AHEAD_MS = 60 * 60 * 1000;
+
 export class Api {
+  private read: { key: SigningKey; header: string; until: number } | undefined;
+  private lastWrite = 0;
+
   constructor(
     private readonly key: () => SigningKey | undefined,
     private readonly base = '/v0',
@@ -86,14 +94,31 @@ export class Api {
     return ((await response.json()) as { data: WireRecord | null }).data;
   }
 
+  private readSignature(key: SigningKey): string {
+    const now = Date.now();
+    if (this.read?.key !== key || now >= this.read.until) {
+      this.read = { key, header: key.signatureHeader('', now + READ_AHEAD_MS), until: now + READ_AHEAD_MS };
+    }
+    return this.read.header;
+  }
+
+  /**
+   * A write's signature is used once; two writes with the same body in the same millisecond (calling `like()`
+   * twice) would carry the same one, and the second would be refused as a replay. Each gets its own time.
+   */
+  private writeTime(): number {
+    this.lastWrite = Math.max(Date.now(), this.lastWrite + 1);
+    return this.lastWrite;
+  }
+
   private async request(method: 'GET' | 'POST', path: string, body?: string, signal?: AbortSignal): Promise<Response> {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const key = this.key();
-    if (key) headers['X-Polybase-Signature'] = key.signatureHeader(body ?? '');
+    if (key) headers['X-Polybase-Signature'] = body === undefined ? this.readSignature(key) : key.signatureHeader(body, this.writeTime());
     let response: Response;
     try {
-      response = await fetch(`${this.base}${path}`, { method, headers, body, signal, cache: 'no-store' });
+      response = await fetch(`${this.base}${path}`, { method, headers, body, signal });
     } catch (error) {
       if (signal?.aborted) throw error;
       throw new ApiError(0, { code: 'unavailable', reason: 'network', message: `the server did not answer: ${(error as Error).message}` });

@@ -26,6 +26,7 @@ export class RecordsView {
   private live: LiveList | undefined;
   private selectedId: string | undefined;
   private baseQuery: ListQuery = {};
+  private loads = 0;
 
   constructor(
     private readonly api: Api,
@@ -49,15 +50,18 @@ export class RecordsView {
 
   private async load(query: ListQuery, cursor: { after?: string; before?: string } = {}): Promise<void> {
     this.live?.stop();
+    // Only the latest load is shown: a slower earlier one (Run clicked twice, then Next) must not overwrite it.
+    const load = ++this.loads;
     if (!cursor.after && !cursor.before) this.baseQuery = query;
     const request = { ...this.baseQuery, ...cursor };
     this.status.textContent = 'Loading…';
     try {
       const answer = await this.api.list(this.info.id, request);
-      if (!answer) return;
+      if (!answer || load !== this.loads) return;
       this.show({ query: request, answer }, false);
       this.restartLive();
     } catch (error) {
+      if (load !== this.loads) return;
       this.page = undefined;
       this.status.textContent = '';
       replaceChildren(this.table, errorBox(error));

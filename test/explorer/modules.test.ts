@@ -4,7 +4,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { Api } from '../../explorer/src/api.ts';
 import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
 import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
 import { SigningKey } from '../../explorer/src/signing.ts';
@@ -37,6 +38,36 @@ describe('SigningKey', () => {
     expect(() => SigningKey.fromHex(`0x${'zz'.repeat(32)}`)).toThrow('with some that are not hex');
     expect(() => SigningKey.fromHex(`0x${'00'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
     expect(() => SigningKey.fromHex(`0x${'ff'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
+  });
+});
+
+describe('Api', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('signs reads with one header an hour ahead that the server accepts, and each write afresh', async () => {
+    const sent: { method: string; signature: string | undefined; body: string }[] = [];
+    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
+      sent.push({ method: String(init.method), signature: (init.headers as Record<string, string>)['X-Polybase-Signature'], body: String(init.body ?? '') });
+      return new Response(init.method === 'GET' ? '{"data":[],"cursor":{"before":null,"after":null}}' : '{"data":{"id":"a"}}', { status: 200 });
+    });
+    const key = SigningKey.generate();
+    let current: SigningKey | undefined = key;
+    const api = new Api(() => current);
+    await api.list('app/Task', {});
+    await api.list('app/Task', { limit: 5 });
+    await api.create('app/Task', ['a']);
+    await api.create('app/Task', ['a']);
+    current = undefined;
+    await api.list('app/Task', {});
+    const [read1, read2, write1, write2, unsigned] = sent;
+    expect(read2!.signature).toBe(read1!.signature);
+    const t = Number(/t=(\d+)/.exec(read1!.signature!)![1]);
+    expect(t - Date.now()).toBeGreaterThan(59 * 60 * 1000);
+    expect(verifySignatureHeader(read1!.signature!, '', { method: 'GET' }).toHex()).toBe(key.publicKeyHex);
+    expect(write1!.signature).not.toBe(read1!.signature);
+    const guard = new MemoryReplayGuard();
+    for (const write of [write1!, write2!]) expect(verifySignatureHeader(write.signature!, write.body, { method: 'POST', replayGuard: guard }).toHex()).toBe(key.publicKeyHex);
+    expect(unsigned!.signature).toBeUndefined();
   });
 });
 
