@@ -64,19 +64,23 @@ export class SchemaEditor {
     const text = this.textarea.value;
     // A trailing newline needs a character after it, or the highlight layer is a line shorter than the textarea.
     replaceChildren(this.code, highlighted(text), '\n');
-    const lineCount = text.split('\n').length;
+    const lines = text.split('\n');
+    const lineCount = lines.length;
     const marked = new Set(this.diagnostics.map((d) => d.line));
     this.gutter.replaceChildren(...Array.from({ length: lineCount }, (_, i) => h('div', { class: marked.has(i + 1) ? 'error-line' : undefined }, String(i + 1))));
     replaceChildren(this.marks, ...this.diagnostics.map((d) => {
       const mark = h('div', { class: 'mark', title: `${d.code}: ${d.message}` });
-      // Positioned in line and character units by CSS variables, so the marks follow the font's metrics.
+      // Positioned in line and character units by CSS variables, so the marks follow the font's metrics. The
+      // underline runs from the column to the end of the line (at least one character).
+      const rest = (lines[d.line - 1]?.length ?? 0) - (d.column - 1);
       mark.style.setProperty('--mark-line', String(d.line - 1));
       mark.style.setProperty('--mark-column', String(d.column - 1));
+      mark.style.setProperty('--mark-width', String(Math.max(1, rest)));
       return mark;
     }));
     replaceChildren(this.list, ...this.diagnostics.map((d) =>
       h('li', {},
         h('button', { type: 'button', class: 'diagnostic', onclick: () => this.goTo(d.line, d.column) },
-          h('span', { class: 'where' }, `${d.line}:${d.column}`), ' ', h('span', { class: 'code' }, d.code), ' ', d.message))));
+          h('span', { class: 'where' }, `${d.line}:${d.column}`), ' ', h('span', { class: 'diagnostic-code' }, d.code), ' ', d.message))));
   }
 }
