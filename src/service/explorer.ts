@@ -16,14 +16,15 @@ import { ServiceError } from './errors.ts';
 export const DEFAULT_EXPLORER_DIR = fileURLToPath(new URL('../../dist/explorer/', import.meta.url));
 export const EXPLORER_PATH = '/explorer/';
 
-const CONTENT_TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-  '.ico': 'image/x-icon',
-};
+// A Map, not an object: a name ending in `.constructor` or `.__proto__` must find nothing.
+const CONTENT_TYPES = new Map([
+  ['.html', 'text/html; charset=utf-8'],
+  ['.js', 'text/javascript; charset=utf-8'],
+  ['.css', 'text/css; charset=utf-8'],
+  ['.png', 'image/png'],
+  ['.svg', 'image/svg+xml'],
+  ['.ico', 'image/x-icon'],
+]);
 const FILE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,200}$/;
 // esbuild's `[name]-[hash]`: eight characters of base32.
 const HASHED_NAME = /-[A-Z0-9]{8}\.[a-z]+$/;
@@ -51,7 +52,7 @@ export function registerExplorer(app: FastifyInstance, options: ExplorerOptions 
 }
 
 async function serveFile(dir: string, name: string, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  const type = FILE_NAME.test(name) ? CONTENT_TYPES[name.slice(name.lastIndexOf('.'))] : undefined;
+  const type = FILE_NAME.test(name) && name.includes('.') ? CONTENT_TYPES.get(name.slice(name.lastIndexOf('.'))) : undefined;
   if (!type) throw notFound(name);
   const path = join(dir, name);
   let info;

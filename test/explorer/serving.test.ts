@@ -121,6 +121,10 @@ describe('/explorer/', () => {
       'build.ts',
       'x.txt',
       '%2Fetc%2Fpasswd',
+      'x.constructor',
+      'x.__proto__',
+      'toString',
+      `${'a'.repeat(300)}.js`,
     ];
     for (const attempt of [...attempts.map((name) => `/explorer/${name}`), '/explorer/../package.json', '/explorer/a/../../package.json']) {
       const response = await rawGet(attempt);
