@@ -259,6 +259,22 @@ describe('the explorer in Chromium', () => {
     expect(await page.locator('#key-message').textContent()).toContain('Not a key: a private key is 64 hex digits');
     expect(await page.inputValue('#public-key')).toBe(publicKeyOf(ownerPrivateKey).toHex());
   });
+
+  it('imports a key file, and keeps the key over a reload only while "remember" is ticked', async () => {
+    await page.setInputFiles('#import-key', { name: 'key.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ privateKey: API_KEY })) });
+    await expect.poll(() => page.inputValue('#public-key')).toBe(publicKeyOf(API_KEY).toHex());
+
+    await page.check('#remember-key');
+    expect(await page.evaluate("localStorage.getItem('vellum-explorer:private-key')")).toBe(API_KEY);
+    await page.reload();
+    expect(await page.inputValue('#public-key')).toBe(publicKeyOf(API_KEY).toHex());
+    await page.uncheck('#remember-key');
+    expect(await page.evaluate('localStorage.length')).toBe(0);
+    await page.reload();
+    expect(await page.locator('.key-status').textContent()).toContain('No key');
+    await page.waitForURL(/#\/c\/app%2FTask$/);
+    await page.locator('#records tr[data-id="task-1"]').waitFor();
+  });
   it('checks a form before sending it: a number parameter given text is refused in the page', async () => {
     await page.fill('#create-id', 'task-x');
     await page.fill('#create-title', 'x');
