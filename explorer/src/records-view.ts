@@ -37,7 +37,7 @@ export class RecordsView {
     this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
     this.element = h('div', { class: 'records-view' },
       builder.element,
-      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.pager),
+      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.openById(), this.pager),
       this.table,
       h('div', { class: 'panels' }, this.createPanel(), this.detail));
     void this.load(builder.query());
@@ -114,6 +114,21 @@ export class RecordsView {
     replaceChildren(this.pager,
       h('button', { type: 'button', id: 'previous-page', disabled: !cursor.before || records.length === 0, onclick: () => void this.load(this.baseQuery, { before: cursor.before ?? undefined }) }, '← Previous'),
       h('button', { type: 'button', id: 'next-page', disabled: !cursor.after || records.length === 0, onclick: () => void this.load(this.baseQuery, { after: cursor.after ?? undefined }) }, 'Next →'));
+  }
+
+  /** A record by its id, wherever it is in the list: a get, with the caller's read permission. */
+  private openById(): HTMLElement {
+    const id = h('input', { type: 'text', id: 'open-id', placeholder: 'record id', 'aria-label': 'record id to open', spellcheck: 'false', autocomplete: 'off' });
+    return h('form', { class: 'inline', onsubmit: (event: Event) => {
+      event.preventDefault();
+      if (id.value === '') return;
+      this.api.get(this.info.id, id.value).then(
+        (record) => this.select(record),
+        (error: unknown) => {
+          this.selectedId = undefined;
+          replaceChildren(this.detail, h('section', { class: 'panel' }, h('h3', {}, 'Record ', h('code', {}, id.value)), errorBox(error)));
+        });
+    } }, id, h('button', { type: 'submit' }, 'Open'));
   }
 
   private createPanel(): HTMLElement {

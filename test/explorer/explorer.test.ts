@@ -275,6 +275,16 @@ describe('the explorer in Chromium', () => {
     await page.waitForURL(/#\/c\/app%2FTask$/);
     await page.locator('#records tr[data-id="task-1"]').waitFor();
   });
+
+  it('opens a record by its id, and shows the envelope for an id that does not exist', async () => {
+    await page.fill('#open-id', 'task-6');
+    await page.click('#open-id + button');
+    await expect.poll(() => page.locator('#record-detail .json').textContent()).toContain('"title": "celebrate"');
+    await page.fill('#open-id', 'nope');
+    await page.click('#open-id + button');
+    await expect.poll(() => page.locator('#record-detail .error-box').textContent()).toContain('404 not-found');
+    expect(await page.locator('#record-detail .error-box').textContent()).toContain('record/not-found');
+  });
   it('checks a form before sending it: a number parameter given text is refused in the page', async () => {
     await page.fill('#create-id', 'task-x');
     await page.fill('#create-title', 'x');
