@@ -4,7 +4,7 @@
 //
 //   npm run build:explorer               → dist/explorer/
 //   tsx explorer/build.ts <folder>       → <folder>
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
@@ -13,6 +13,9 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 /** Where `npm run build:explorer` writes, and where the server looks by default. */
 export const DEFAULT_EXPLORER_OUT_DIR = resolve(HERE, '..', 'dist', 'explorer');
 
+/** The files a build writes: index.html and `explorer-<hash>.js` / `.css`. */
+const BUILT_FILE = /^(index\.html|explorer-[A-Z0-9]{8}\.(js|css))$/;
+
 export interface ExplorerBuild {
   outDir: string;
   /** Each written file and its size in bytes. */
@@ -20,9 +23,12 @@ export interface ExplorerBuild {
 }
 
 export async function buildExplorer(outDir: string = DEFAULT_EXPLORER_OUT_DIR): Promise<ExplorerBuild> {
-  // A previous build's hashed files would otherwise pile up beside the new ones.
-  rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
+  // A previous build's hashed files would otherwise pile up beside the new ones. Only those are removed: the
+  // folder is the caller's, and may hold other things.
+  for (const name of readdirSync(outDir)) {
+    if (BUILT_FILE.test(name)) rmSync(join(outDir, name), { force: true });
+  }
   const result = await build({
     entryPoints: { explorer: join(HERE, 'src', 'main.ts') },
     bundle: true,

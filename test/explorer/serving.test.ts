@@ -1,6 +1,6 @@
 // The explorer's files over HTTP: types, caching, the page a browser gets at `/`, the page shown when the
 // explorer is not built, `explorer: false`, and requests that try to reach outside the folder.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { spawnServe, stopServe } from '../service/process.ts';
+import { buildExplorer } from '../../explorer/build.ts';
 import { buildIntoTemp } from './browser.ts';
 
 let build: Awaited<ReturnType<typeof buildIntoTemp>>;
@@ -164,6 +165,21 @@ describe('vellum serve', () => {
     } finally {
       await stopServe(served);
       rmSync(data, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('buildExplorer', () => {
+  it('replaces its own earlier files in the folder and leaves everything else there alone', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'vellum-explorer-build-'));
+    try {
+      writeFileSync(join(dir, 'notes.txt'), 'mine');
+      writeFileSync(join(dir, 'explorer-OLDBUILD.js'), 'an earlier build');
+      const { files } = await buildExplorer(dir);
+      expect(readdirSync(dir).sort()).toEqual([...files.map((file) => file.name), 'notes.txt'].sort());
+      expect(files.map((file) => file.name.replace(/-[A-Z0-9]{8}\./, '-HASH.')).sort()).toEqual(['explorer-HASH.css', 'explorer-HASH.js', 'index.html']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 });
