@@ -27,6 +27,7 @@ export class RecordsView {
   private selectedId: string | undefined;
   private baseQuery: ListQuery = {};
   private loads = 0;
+  private closed = false;
 
   constructor(
     private readonly api: Api,
@@ -43,8 +44,9 @@ export class RecordsView {
     void this.load(builder.query());
   }
 
-  /** Stops the long-poll: the view is gone. */
+  /** Stops the long-poll, and keeps a load still on its way from starting another: the view is gone. */
   close(): void {
+    this.closed = true;
     this.live?.stop();
   }
 
@@ -58,6 +60,13 @@ export class RecordsView {
     try {
       const answer = await this.api.list(this.info.id, request);
       if (!answer || load !== this.loads) return;
+      if (answer.records.length === 0 && (cursor.after || cursor.before) && this.page) {
+        // Paged past either end: the page shown stays (an empty page has no cursors to come back by).
+        this.restartLive();
+        this.status.textContent = cursor.after ? 'No later records' : 'No earlier records';
+        this.pager.querySelector<HTMLButtonElement>(cursor.after ? '#next-page' : '#previous-page')!.disabled = true;
+        return;
+      }
       this.show({ query: request, answer }, false);
       this.restartLive();
     } catch (error) {
@@ -72,6 +81,7 @@ export class RecordsView {
   private restartLive(): void {
     this.live?.stop();
     this.live = undefined;
+    if (this.closed) return;
     const page = this.page;
     if (!page || !this.liveToggle.checked) {
       if (page) this.status.textContent = 'Live updates off';

@@ -193,6 +193,10 @@ describe('the explorer in Chromium', () => {
     await expect.poll(rowIds).toEqual(['task-3', 'task-5']);
     await page.click('#next-page');
     await expect.poll(rowIds).toEqual(['task-4']);
+    await page.click('#next-page');
+    await expect.poll(() => page.locator('#live-status').textContent()).toBe('No later records');
+    expect(await rowIds()).toEqual(['task-4']);
+    expect(await page.locator('#next-page').isDisabled()).toBe(true);
     await page.click('#previous-page');
     await expect.poll(rowIds).toEqual(['task-3', 'task-5']);
 
