@@ -68,6 +68,11 @@ beforeAll(async () => {
   // A step that cannot happen fails in seconds, naming what it waited for, instead of at the test's timeout.
   page.setDefaultTimeout(10_000);
   page.on('pageerror', (error) => pageErrors.push(error.message));
+  // Chromium logs every answer of 4xx as a console error (the tests make several on purpose); anything else,
+  // such as a Content-Security-Policy violation, is a fault of the page.
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !message.text().startsWith('Failed to load resource: the server responded with a status of 4')) pageErrors.push(message.text());
+  });
 });
 
 afterAll(async () => {
