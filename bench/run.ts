@@ -13,6 +13,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   http: () => import('./http.ts'),
   'http-process': () => import('./http-process.ts'),
   store: () => import('./store.ts'),
+  contended: () => import('./contended.ts'),
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');
