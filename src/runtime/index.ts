@@ -16,4 +16,5 @@ export { DEFAULT_LIMITS, MAX_GAS, MAX_NESTING_LEVELS, GAS, type ExecutionLimits 
 export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';
+export { castStoredRecord, type CastResult } from './cast-record.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

@@ -7,9 +7,9 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { compileCollection, type CompiledCollection } from '../runtime/index.ts';
+import { castStoredRecord, compileCollection, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
-import { checkCollectionId, type Layout, type RecordStore } from '../store/index.ts';
+import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
 
@@ -124,7 +124,7 @@ export class CollectionRegistry {
 
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
   async install(checked: CheckedCollection): Promise<void> {
-    await this.#ensureLayout(checked.collectionId, checked.layout);
+    await this.#ensureLayout(checked.collectionId, checked.layout, compileChecked(checked));
     this.#forget(checked.collectionId);
   }
 
@@ -154,18 +154,37 @@ export class CollectionRegistry {
 
   async #load(collectionId: string, code: string): Promise<UserCollection> {
     const checked = checkCollectionSchema(collectionId, code);
-    // A crash between writing the schema record and building its indexes is repaired here.
-    await this.#ensureLayout(collectionId, checked.layout);
-    const compiled = compileCollection(checked.checked, checked.name, { collectionId, source: checked.source });
+    const compiled = compileChecked(checked);
+    // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
+    await this.#ensureLayout(collectionId, checked.layout, compiled);
     const publicRead = checked.node.decorators.some((d) => d.name === 'public' || d.name === 'read');
     return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
   }
 
-  async #ensureLayout(collectionId: string, layout: Layout): Promise<void> {
+  /**
+   * Stores the layout, builds new indexes and casts the records to the schema when its fields changed (each
+   * record as `castStoredRecord` makes it; see records.ts for the check that refuses an update some record
+   * cannot follow), or finishes what an interrupted update left.
+   */
+  async #ensureLayout(collectionId: string, layout: Layout, compiled?: CompiledCollection): Promise<void> {
     const current = await this.#store.getLayout(collectionId);
     if (current && JSON.stringify(current) === JSON.stringify(layout)) {
-      if ((await this.#store.buildingIndexes(collectionId)).length === 0) return;
+      if ((await this.#store.buildingIndexes(collectionId)).length === 0 && !(await this.#store.conforming(collectionId))) return;
     }
-    await this.#store.defineCollection(collectionId, layout);
+    await this.#store.defineCollection(collectionId, layout, compiled ? { conform: (record) => conformed(compiled, record) } : {});
   }
+}
+
+export function compileChecked(checked: CheckedCollection): CompiledCollection {
+  return compileCollection(checked.checked, checked.name, { collectionId: checked.collectionId, source: checked.source });
+}
+
+/**
+ * The record cast to the schema, or null when it already conforms. One that cannot be cast is left as it is:
+ * the update was checked against every record before it was accepted, so only a record written by a server
+ * still on the old schema in the moments between that check and the update can be one.
+ */
+function conformed(compiled: CompiledCollection, record: JsonObject): JsonObject | null {
+  const cast = castStoredRecord(compiled, record);
+  return cast.ok && cast.changed ? cast.record : null;
 }

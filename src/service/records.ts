@@ -10,13 +10,14 @@ import {
   DEFAULT_LIMITS,
   canCall,
   canRead,
+  castStoredRecord,
   execute,
   recordArguments,
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
 import { ConflictError, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
-import { CollectionRegistry, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
@@ -25,6 +26,7 @@ import {
   META_RECORD,
   checkCollectionSchema,
   constructorArgs,
+  type CheckedCollection,
   newCollectionRecord,
   updateCodeArgs,
   updatedCollectionRecord,
@@ -194,8 +196,8 @@ export class RecordService {
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
       const owner = current.publicKey;
       const ownerMatches = caller.publicKey !== undefined && owner !== undefined && owner !== null && sameKey(owner, caller.publicKey);
-      const layout = await this.store.getLayout(id);
-      const record = updatedCollectionRecord(current, layout, checked, caller.publicKey, ownerMatches) as JsonObject;
+      const record = updatedCollectionRecord(current, checked, ownerMatches) as JsonObject;
+      await this.checkRecordsFollow(checked);
       await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller);
       return record;
     });
@@ -210,8 +212,9 @@ export class RecordService {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
       if (current?.code === code) return 'unchanged' as const;
       const record = current
-        ? (updatedCollectionRecord(current, await this.store.getLayout(collectionId), checked, undefined, true) as JsonObject)
+        ? (updatedCollectionRecord(current, checked, true) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
+      if (current) await this.checkRecordsFollow(checked);
       await this.store.commit({
         writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }],
         expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }],
@@ -220,6 +223,39 @@ export class RecordService {
     });
     await this.collections.install(checked);
     return outcome;
+  }
+
+  /**
+   * Refuses (400 `collection/invalid-schema`) a schema update that some stored record cannot follow: a value that
+   * cannot be cast to its field's new type, or a new required field without a default (PublicKey). The message
+   * names each field and how many records it would break. When every record can follow, the update casts them
+   * all (collections.ts), so every stored record is valid under the schema in force. The records are read in
+   * bounded batches; nothing is written.
+   */
+  async checkRecordsFollow(checked: CheckedCollection): Promise<void> {
+    const layout = await this.store.getLayout(checked.collectionId);
+    if (!layout || JSON.stringify(layout.fields) === JSON.stringify(checked.layout.fields)) return;
+    const compiled = compileChecked(checked);
+    const broken = new Map<string, { records: number; example: string }>();
+    let total = 0;
+    await this.store.forEachRecordBatch(checked.collectionId, (records) => {
+      for (const record of records) {
+        const cast = castStoredRecord(compiled, record);
+        if (cast.ok) continue;
+        total++;
+        const field = cast.path.replace(/\[\d+\]/g, '[]');
+        const entry = broken.get(field);
+        if (entry) entry.records++;
+        else broken.set(field, { records: 1, example: `record ${JSON.stringify(String(record.id))}: ${cast.message}` });
+      }
+    });
+    if (total === 0) return;
+    const fields = [...broken].map(([field, { records, example }]) => `field "${field}": ${records} record${records === 1 ? '' : 's'} (${example})`);
+    throw new ServiceError(
+      'invalid-argument',
+      'collection/invalid-schema',
+      `cannot update collection ${checked.collectionId}: ${total} stored record${total === 1 ? '' : 's'} cannot be cast to the new schema; ${fields.join('; ')}`,
+    );
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
 import type { ExplorerOptions } from './explorer.ts';
-import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID, updatedCollectionRecord } from './meta-collection.ts';
+import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService } from './records.ts';
 
@@ -84,7 +84,7 @@ function withoutPassword(url: string): string {
 /**
  * Reads and checks every schema file, then installs their collections; throws with file:line:col messages on
  * errors. A file that cannot be read or has errors, a collection defined by two files, or a change the store would
- * refuse (a field's new type) stops the start before anything is installed.
+ * refuse (stored records that cannot be cast to the new schema) stops the start before anything is installed.
  */
 export async function installSchemaFiles(service: RecordService, files: readonly string[], namespace: string): Promise<string[]> {
   const defined = new Map<string, { file: string; code: string; where: string }>();
@@ -102,7 +102,7 @@ export async function installSchemaFiles(service: RecordService, files: readonly
       try {
         const checked = checkCollectionSchema(id, code);
         const { record: current } = await service.store.get(META_COLLECTION_ID, id);
-        if (current && current.code !== code) updatedCollectionRecord(current, await service.store.getLayout(id), checked, undefined, true);
+        if (current && current.code !== code) await service.checkRecordsFollow(checked);
       } catch (error) {
         throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
       }

@@ -11,6 +11,11 @@ export interface StoredLayout {
   readonly layout: Layout;
   /** Ids of indexes whose entries are still being written for existing records. */
   readonly building: readonly string[];
+  /**
+   * Present (true) while the records are being cast to a changed schema (`DefineOptions.conform`): the pass
+   * resumes where it stopped when the collection is defined again.
+   */
+  readonly conforming?: true;
 }
 
 export type JsonObject = { [key: string]: unknown };

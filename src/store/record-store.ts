@@ -145,6 +145,13 @@ export interface DefineOptions {
    * them, so a collection of large records is not read 500 at a time. A batch holds at least one record.
    */
   readonly batchBytes?: number;
+  /**
+   * The record as the collection's new schema has it (null: it already conforms, or cannot be made to). When
+   * given and the layout's fields changed, every record is passed through it in the same batches as an index
+   * build, and each one it changes is rewritten like a commit (new version, index entries, change-log entry),
+   * so long-polls see it. The pass is marked in the stored layout and resumes if interrupted.
+   */
+  readonly conform?: (record: JsonObject) => JsonObject | null;
 }
 
 /** The default `batchBytes` of an index build: 16 MiB of record JSON. */
@@ -206,14 +213,16 @@ export class RecordStore {
       const added = [...newIds].filter((id) => !oldIds.has(id));
       const removed = [...oldIds].filter((id) => !newIds.has(id));
       const building = [...new Set([...added, ...(old?.building ?? []).filter((id) => newIds.has(id))])];
-      const stored: StoredLayout = { layout, building };
+      const fieldsChanged = old !== undefined && JSON.stringify(old.layout.fields) !== JSON.stringify(layout.fields);
+      const conforming = old?.conforming === true || (options.conform !== undefined && fieldsChanged);
+      const stored: StoredLayout = conforming ? { layout, building, conforming } : { layout, building };
       const bytes = Buffer.from(JSON.stringify(stored));
       const ops: KvOp[] = current?.equals(bytes) ? [] : [{ kind: 'put', key, value: bytes }];
       for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
-      return { ops, result: { added, removed, building, bytes } };
+      return { ops, result: { added, removed, building, conforming, bytes } };
     });
     let rebuilt = 0;
-    if (result.building.length > 0) {
+    if (result.building.length > 0 || (result.conforming && options.conform)) {
       rebuilt = await this.#build(collectionId, result.bytes, result.building, options);
     }
     return { added: result.added, removed: result.removed, rebuilt };
@@ -226,7 +235,10 @@ export class RecordStore {
     const only = new Set(building);
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
     const batchBytes = byteBudget(options.batchBytes ?? BUILD_BATCH_BYTES);
-    const ready = Buffer.from(JSON.stringify({ layout: stored.layout, building: [] } satisfies StoredLayout));
+    // Records are cast when the layout says a cast is due and the caller says how; otherwise the mark stays.
+    const conform = stored.conforming ? options.conform : undefined;
+    const left: StoredLayout = stored.conforming && !conform ? { layout: stored.layout, building: [], conforming: true } : { layout: stored.layout, building: [] };
+    const ready = Buffer.from(JSON.stringify(left));
     // Another process may run the same build at the same time: its finished layout is as good as ours.
     const check = (current: Buffer | undefined): 'building' | 'ready' => {
       if (current?.equals(layoutBytes)) return 'building';
@@ -244,15 +256,33 @@ export class RecordStore {
       if (texts.length === 0) break;
       const keys = texts.map((text) => recordKey(collectionId, String((JSON.parse(text) as JsonObject).id)));
       // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
-      const { result: state } = await this.kv.transact([key, ...keys], ([current, ...values]) => {
+      const { result: state } = await this.kv.transact([key, ...keys], ([current, ...values], timestamp) => {
         if (check(current) === 'ready') return { ops: [], result: 'ready' as const };
-        const ops: KvOp[] = [];
-        for (const value of values) {
-          if (!value) continue;
+        const deletes: KvOp[] = [];
+        const puts: KvOp[] = [];
+        const changes: Change[] = [];
+        values.forEach((value, i) => {
+          if (!value) return;
           const record = parseRecord(value);
-          for (const entry of indexes.entriesOf(record, only)) ops.push({ kind: 'put', key: entry, value });
+          const cast = conform?.(record);
+          if (!cast) {
+            for (const entry of indexes.entriesOf(record, only)) puts.push({ kind: 'put', key: entry, value });
+            return;
+          }
+          // Rewritten as a commit rewrites a record: a new version, every entry holding the new value.
+          const castValue = recordValue(encodeU64(timestamp), JSON.stringify(cast));
+          const newEntries = indexes.entriesOf(cast);
+          const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
+          for (const entry of indexes.entriesOf(record)) if (!newSet.has(entry.toString('latin1'))) deletes.push({ kind: 'delete', key: entry });
+          for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value: castValue });
+          puts.push({ kind: 'put', key: keys[i]!, value: castValue });
+          changes.push({ collectionId, id: String(cast.id), kind: 'put' });
+        });
+        if (changes.length > 0) {
+          puts.push({ kind: 'put', key: collectionChangedKey(collectionId), value: encodeU64(timestamp) });
+          puts.push(...changeLogEntries(timestamp, changes));
         }
-        return { ops, result: 'building' as const };
+        return { ops: [...deletes, ...puts], result: 'building' as const };
       });
       if (state === 'ready') return done;
       done += texts.length;
@@ -294,6 +324,33 @@ export class RecordStore {
     const bytes = await this.kv.get(layoutKey(collectionId));
     if (!bytes) throw collectionNotFound(collectionId);
     return [...this.#indexes(collectionId, bytes).building];
+  }
+
+  /** Whether the collection's records are still being cast to a changed schema (see `DefineOptions.conform`). */
+  async conforming(collectionId: string): Promise<boolean> {
+    const bytes = await this.kv.get(layoutKey(collectionId));
+    if (!bytes) throw collectionNotFound(collectionId);
+    return parseStoredLayout(bytes).conforming === true;
+  }
+
+  /**
+   * Calls `visit` with the collection's records in key order, in batches of at most `batchSize` records or about
+   * `batchBytes` of record JSON (as an index build reads them), so a large collection is never in memory at once.
+   * Each batch is read on its own: records written meanwhile may or may not be seen.
+   */
+  async forEachRecordBatch(collectionId: string, visit: (records: JsonObject[]) => void | Promise<void>, options: Pick<DefineOptions, 'batchSize' | 'batchBytes'> = {}): Promise<void> {
+    checkCollectionId(collectionId);
+    const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
+    const batchBytes = byteBudget(options.batchBytes ?? BUILD_BATCH_BYTES);
+    const records = prefixRange(recordPrefix(collectionId));
+    let from = records.gte;
+    for (;;) {
+      const texts = await this.kv.scanText({ gte: from, lt: records.lt }, { limit: batchSize, maxBytes: batchBytes }, RECORD_JSON_START);
+      if (texts.length === 0) return;
+      const batch = texts.map((text) => JSON.parse(text) as JsonObject);
+      await visit(batch);
+      from = keySuccessor(recordKey(collectionId, String(batch.at(-1)!.id)));
+    }
   }
 
   #indexes(collectionId: string, bytes: Buffer): CollectionIndexes {

@@ -215,23 +215,24 @@ describe('schema files', () => {
     await stopServe(server);
   }, 30_000);
 
-  it("a file changing an existing collection's field type is refused and the data is kept", async () => {
+  it("a file changing an existing collection's field type to one its records cannot be cast to is refused and the data is kept", async () => {
     const data = join(dir, 'schemas4');
-    const first = await spawnServe(['--data', data, '--schema', numberSchema, '--quiet']);
+    const first = await spawnServe(['--data', data, '--schema', stringSchema, '--quiet']);
     running.push(first);
-    await fetch(`${first.url}/v0/collections/app%2FEntry/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"args":["e",1]}' });
+    await fetch(`${first.url}/v0/collections/app%2FEntry/records`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"args":["e","one"]}' });
     await stopServe(first);
-    const run = serveFails(['--data', data, '--schema', stringSchema]);
+    const run = serveFails(['--data', data, '--schema', numberSchema]);
     expect(run.status).toBe(1);
-    expect(run.stderr).toContain(`vellum serve: ${stringSchema}: collection app/Entry: cannot change type of fields: "n"`);
+    const refusal = 'cannot update collection app/Entry: 1 stored record cannot be cast to the new schema; field "n": 1 record';
+    expect(run.stderr).toContain(`vellum serve: ${numberSchema}: collection app/Entry: ${refusal}`);
     // With a new collection in a file before it, the new one is not installed either.
-    const withOther = serveFails(['--data', data, '--schema', otherSchema, stringSchema]);
+    const withOther = serveFails(['--data', data, '--schema', otherSchema, numberSchema]);
     expect(withOther.status).toBe(1);
-    expect(withOther.stderr).toContain('cannot change type of fields: "n"');
+    expect(withOther.stderr).toContain(refusal);
     const again = await spawnServe(['--data', data, '--schema', otherSchema]);
     running.push(again);
     expect(again.output()).toMatch(/app\/Other created/);
-    expect((await json(`${again.url}/v0/collections/app%2FEntry/records/e`)).body.data).toEqual({ id: 'e', n: 1 });
+    expect((await json(`${again.url}/v0/collections/app%2FEntry/records/e`)).body.data).toEqual({ id: 'e', n: 'one' });
     await stopServe(again);
   }, 30_000);
 });

@@ -250,12 +250,55 @@ describe('the Collection meta collection', () => {
     expect((await s.record('Collection', 'test/Owned')).json.data.code).toBe(code);
   });
 
-  it('a field may not change type in an update', async () => {
-    await s.createCollection('test/Typed', '@public collection Typed { id: string; n: number; constructor (id: string) { this.id = id; this.n = 1; } }');
-    const answer = await s.call('Collection', 'test/Typed', 'updateCode', ['@public collection Typed { id: string; n: string; constructor (id: string) { this.id = id; this.n = "1"; } }']);
-    expect(answer.status).toBe(400);
-    expect(errorOf(answer)?.reason).toBe('collection/invalid-schema');
-    expect(errorOf(answer)?.message).toMatch(/cannot change type of fields: "n"/);
+  // Issue 13: adding a required field used to leave the stored records without it.
+  describe('a schema update leaves every stored record valid under the new schema', () => {
+    const typed = (fields: string, init: string) =>
+      `@public collection Typed { id: string; label?: string; ${fields} constructor (id: string) { this.id = id; ${init} } function setLabel(l: string) { this.label = l; } }`;
+    const update = (code: string, key?: string) => s.call('Collection', 'test/Typed', 'updateCode', [code], key);
+
+    it('casts the records as Polybase did: new required fields get their defaults, removed fields go, types are cast', async () => {
+      await s.createCollection('test/Typed', typed('n: number;', 'this.n = 1;'));
+      for (const id of ['t1', 't2', 't3']) expect((await s.create('test/Typed', [id])).status).toBe(200);
+      expect((await s.call('test/Typed', 't2', 'setLabel', ['gone'])).json.data).toEqual({ id: 't2', n: 1, label: 'gone' });
+      const since = (await s.record('test/Typed', 't1')).headers.get('x-service-timestamp')!;
+
+      const v2 =
+        '@public collection Typed { id: string; n: string; s: string; b: boolean; list: number[]; m: map<string, number>; o: { a: number; }; ref: Other; refs: Other[]; ' +
+        'constructor (id: string, other: Other) { this.id = id; this.n = "0"; this.s = ""; this.b = false; this.list = []; this.m = {}; this.o = { a: 0 }; this.ref = other; this.refs = []; } } ' +
+        'collection Other { id: string; constructor (id: string) { this.id = id; } }';
+      const answer = await update(v2);
+      expect(answer.status, answer.text).toBe(200);
+      const expected = (id: string) => ({ id, n: '1', s: '', b: false, list: [], m: {}, o: { a: 0 }, ref: { collectionId: '', id: '' }, refs: [] });
+      for (const id of ['t1', 't2', 't3']) expect((await s.record('test/Typed', id)).json.data).toEqual(expected(id));
+      // Indexed under the new values, and reported to long-polls as changes.
+      expect((await s.list('test/Typed', { where: { n: '1' } })).json.data.map((r: any) => r.data.id)).toEqual(['t1', 't2', 't3']);
+      const poll = await s.get(`/v0/collections/test%2FTyped/records/t1?since=${since}&waitFor=1s`);
+      expect(poll.status).toBe(200);
+    });
+
+    it('refuses an update some records cannot follow, naming the field and how many, and changes nothing', async () => {
+      const before = '@public collection Typed2 { id: string; n: string; constructor (id: string) { this.id = id; this.n = "1"; } function set(n: string) { this.n = n; } }';
+      await s.createCollection('test/Typed2', before);
+      for (const [id, n] of [['a', 'x'], ['b', '2'], ['c', 'y']] as const) {
+        expect((await s.create('test/Typed2', [id])).status).toBe(200);
+        expect((await s.call('test/Typed2', id, 'set', [n])).status).toBe(200);
+      }
+      const records = async () => Promise.all(['a', 'b', 'c'].map(async (id) => (await s.record('test/Typed2', id)).json.data));
+      const stored = await records();
+      const code = (await s.record('Collection', 'test/Typed2')).json.data.code;
+
+      const toNumber = await s.call('Collection', 'test/Typed2', 'updateCode', [typed('n: number;', 'this.n = 1;').replace('Typed', 'Typed2')]);
+      expect(toNumber.status).toBe(400);
+      expect(errorOf(toNumber)?.reason).toBe('collection/invalid-schema');
+      expect(errorOf(toNumber)?.message).toMatch(/^cannot update collection test\/Typed2: 2 stored records cannot be cast to the new schema; field "n": 2 records \(record "a": field "n": expected type: number, got value: "x"\)$/);
+
+      const newKey = await s.call('Collection', 'test/Typed2', 'updateCode', [typed('n: string; owner: PublicKey;', 'this.n = ""; this.owner = ctx.publicKey;').replace('Typed', 'Typed2')]);
+      expect(newKey.status).toBe(400);
+      expect(errorOf(newKey)?.message).toContain('field "owner": 3 records (record "a": required field "owner" is missing and type PublicKey has no default)');
+
+      expect((await s.record('Collection', 'test/Typed2')).json.data.code).toBe(code);
+      expect(await records()).toEqual(stored);
+    });
   });
 
   it('an unknown Collection function is 404', async () => {

@@ -832,6 +832,65 @@ export function conformance(backend: Backend): void {
       await expectIndexesMatchRecords(store, ITEMS);
     });
 
+    it('casts every record to a changed schema (conform) in batches, through the change feed, resuming after an interruption', async () => {
+      const v1 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'number' }));
+      const v2 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'string', n: 'number' }));
+      const { store } = await fresh([ITEMS, v1]);
+      const items = Array.from({ length: 70 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, group: `g${i % 3}`, score: i }));
+      await store.commit({ writes: items.map((r) => put(ITEMS, r)) });
+      const since = await store.timestamp();
+      const cast = (r: JsonObject): JsonObject | null => (r.n === undefined ? { ...r, score: String(r.score), n: 0 } : null);
+
+      // Interrupted after two batches of 20: the layout says the cast is unfinished, and the first 40 are cast.
+      let calls = 0;
+      const failing = (r: JsonObject) => {
+        if (++calls > 40) throw new Error('interrupted');
+        return cast(r);
+      };
+      await expect(store.defineCollection(ITEMS, v2, { batchSize: 20, conform: failing })).rejects.toThrow('interrupted');
+      expect(await store.conforming(ITEMS)).toBe(true);
+      expect((await store.get(ITEMS, 'r39')).record).toEqual({ id: 'r39', group: 'g0', score: '39', n: 0 });
+      expect((await store.get(ITEMS, 'r40')).record).toEqual(items[40]);
+      expect((await store.buildingIndexes(ITEMS)).length).toBeGreaterThan(0); // built in the same pass
+
+      // Defining it again finishes the pass (a cast record is not cast again), with progress.
+      const progress: number[] = [];
+      const result = await store.defineCollection(ITEMS, v2, { batchSize: 20, conform: cast, onProgress: (p) => progress.push(p.done) });
+      expect(result.rebuilt).toBe(70);
+      expect(progress).toEqual([0, 20, 40, 60, 70]);
+      expect(await store.conforming(ITEMS)).toBe(false);
+      const all = (await store.list(ITEMS, { limit: 1000 })).records;
+      expect(all).toEqual(items.map((r) => ({ ...r, score: String(r.score), n: 0 })));
+      // The new values are indexed, the versions are new, and every cast record is in the change log once.
+      expect(ids((await store.list(ITEMS, { where: { score: '7' } })).records)).toEqual(['r07']);
+      expect(ids((await store.list(ITEMS, { where: { n: 0 }, limit: 1000 })).records)).toHaveLength(70);
+      expect((await store.get(ITEMS, 'r07')).version).toBeGreaterThan(since);
+      const changed = (await store.changesSince(since, 1000)).flatMap((c) => c.changes.map((x) => x.id));
+      expect(changed.sort()).toEqual(ids(items));
+      await expectIndexesMatchRecords(store, ITEMS);
+
+      // The same layout again changes nothing; defining a layout without a conform function never casts.
+      expect(await store.defineCollection(ITEMS, v2, { conform: cast })).toEqual({ added: [], removed: [], rebuilt: 0 });
+      const v3 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'string', n: 'number', 'm?': 'number' }));
+      await store.defineCollection(ITEMS, v3);
+      expect(await store.conforming(ITEMS)).toBe(false);
+    });
+
+    it('forEachRecordBatch visits every record once, in batches bounded by count and bytes', async () => {
+      const { store } = await fresh([ITEMS, itemLayout]);
+      const items = Array.from({ length: 25 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, group: 'g'.repeat(i === 3 ? 50_000 : 10) }));
+      await store.commit({ writes: items.map((r) => put(ITEMS, r)) });
+      const sizes: number[] = [];
+      const seen: string[] = [];
+      await store.forEachRecordBatch(ITEMS, (records) => {
+        sizes.push(records.length);
+        seen.push(...ids(records).map(String));
+      }, { batchSize: 10, batchBytes: 20_000 });
+      expect(seen).toEqual(ids(items).map(String));
+      // The 50 kB record ends its batch; a batch holds at least one record.
+      expect(sizes).toEqual([4, 10, 10, 1]);
+    });
+
     it('forgets old change-log entries and expired signature claims by itself', async () => {
       const db = await backend.fresh();
       const store = new RecordStore(db.kv, { changeRetentionMs: 0, housekeepingEvery: 3 });
