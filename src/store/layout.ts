@@ -21,6 +21,11 @@ export interface FieldInfo {
   readonly typeText: string;
   /** Null when the type cannot be indexed (arrays, maps, bytes, objects). */
   readonly indexable: IndexableType | null;
+  /**
+   * Present when the field may be absent: a field made required (or optional) is a change of the layout's
+   * fields, which a schema update casts the stored records for (docs/service.md).
+   */
+  readonly optional?: true;
 }
 
 export interface IndexField {
@@ -53,7 +58,7 @@ export function layoutOf(collection: Collection): Layout {
   const walk = (declarations: readonly FieldDeclaration[], prefix: string): void => {
     for (const field of declarations) {
       const path = prefix + field.name.name;
-      const info: FieldInfo = { path, typeText: describeType(field.type, path), indexable: indexableType(field.type) };
+      const info: FieldInfo = { path, typeText: describeType(field.type, path), indexable: indexableType(field.type), ...(field.optional ? { optional: true as const } : {}) };
       fields.set(path, info);
       if (prefix === '') topLevel.push(info);
       if (field.type.kind === 'objectType') walk(field.type.fields, `${path}.`);

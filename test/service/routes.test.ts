@@ -276,6 +276,14 @@ describe('the Collection meta collection', () => {
       expect(poll.status).toBe(200);
     });
 
+    it('an optional field made required is filled in with its default', async () => {
+      await s.createCollection('test/Typed3', '@public collection Typed3 { id: string; n?: number; constructor (id: string) { this.id = id; } }');
+      expect((await s.create('test/Typed3', ['a'])).json.data).toEqual({ id: 'a' });
+      const answer = await s.call('Collection', 'test/Typed3', 'updateCode', ['@public collection Typed3 { id: string; n: number; constructor (id: string) { this.id = id; this.n = 1; } }']);
+      expect(answer.status, answer.text).toBe(200);
+      expect((await s.record('test/Typed3', 'a')).json.data).toEqual({ id: 'a', n: 0 });
+    });
+
     it('refuses an update some records cannot follow, naming the field and how many, and changes nothing', async () => {
       const before = '@public collection Typed2 { id: string; n: string; constructor (id: string) { this.id = id; this.n = "1"; } function set(n: string) { this.n = n; } }';
       await s.createCollection('test/Typed2', before);
