@@ -236,8 +236,11 @@ export class RecordService {
     const layout = await this.store.getLayout(checked.collectionId);
     if (!layout || JSON.stringify(layout.fields) === JSON.stringify(checked.layout.fields)) return;
     const compiled = compileChecked(checked);
+    // The fields named, each with its count and first record; at most MAX_FIELDS_NAMED of them (a map's entries
+    // each have a path of their own), the records of any others only counted.
     const broken = new Map<string, { records: number; example: string }>();
     let total = 0;
+    let elsewhere = 0;
     await this.store.forEachRecordBatch(checked.collectionId, (records) => {
       for (const record of records) {
         const cast = castStoredRecord(compiled, record);
@@ -246,15 +249,17 @@ export class RecordService {
         const field = cast.path.replace(/\[\d+\]/g, '[]');
         const entry = broken.get(field);
         if (entry) entry.records++;
-        else broken.set(field, { records: 1, example: `record ${JSON.stringify(String(record.id))}: ${cast.message}` });
+        else if (broken.size < MAX_FIELDS_NAMED) broken.set(field, { records: 1, example: `record ${JSON.stringify(String(record.id))}: ${cast.message}` });
+        else elsewhere++;
       }
     });
     if (total === 0) return;
-    const fields = [...broken].map(([field, { records, example }]) => `field "${field}": ${records} record${records === 1 ? '' : 's'} (${example})`);
+    const fields = [...broken].map(([field, { records, example }]) => `field "${field}": ${plural(records, 'record')} (${example})`);
+    if (elsewhere > 0) fields.push(`other fields: ${plural(elsewhere, 'record')}`);
     throw new ServiceError(
       'invalid-argument',
       'collection/invalid-schema',
-      `cannot update collection ${checked.collectionId}: ${total} stored record${total === 1 ? '' : 's'} cannot be cast to the new schema; ${fields.join('; ')}`,
+      `cannot update collection ${checked.collectionId}: ${plural(total, 'stored record')} cannot be cast to the new schema; ${fields.join('; ')}`,
     );
   }
 
@@ -354,6 +359,13 @@ function conflictPause(attempt: number): number {
 }
 
 const MAX_CONFLICT_PAUSE_MS = 100;
+
+/** How many fields a refused schema update's message names (see checkRecordsFollow). */
+const MAX_FIELDS_NAMED = 10;
+
+function plural(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+}
 
 function key(collectionId: string, id: string): string {
   return `${collectionId}\u0000${id}`;

@@ -276,6 +276,18 @@ describe('the Collection meta collection', () => {
       expect(poll.status).toBe(200);
     });
 
+    it('names at most ten fields in a refusal and counts the records of the others', async () => {
+      const v1 = '@public collection Typed4 { id: string; m: map<string, number>; constructor (id: string, k: string) { this.id = id; this.m = {}; this.m[k] = 5; } }';
+      await s.createCollection('test/Typed4', v1);
+      for (let i = 0; i < 12; i++) expect((await s.create('test/Typed4', [`r${String(i).padStart(2, '0')}`, `k${i}`])).status).toBe(200);
+      const answer = await s.call('Collection', 'test/Typed4', 'updateCode', [v1.replace('map<string, number>', 'map<string, boolean>').replace('this.m[k] = 5;', 'this.m[k] = true;')]);
+      expect(answer.status).toBe(400);
+      const message: string = errorOf(answer)!.message;
+      expect(message).toMatch(/^cannot update collection test\/Typed4: 12 stored records cannot be cast to the new schema; field "m.k0": 1 record \(record "r00": field "m.k0": /);
+      expect(message.match(/field "m\.k\d+": 1 record/g)).toHaveLength(10);
+      expect(message).toMatch(/; other fields: 2 records$/);
+    });
+
     it('an optional field made required is filled in with its default', async () => {
       await s.createCollection('test/Typed3', '@public collection Typed3 { id: string; n?: number; constructor (id: string) { this.id = id; } }');
       expect((await s.create('test/Typed3', ['a'])).json.data).toEqual({ id: 'a' });
