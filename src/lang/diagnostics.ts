@@ -99,7 +99,7 @@ export const catalogue = {
   unindexableField: {
     code: 'V2016',
     severity: 'error',
-    message: 'cannot index field "{0}" of type {1}; only string, number, boolean, PublicKey and collection reference fields can be indexed',
+    message: 'cannot index field "{0}" of type {1}; only string, number, boolean, PublicKey and collection reference fields, and arrays of them, can be indexed',
   },
   collectionDecoratorArguments: {
     code: 'V2017',

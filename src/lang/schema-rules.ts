@@ -274,7 +274,8 @@ class CollectionRules {
       const path = indexField.path.map((segment) => segment.name).join('.');
       const type = this.typeAtPath(indexField.path.map((segment) => segment.name), fieldsByName);
       if (!type) this.report(diagnostic('indexPathNotFound', indexField.span, [path]));
-      else if (!isIndexable(type)) this.report(diagnostic('unindexableField', indexField.span, [path, typeToString(type)]));
+      // An array of indexable values is indexed element by element (queried with `$contains`).
+      else if (!isIndexable(type) && !(type.kind === 'array' && isIndexable(type.element))) this.report(diagnostic('unindexableField', indexField.span, [path, typeToString(type)]));
     }
     return {
       fields: node.fields.map((f) => ({ path: f.path.map((segment) => segment.name), direction: f.direction })),

@@ -3,6 +3,7 @@
 
 import { encodeValue } from './encoding.ts';
 import { recordKeyValue } from './cast.ts';
+import { StoreError } from './errors.ts';
 import { indexPrefix, recordKey, recordPrefix } from './keys.ts';
 import { valueAtPath, type IndexDefinition, type Layout } from './layout.ts';
 
@@ -47,31 +48,62 @@ export class CollectionIndexes {
     const keys: Buffer[] = [];
     for (const secondary of this.#secondary) {
       if (only && !only.has(secondary.index.id)) continue;
-      keys.push(entryKey(secondary, record));
+      for (const key of entryKeys(secondary, record)) keys.push(key);
     }
     return keys;
   }
 
   /**
    * The key under which `index` holds the record: its record key for the primary index, else its entry's key.
-   * A key is a function of the record alone, so it can be recomputed from the value stored under it.
+   * A key is a function of the record alone, so it can be recomputed from the value stored under it. (An index
+   * with an array field holds a record under several keys; the planner never reads one through this.)
    */
   keyOf(index: IndexDefinition, record: JsonObject): Buffer {
     if (index.primary) return recordKey(this.collectionId, String(record.id));
-    return entryKey(this.#secondary.find((s) => s.index.id === index.id)!, record);
+    return entryKeys(this.#secondary.find((s) => s.index.id === index.id)!, record)[0]!;
   }
 }
 
-function entryKey({ index, prefix, paths }: { index: IndexDefinition; prefix: Buffer; paths: string[][] }, record: JsonObject): Buffer {
-  const parts: Buffer[] = [prefix];
+/**
+ * The most distinct elements an indexed array field of one record may hold: each is an index entry holding a
+ * copy of the record, so a write costs its size times this many.
+ */
+export const MAX_INDEXED_ARRAY_ELEMENTS = 100;
+
+type Secondary = { index: IndexDefinition; prefix: Buffer; paths: string[][] };
+
+/** The record's keys in the index: one, or one per distinct element of its array field (none for an empty one). */
+function entryKeys({ index, prefix, paths }: Secondary, record: JsonObject): Buffer[] {
   const last = index.fields.length - 1;
-  for (let i = 0; i < last; i++) {
-    const field = index.fields[i]!;
-    parts.push(encodeValue(recordKeyValue(field.type, valueAt(record, paths[i]!)), field.direction));
+  const arrayAt = index.fields.findIndex((field) => field.array);
+  const components = (element?: unknown): Buffer => {
+    const parts: Buffer[] = [prefix];
+    for (let i = 0; i < last; i++) {
+      const field = index.fields[i]!;
+      const value = i === arrayAt ? element : valueAt(record, paths[i]!);
+      parts.push(encodeValue(recordKeyValue(field.type, value), field.direction));
+    }
+    // The trailing id is never truncated: it is what makes every key unique.
+    parts.push(encodeValue({ kind: 'string', value: String(record.id) }, index.fields[last]!.direction, false));
+    return Buffer.concat(parts);
+  };
+  if (arrayAt === -1) return [components()];
+  const array = valueAt(record, paths[arrayAt]!);
+  if (!Array.isArray(array)) return [];
+  const keys = new Map<string, Buffer>();
+  for (const element of array) {
+    const key = components(element);
+    keys.set(key.toString('latin1'), key);
   }
-  // The trailing id is never truncated: it is what makes every key unique.
-  parts.push(encodeValue({ kind: 'string', value: String(record.id) }, index.fields[last]!.direction, false));
-  return Buffer.concat(parts);
+  if (keys.size > MAX_INDEXED_ARRAY_ELEMENTS) {
+    const path = index.fields[arrayAt]!.path;
+    throw new StoreError(
+      'invalid-argument',
+      'record/invalid-field',
+      `record "${String(record.id)}" holds ${keys.size} distinct values in field "${path}", which an index covers; at most ${MAX_INDEXED_ARRAY_ELEMENTS} are allowed`,
+    );
+  }
+  return [...keys.values()];
 }
 
 function valueAt(record: JsonObject, path: readonly string[]): unknown {

@@ -26,12 +26,17 @@ export interface FieldInfo {
    * fields, which a schema update casts the stored records for (docs/service.md).
    */
   readonly optional?: true;
+  /** For an array of indexable values: the element's type (an `@index` on it has one entry per element). */
+  readonly element?: IndexableType;
 }
 
 export interface IndexField {
   readonly path: string;
   readonly direction: Direction;
+  /** The element type when `array` is set. */
   readonly type: IndexableType;
+  /** An array field: the index has one entry per distinct element (served by `$contains`). */
+  readonly array?: true;
 }
 
 export interface IndexDefinition {
@@ -58,7 +63,14 @@ export function layoutOf(collection: Collection): Layout {
   const walk = (declarations: readonly FieldDeclaration[], prefix: string): void => {
     for (const field of declarations) {
       const path = prefix + field.name.name;
-      const info: FieldInfo = { path, typeText: describeType(field.type, path), indexable: indexableType(field.type), ...(field.optional ? { optional: true as const } : {}) };
+      const element = field.type.kind === 'arrayType' ? indexableType(field.type.element) : null;
+      const info: FieldInfo = {
+        path,
+        typeText: describeType(field.type, path),
+        indexable: indexableType(field.type),
+        ...(field.optional ? { optional: true as const } : {}),
+        ...(element ? { element } : {}),
+      };
       fields.set(path, info);
       if (prefix === '') topLevel.push(info);
       if (field.type.kind === 'objectType') walk(field.type.fields, `${path}.`);
@@ -77,9 +89,12 @@ export function layoutOf(collection: Collection): Layout {
       const path = field.path.map((segment) => segment.name).join('.');
       const info = fields.get(path);
       if (!info) throw invalidSchema(`index field "${path}" not found in schema`);
+      if (info.element) return { path, direction: field.direction, type: info.element, array: true };
       if (!info.indexable) throw invalidSchema(`cannot index field "${path}" of type ${info.typeText}`);
       return { path, direction: field.direction, type: info.indexable };
     });
+    const arrays = indexFields.filter((f) => f.array);
+    if (arrays.length > 1) throw invalidSchema(`an index may hold at most one array field, got ${arrays.map((f) => `"${f.path}"`).join(' and ')}`);
     if (indexFields.at(-1)?.path !== 'id') indexFields.push(ID_FIELD);
     declared.push(indexFields);
   }
@@ -101,7 +116,8 @@ export function layoutOf(collection: Collection): Layout {
 }
 
 function indexId(fields: readonly IndexField[]): string {
-  const text = JSON.stringify(fields.map((f) => [f.path, f.direction, f.type]));
+  // An array field's flag is hashed only when set, so the ids of every other index stay what they were.
+  const text = JSON.stringify(fields.map((f) => (f.array ? [f.path, f.direction, f.type, 'array'] : [f.path, f.direction, f.type])));
   return createHash('sha256').update(text).digest('hex').slice(0, 16);
 }
 

@@ -43,11 +43,26 @@ describe('layoutOf', () => {
     expect(names.every((name) => /^[0-9a-f]{16}$/.test(name))).toBe(true);
   });
 
+  it('indexes an array of indexable values element by element, only where an @index names it', () => {
+    const layout = layoutOf(collection('A', { id: 'string', tags: 'string[]', n: 'number' }, [['tags', 'n desc']]));
+    expect(layout.fields.tags).toMatchObject({ indexable: null, element: { kind: 'string' } });
+    const declared = layout.indexes.find((index) => index.fields[0]!.path === 'tags')!;
+    expect(declared.fields.map((f) => [f.path, f.direction, f.array ?? false])).toEqual([
+      ['tags', 'asc', true],
+      ['n', 'desc', false],
+      ['id', 'asc', false],
+    ]);
+    // No automatic index for an array (every element is an entry holding a copy of the record).
+    expect(layout.indexes.filter((index) => index.fields.some((f) => f.array))).toHaveLength(1);
+  });
+
   it('rejects an index on a missing or unindexable field with a typed error, not a crash', () => {
     const missing = () => layoutOf(collection('A', { id: 'string' }, [['nope']]));
     expect(missing).toThrow(StoreError);
     expect(missing).toThrow('index field "nope" not found in schema');
-    expect(() => layoutOf(collection('A', { id: 'string', tags: 'string[]' }, [['tags']]))).toThrow('cannot index field "tags" of type string[]');
+    expect(() => layoutOf(collection('A', { id: 'string', tags: 'string[]', more: 'string[]' }, [['tags', 'more']]))).toThrow(
+      'an index may hold at most one array field, got "tags" and "more"',
+    );
     expect(() => layoutOf(collection('A', { id: 'string', m: 'map<string, number>' }, [['m']]))).toThrow('cannot index field "m" of type map<string, number>');
     expect(() => layoutOf(collection('A', { id: 'string', o: { object: { a: 'string' } } }, [['o']]))).toThrow('cannot index field "o" of type { o.a: string; }');
     // A type inside a map prints on one line too (schema text lays object types out over several lines).
