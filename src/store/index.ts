@@ -8,6 +8,9 @@ export {
   DEFAULT_PAGE_BYTES,
   MAX_LIMIT,
   type CommitRequest,
+  type CountOptions,
+  type CountQuery,
+  type CountResult,
   type DefineOptions,
   type DefineResult,
   type Expectation,
@@ -35,6 +38,10 @@ export { ChangeFeed, MAX_WAIT_MS, type Change, type ChangeTarget, type CommitCha
 export { encodeValue, encodeTuple, MAX_INDEXED_STRING_BYTES, type Direction, type KeyValue } from './encoding.ts';
 export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 export { planQuery, type Plan } from './planner.ts';
+export { planUnion, MAX_RANGES, type UnionPlan } from './union-planner.ts';
+export { MAX_IN_VALUES, MAX_NIN_VALUES, MAX_BRANCHES } from './where.ts';
+export { DEFAULT_COUNT_SCAN_LIMIT } from './union-read.ts';
+export { MAX_INDEXED_ARRAY_ELEMENTS } from './index-entries.ts';
 export { timestampToSeconds, secondsToTimestamp } from './timestamps.ts';
 export {
   StoreError,

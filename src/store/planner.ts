@@ -44,7 +44,7 @@ export interface Plan {
   readonly conditions: readonly Condition[];
 }
 
-interface SortRequirement {
+export interface SortRequirement {
   readonly path: string;
   /** Null: either direction will do (a range filter with no sort on its field). */
   readonly direction: Direction | null;
@@ -93,10 +93,12 @@ export function planQuery(layout: Layout, indexes: readonly IndexDefinition[], w
 }
 
 /** Undefined when the index cannot serve the query, otherwise whether to read it backwards. */
-function matches(index: IndexDefinition, equalPaths: ReadonlySet<string>, requirements: readonly SortRequirement[]): boolean | undefined {
+export function matches(index: IndexDefinition, equalPaths: ReadonlySet<string>, requirements: readonly SortRequirement[]): boolean | undefined {
   const fields = index.fields;
   const k = equalPaths.size;
   if (fields.length < k + requirements.length) return undefined;
+  // An array field's index holds a record once per element: only an equality on the element ($contains) reads it.
+  if (fields.some((field) => field.array && !equalPaths.has(field.path))) return undefined;
   for (let i = 0; i < k; i++) if (!equalPaths.has(fields[i]!.path)) return undefined;
   let orientation: 'same' | 'opposite' | undefined;
   for (let j = 0; j < requirements.length; j++) {
@@ -111,7 +113,7 @@ function matches(index: IndexDefinition, equalPaths: ReadonlySet<string>, requir
   return orientation === 'opposite';
 }
 
-function keyRange(index: IndexDefinition, equalities: readonly Condition[], range: Condition | undefined): Plan['range'] {
+export function keyRange(index: IndexDefinition, equalities: readonly Condition[], range: Condition | undefined): Plan['range'] {
   const byPath = new Map(equalities.map((c) => [c.path, c.equal!]));
   const prefix = Buffer.concat(index.fields.slice(0, equalities.length).map((f) => encodeValue(byPath.get(f.path)!, f.direction)));
   if (!range) return { gte: prefix, lt: prefixEnd(prefix) };
@@ -158,6 +160,7 @@ function fieldType(layout: Layout, path: unknown, context: string): IndexableTyp
   if (typeof path !== 'string') throw invalidQuery(`${context}: a field path must be a string, got ${JSON.stringify(path)}`);
   const field = Object.hasOwn(layout.fields, path) ? layout.fields[path] : undefined;
   if (!field) throw invalidQuery(`${context}: collection ${layout.collection} has no field "${path}"`);
+  if (field.element && context === 'where') throw invalidQuery(`where: field "${path}" is an array (${field.typeText}); query it with {"$contains": value}`);
   if (!field.indexable) throw invalidQuery(`${context}: cannot query field "${path}" of type ${field.typeText}`);
   return field.indexable;
 }

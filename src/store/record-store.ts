@@ -36,6 +36,9 @@ import type { KvOp, KvStore } from './kv.ts';
 import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
 import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkWrites, parseLimit } from './validation.ts';
+import { planUnion, type UnionPlan } from './union-planner.ts';
+import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, unionCountSource, type CountSource } from './union-read.ts';
+import { isExtendedWhere } from './where.ts';
 
 export type { JsonObject } from './index-entries.ts';
 
@@ -60,6 +63,21 @@ export interface ListQuery {
 
 /** The caller's read permission: only records it accepts are returned. */
 export type ReadFilter = (record: JsonObject) => boolean | Promise<boolean>;
+
+export interface CountQuery {
+  readonly where?: unknown;
+}
+
+export interface CountOptions {
+  /** The most index entries one count may read (default 100,000); past it the count is a 400. */
+  readonly scanLimit?: number;
+}
+
+export interface CountResult {
+  readonly count: number;
+  /** The store's timestamp when the count began (the `since` of a long-poll). */
+  readonly timestamp: number;
+}
 
 export interface ListOptions {
   /** The most index entries to read for this request (default 5000, never less than the limit). */
@@ -423,6 +441,10 @@ export class RecordStore {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#indexes(collectionId, layoutBytes);
+    if (isExtendedWhere(query.where)) {
+      const union = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
+      return { ...(await this.#listUnion(indexes, union, query, limit, readFilter, options, output)), timestamp };
+    }
     const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
     const prefix = indexes.prefixOf(plan.index);
     let { gte, lt } = absoluteRange(prefix, plan.range);
@@ -524,6 +546,66 @@ export class RecordStore {
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records, cursor, timestamp };
+  }
+
+  /** A page of a union plan (`$ne`, `$in`, `$nin`, `$contains`, `$or`): its ranges merged in order (union-read.ts). */
+  async #listUnion<T>(
+    indexes: CollectionIndexes,
+    plan: UnionPlan,
+    query: ListQuery,
+    limit: number,
+    readFilter: ReadFilter | undefined,
+    options: ListOptions,
+    output: (text: string, parsed: JsonObject | undefined) => T,
+  ): Promise<{ records: T[]; cursor: ListResult['cursor'] }> {
+    const given = (cursor: unknown) => cursor !== undefined && cursor !== null && cursor !== '';
+    const backward = given(query.before);
+    const requestCursor = backward || given(query.after) ? ((backward ? query.before : query.after) as string) : undefined;
+    // As in #list: the entries read may be ones the caller may not see, so with a read filter the cursors are sealed.
+    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
+    const { records, first, last } = await readUnionPage(this.kv, indexes, plan, {
+      limit,
+      backward,
+      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.order, sealKey),
+      readFilter,
+      scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
+      pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
+      textStart: RECORD_JSON_START,
+      output,
+    });
+    const position = (key: Buffer) => encodeCursor(plan.order.id, key, readFilter ? sealKey : undefined);
+    const cursor =
+      first !== undefined && last !== undefined
+        ? { before: position(first), after: position(last) }
+        : { before: requestCursor ?? null, after: requestCursor ?? null };
+    return { records, cursor };
+  }
+
+  /**
+   * How many records match the where and pass the read filter. It reads every entry of the query's ranges, so
+   * it stops with 400 `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
+   */
+  async count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const [clock, layoutBytes] = await this.kv.getMany([clockKey, layoutKey(collectionId)]);
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clockTimestamp(clock);
+    const indexes = this.#indexes(collectionId, layoutBytes);
+    let source: CountSource;
+    if (isExtendedWhere(query.where)) {
+      source = unionCountSource(indexes, planUnion(indexes.layout, indexes.usable, query.where, undefined));
+    } else {
+      const plan = planQuery(indexes.layout, indexes.usable, query.where, undefined);
+      const prefix = indexes.prefixOf(plan.index);
+      source = {
+        sources: [{ base: prefix, range: absoluteRange(prefix, plan.range) }],
+        orderKeyOf: (record) => indexes.keyOf(plan.index, record).subarray(prefix.length),
+        matches: (record) => recordMatches(record, plan.conditions),
+      };
+    }
+    const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
+    return { count: await countRecords(this.kv, source, readFilter, scanLimit, RECORD_JSON_START), timestamp };
   }
 
   /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */

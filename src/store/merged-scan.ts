@@ -1,0 +1,104 @@
+// Reading several key ranges as one sequence, merged by order key (union-planner.ts). Each range is read in
+// batches; the next entry is the smallest head of all ranges (the largest, read backwards), and heads with the
+// same order key are one record, taken once. Memory is bounded by the ranges times a batch: each range reads at
+// most its share of the entries and bytes still wanted.
+
+import { keySuccessor } from './encoding.ts';
+import type { JsonObject } from './index-entries.ts';
+import type { KeyRange } from './keys.ts';
+import type { KvStore } from './kv.ts';
+
+export interface MergeSource {
+  /** The absolute key bytes before an entry's order key: the index prefix, then the equality prefix. */
+  readonly base: Buffer;
+  readonly range: KeyRange;
+}
+
+export interface MergedEntry {
+  readonly text: string;
+  readonly record: JsonObject;
+  readonly orderKey: Buffer;
+}
+
+interface SourceState {
+  readonly base: Buffer;
+  gte: Buffer;
+  lt: Buffer;
+  buffer: MergedEntry[];
+  at: number;
+  /** The range has been read to its end (what is left is in `buffer`). */
+  ended: boolean;
+}
+
+export interface MergedScanOptions {
+  readonly reverse: boolean;
+  /** The order key of a record (the key bytes after its source's `base`). */
+  readonly orderKeyOf: (record: JsonObject) => Buffer;
+  /** How many bytes of a stored value come before the record's JSON text. */
+  readonly textStart: number;
+}
+
+export class MergedScan {
+  readonly #kv: KvStore;
+  readonly #sources: SourceState[];
+  readonly #options: MergedScanOptions;
+  /** Entries read from the store so far (consumed or still buffered). */
+  read = 0;
+
+  constructor(kv: KvStore, sources: readonly MergeSource[], options: MergedScanOptions) {
+    this.#kv = kv;
+    this.#options = options;
+    this.#sources = sources
+      .filter((s) => Buffer.compare(s.range.gte, s.range.lt) < 0)
+      .map((s) => ({ base: s.base, gte: s.range.gte, lt: s.range.lt, buffer: [], at: 0, ended: false }));
+  }
+
+  /**
+   * The next entry in merged order, or undefined when every range is read. `wanted` is about how many more
+   * entries, and `bytes` how many more bytes of text, the caller may take: each empty range reads its share.
+   */
+  async next(wanted: number, bytes: number): Promise<MergedEntry | undefined> {
+    const live = this.#sources.filter((s) => s.at < s.buffer.length || !s.ended);
+    const share = Math.max(1, live.length);
+    await Promise.all(
+      live.filter((s) => s.at === s.buffer.length).map((s) => this.#refill(s, Math.min(500, Math.max(8, Math.ceil(wanted / share))), Math.max(1, Math.floor(bytes / share)))),
+    );
+    let best: SourceState | undefined;
+    for (const source of this.#sources) {
+      if (source.at === source.buffer.length) continue;
+      if (!best || this.#before(source.buffer[source.at]!.orderKey, best.buffer[best.at]!.orderKey)) best = source;
+    }
+    if (!best) return undefined;
+    const entry = best.buffer[best.at]!;
+    for (const source of this.#sources) {
+      if (source.at < source.buffer.length && source.buffer[source.at]!.orderKey.equals(entry.orderKey)) source.at++;
+    }
+    return entry;
+  }
+
+  #before(a: Buffer, b: Buffer): boolean {
+    const cmp = Buffer.compare(a, b);
+    return this.#options.reverse ? cmp > 0 : cmp < 0;
+  }
+
+  async #refill(source: SourceState, limit: number, maxBytes: number): Promise<void> {
+    const { reverse, orderKeyOf, textStart } = this.#options;
+    const texts = await this.#kv.scanText({ gte: source.gte, lt: source.lt }, { reverse, limit, maxBytes }, textStart);
+    this.read += texts.length;
+    let bytesRead = 0;
+    source.buffer = texts.map((text) => {
+      bytesRead += Buffer.byteLength(text);
+      const record = JSON.parse(text) as JsonObject;
+      return { text, record, orderKey: orderKeyOf(record) };
+    });
+    source.at = 0;
+    // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
+    if (texts.length < limit && bytesRead < maxBytes) {
+      source.ended = true;
+      return;
+    }
+    const last = Buffer.concat([source.base, source.buffer.at(-1)!.orderKey]);
+    if (reverse) source.lt = last;
+    else source.gte = keySuccessor(last);
+  }
+}

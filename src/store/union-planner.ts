@@ -1,0 +1,228 @@
+// Planning an extended where (where.ts: $ne, $in, $nin, $contains, $or) as a union of index ranges, merged in
+// one order.
+//
+// Each branch of the where is served by one index: its single-valued equalities (and `$in` lists, one range per
+// value) fix the index's first fields, the "equality prefix"; at most one field is a range, and the fields after
+// the prefix are the branch's order. `$ne` and `$nin` are ranges with gaps (one range per gap); an `$in` on the
+// sort field is a range of single points. The ranges of every branch are read and merged by the key bytes after
+// their equality prefix, the "order key": it holds the order fields and ends with the record id, so entries of
+// different ranges compare in the query's order, and two entries with the same order key are one record (read
+// once, however many branches match it). That needs every branch's order fields to be the same, in the same
+// direction: the first branch decides them, and a later branch without an index of that order is refused with
+// `indexer/missing-index` naming the `@index` that would serve it. The record id is never part of an equality
+// prefix: an order key always ends with it.
+
+import { createHash } from 'node:crypto';
+import { encodeValue, type KeyValue } from './encoding.ts';
+import { recordKeyValue } from './cast.ts';
+import { invalidQuery, StoreError } from './errors.ts';
+import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
+import { keyRange, matches, parseSort, type Condition, type SortRequirement } from './planner.ts';
+import { branchesMatcher, exactKey, parseExtendedWhere, type Bound, type Branch, type FieldFilter } from './where.ts';
+
+/** The most index ranges one query may read: every `$in` value, `$ne`/`$nin` gap and `$or` branch is one. */
+export const MAX_RANGES = 30;
+
+export interface Segment {
+  readonly index: IndexDefinition;
+  /** The equality prefix: the keys of the index's first fields, relative to its prefix. The order key follows. */
+  readonly equalPrefix: Buffer;
+  /** The range of keys, relative to the index's prefix; `lt` undefined means "to the end of the index". */
+  readonly range: { readonly gte: Buffer; readonly lt: Buffer | undefined };
+}
+
+export interface UnionPlan {
+  /**
+   * The order the ranges are merged in: the fields of every segment's index after its equality prefix, ending
+   * with `id`. Its id (not any real index's) names the query's cursors, which hold an order key.
+   */
+  readonly order: IndexDefinition;
+  /** Read every index from its largest key down. */
+  readonly reverse: boolean;
+  readonly segments: readonly Segment[];
+  /** Whether a record matches the where (index keys hold truncated long strings, so every entry is re-checked). */
+  readonly matches: (record: unknown) => boolean;
+}
+
+/** The shape of one branch: which fields the index starts with, which one is a range, and the order after. */
+interface BranchShape {
+  /** Filters of the equality prefix, each with the values it takes (one range per combination). */
+  readonly prefix: readonly { readonly filter: FieldFilter; readonly values: readonly KeyValue[] }[];
+  /** The range field and its intervals (points for an equality or `$in` on a sort field). */
+  readonly range: { readonly filter: FieldFilter; readonly intervals: readonly Interval[] } | undefined;
+  readonly requirements: readonly SortRequirement[];
+}
+
+interface Interval {
+  readonly lower?: Bound;
+  readonly upper?: Bound;
+}
+
+export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): UnionPlan {
+  const branches = parseExtendedWhere(layout, where);
+  const sorts = parseSort(layout, sort);
+  const order = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
+  let target: { suffix: readonly IndexField[]; reverse: boolean } | undefined;
+  const segments: Segment[] = [];
+  for (const branch of branches) {
+    const shape = branchShape(branch, order ?? sorts, order !== undefined);
+    const { index, reverse } = chooseIndex(layout, indexes, shape, target);
+    target ??= { suffix: index.fields.slice(shape.prefix.length), reverse };
+    for (const segment of expand(index, shape)) {
+      if (segments.length === MAX_RANGES) {
+        throw invalidQuery(`where: the query reads more than ${MAX_RANGES} index ranges (each $in value, each gap left by $ne or $nin, and each $or alternative is one); narrow it`);
+      }
+      segments.push(segment);
+    }
+  }
+  const suffix = target!.suffix;
+  const orderId = createHash('sha256').update(JSON.stringify(['merged order', suffix])).digest('hex').slice(0, 16);
+  return { order: { id: orderId, fields: suffix, primary: false }, reverse: target!.reverse, segments, matches: branchesMatcher(branches) };
+}
+
+/**
+ * A union's order, the same for every branch: the sort, or else the one field the branches range over (a query
+ * is ordered by its range field), or else none (each index's own, which the first branch decides).
+ */
+function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement[]): SortRequirement[] {
+  if (sorts.length > 0) return [...sorts];
+  const ranged = [...new Set(branches.flatMap((branch) => branch.filter((f) => f.kind === 'range').map((f) => f.path)))];
+  if (ranged.length > 1) {
+    throw inequalityNotLast(`the alternatives of $or filter ranges on different fields (${ranged.map((p) => `"${p}"`).join(' and ')}); results are ordered by the range field, so they must all range over the same one`);
+  }
+  return ranged.length === 1 ? [{ path: ranged[0]!, direction: null }] : [];
+}
+
+/**
+ * In a single branch, a sort on a single-valued equality field is dropped (every result has the same value);
+ * in a union the order is shared, so such a field stays in it as a range of one point.
+ */
+function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean): BranchShape {
+  const single = (f: FieldFilter) => f.kind === 'equal' || f.kind === 'contains';
+  const dropped = new Set(shared ? [] : branch.filter((f) => single(f) && f.path !== 'id').map((f) => f.path));
+  const requirements: SortRequirement[] = sorts.filter((s) => !dropped.has(s.path));
+  const ordered = new Set(requirements.map((r) => r.path));
+  const isRange = (f: FieldFilter) => f.kind === 'range' || f.path === 'id' || ordered.has(f.path);
+  const ranges = branch.filter(isRange);
+  if (ranges.length > 1) {
+    throw inequalityNotLast(
+      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
+    );
+  }
+  const range = ranges[0];
+  if (range) {
+    if (requirements.length > 0 && requirements[0]!.path !== range.path) {
+      throw inequalityNotLast(`the range filter on "${range.path}" needs "${range.path}" as the first sort field, but the sort starts with "${requirements[0]!.path}"`);
+    }
+    if (requirements.length === 0) requirements.push({ path: range.path, direction: null });
+  }
+  const prefix = branch.filter((f) => !isRange(f)).map((filter) => ({ filter, values: filter.kind === 'in' ? filter.values : [(filter as { value: KeyValue }).value] }));
+  return { prefix, range: range && { filter: range, intervals: intervalsOf(range) }, requirements };
+}
+
+function intervalsOf(filter: FieldFilter): Interval[] {
+  const point = (value: KeyValue): Interval => ({ lower: { value, inclusive: true }, upper: { value, inclusive: true } });
+  switch (filter.kind) {
+    case 'equal':
+    case 'contains':
+      return [point(filter.value)];
+    case 'in':
+      return filter.values.map(point);
+    case 'range': {
+      // The gaps between the excluded values that lie within the bounds (the matcher re-checks the rest).
+      const intervals: Interval[] = [];
+      let lower = filter.lower;
+      for (const value of filter.excluded) {
+        const key = exactKey(value);
+        if (filter.lower && Buffer.compare(key, exactKey(filter.lower.value)) < 0) continue;
+        if (filter.upper && Buffer.compare(key, exactKey(filter.upper.value)) > 0) continue;
+        intervals.push({ ...(lower ? { lower } : {}), upper: { value, inclusive: false } });
+        lower = { value, inclusive: false };
+      }
+      intervals.push({ ...(lower ? { lower } : {}), ...(filter.upper ? { upper: filter.upper } : {}) });
+      return intervals;
+    }
+  }
+}
+
+function chooseIndex(
+  layout: Layout,
+  indexes: readonly IndexDefinition[],
+  shape: BranchShape,
+  target: { suffix: readonly IndexField[]; reverse: boolean } | undefined,
+): { index: IndexDefinition; reverse: boolean } {
+  const prefixPaths = new Set(shape.prefix.map((p) => p.filter.path));
+  for (const index of indexes) {
+    const reverse = matches(index, prefixPaths, shape.requirements);
+    if (reverse === undefined) continue;
+    if (target && !(reverse === target.reverse && sameFields(index.fields.slice(prefixPaths.size), target.suffix))) continue;
+    return { index, reverse };
+  }
+  const parts = [...prefixPaths];
+  if (target) {
+    // The later branch needs the first branch's order after its own equalities.
+    const fields = target.suffix.map((f) => (target.reverse ? { ...f, direction: f.direction === 'asc' ? ('desc' as const) : ('asc' as const) } : f));
+    parts.push(...fields.map((f) => (f.direction === 'desc' ? `[${f.path}, desc]` : f.path)));
+  } else {
+    parts.push(...shape.requirements.map((r) => (r.direction === 'desc' ? `[${r.path}, desc]` : r.path)));
+  }
+  if (parts.length > 1 && parts.at(-1) === 'id') parts.pop();
+  throw new StoreError(
+    'failed-precondition',
+    'indexer/missing-index',
+    `no index found matching the query; add \`@index(${parts.join(', ')});\` to collection ${layout.collection}`,
+  );
+}
+
+function sameFields(a: readonly IndexField[], b: readonly IndexField[]): boolean {
+  return a.length === b.length && a.every((f, i) => JSON.stringify(f) === JSON.stringify(b[i]));
+}
+
+/** The branch's ranges: one per combination of its prefix values and its range's intervals (empty ones left out). */
+function expand(index: IndexDefinition, shape: BranchShape): Segment[] {
+  let combinations: Map<string, KeyValue>[] = [new Map()];
+  for (const { filter, values } of shape.prefix) {
+    combinations = combinations.flatMap((combination) => values.map((value) => new Map(combination).set(filter.path, value)));
+    if (combinations.length > MAX_RANGES) break; // planUnion refuses the query
+  }
+  const k = shape.prefix.length;
+  const segments: Segment[] = [];
+  for (const values of combinations) {
+    const equalities: Condition[] = shape.prefix.map(({ filter }) => {
+      const value = values.get(filter.path)!;
+      return { path: filter.path, type: filter.type, equal: value, equalKey: exactKey(value) };
+    });
+    const equalPrefix = Buffer.concat(index.fields.slice(0, k).map((f) => encodeValue(values.get(f.path)!, f.direction)));
+    const intervals = shape.range ? shape.range.intervals : [undefined];
+    for (const interval of intervals) {
+      const rangeCondition: Condition | undefined =
+        interval && shape.range
+          ? {
+              path: shape.range.filter.path,
+              type: shape.range.filter.type,
+              ...(interval.lower ? { lower: { ...interval.lower, key: exactKey(interval.lower.value) } } : {}),
+              ...(interval.upper ? { upper: { ...interval.upper, key: exactKey(interval.upper.value) } } : {}),
+            }
+          : undefined;
+      const range = keyRange(index, equalities, rangeCondition);
+      if (range.lt !== undefined && Buffer.compare(range.gte, range.lt) >= 0) continue;
+      segments.push({ index, equalPrefix, range });
+    }
+  }
+  return segments;
+}
+
+/** The order key of a record: its values of the order's fields, encoded as its index entries encode them. */
+export function orderKeyOf(order: IndexDefinition, record: unknown): Buffer {
+  const last = order.fields.length - 1;
+  const parts = order.fields.map((field, i) =>
+    i === last
+      ? encodeValue({ kind: 'string', value: String((record as { id?: unknown }).id) }, field.direction, false)
+      : encodeValue(recordKeyValue(field.type, valueAtPath(record, field.path)), field.direction),
+  );
+  return Buffer.concat(parts);
+}
+
+function inequalityNotLast(message: string): StoreError {
+  return new StoreError('invalid-argument', 'indexer/query-inequality-not-last', `where: ${message}`);
+}

@@ -1,0 +1,125 @@
+// Reading a union plan (union-planner.ts): a list page, merged from its ranges in order, and a count of the
+// records a query matches.
+
+import { keySuccessor } from './encoding.ts';
+import { StoreError } from './errors.ts';
+import type { CollectionIndexes, JsonObject } from './index-entries.ts';
+import type { KvStore } from './kv.ts';
+import { MergedScan, type MergeSource } from './merged-scan.ts';
+import { absoluteRange } from './planner.ts';
+import { orderKeyOf, type UnionPlan } from './union-planner.ts';
+
+export interface UnionPageRequest<T> {
+  readonly limit: number;
+  /** Going back from `position` (a `before` cursor) instead of on from it. */
+  readonly backward: boolean;
+  /** The order key of the request's cursor. */
+  readonly position: Buffer | undefined;
+  readonly readFilter: ((record: JsonObject) => boolean | Promise<boolean>) | undefined;
+  readonly scanLimit: number;
+  readonly pageBytes: number;
+  readonly textStart: number;
+  readonly output: (text: string, parsed: JsonObject) => T;
+}
+
+export interface UnionPage<T> {
+  readonly records: T[];
+  /** The order keys of the first and last entries read, in the page's order (undefined when none was read). */
+  readonly first: Buffer | undefined;
+  readonly last: Buffer | undefined;
+}
+
+/** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's order key. */
+function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer | undefined, scanReverse: boolean): MergeSource[] {
+  return plan.segments.map((segment) => {
+    const prefix = indexes.prefixOf(segment.index);
+    const base = Buffer.concat([prefix, segment.equalPrefix]);
+    let { gte, lt } = absoluteRange(prefix, segment.range);
+    if (position !== undefined) {
+      const at = Buffer.concat([base, position]);
+      if (!scanReverse) gte = maxKey(gte, keySuccessor(at));
+      else lt = minKey(lt, at);
+    }
+    return { base, range: { gte, lt } };
+  });
+}
+
+export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, plan: UnionPlan, request: UnionPageRequest<T>): Promise<UnionPage<T>> {
+  const { limit, pageBytes, scanLimit, readFilter } = request;
+  const scanReverse = plan.reverse !== request.backward;
+  const scan = new MergedScan(kv, sourcesOf(indexes, plan, request.position, scanReverse), {
+    reverse: scanReverse,
+    orderKeyOf: (record) => orderKeyOf(plan.order, record),
+    textStart: request.textStart,
+  });
+  const records: T[] = [];
+  let bytes = 0;
+  let scanned = 0;
+  let first: Buffer | undefined;
+  let last: Buffer | undefined;
+  while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
+    const entry = await scan.next(Math.min(limit - records.length, scanLimit - scanned), pageBytes - bytes);
+    if (!entry) break;
+    scanned++;
+    first ??= entry.orderKey;
+    last = entry.orderKey;
+    if (!plan.matches(entry.record) || (readFilter && !(await readFilter(entry.record)))) continue;
+    records.push(request.output(entry.text, entry.record));
+    bytes += Buffer.byteLength(entry.text);
+  }
+  if (request.backward) {
+    records.reverse();
+    [first, last] = [last, first];
+  }
+  return { records, first, last };
+}
+
+/** How many index entries a count reads, unless the caller says otherwise. */
+export const DEFAULT_COUNT_SCAN_LIMIT = 100_000;
+
+export interface CountSource {
+  readonly sources: readonly MergeSource[];
+  readonly orderKeyOf: (record: JsonObject) => Buffer;
+  readonly matches: (record: JsonObject) => boolean;
+}
+
+/** The sources of a union plan, for counting. */
+export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): CountSource {
+  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: (record) => orderKeyOf(plan.order, record), matches: plan.matches };
+}
+
+/**
+ * The number of records of the sources that match and pass the read filter. Past `scanLimit` entries read, the
+ * count stops with a 400 rather than reading on without bound.
+ */
+export async function countRecords(
+  kv: KvStore,
+  count: CountSource,
+  readFilter: ((record: JsonObject) => boolean | Promise<boolean>) | undefined,
+  scanLimit: number,
+  textStart: number,
+): Promise<number> {
+  const scan = new MergedScan(kv, count.sources, { reverse: false, orderKeyOf: count.orderKeyOf, textStart });
+  let scanned = 0;
+  let matched = 0;
+  for (;;) {
+    const entry = await scan.next(Math.min(500, scanLimit - scanned + 1), 16 * 1024 * 1024);
+    if (!entry) return matched;
+    if (++scanned > scanLimit) {
+      throw new StoreError(
+        'failed-precondition',
+        'indexer/scan-limit-exceeded',
+        `count reads at most ${scanLimit} index entries, and this query has more; narrow the where to count fewer records at once`,
+      );
+    }
+    if (count.matches(entry.record) && (!readFilter || (await readFilter(entry.record)))) matched++;
+  }
+}
+
+function maxKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) >= 0 ? a : b;
+}
+
+function minKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) <= 0 ? a : b;
+}

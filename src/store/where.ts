@@ -1,0 +1,240 @@
+// The extended `where` language: besides equality and one range (planner.ts), `$ne`, `$in`, `$nin`,
+// `$contains` (an element of an array field) and `$or` (a disjunction of where objects). A where is turned into
+// its disjunctive normal form: a list of branches, each a conjunction of at most one filter per field, and a
+// record matches when it matches any branch. The sizes are bounded like Firestore's: `$in` at most 30 values,
+// `$nin` at most 10, and at most 30 branches once every `$or` is multiplied out.
+//
+// Missing fields, null and values of another type never match `$ne`, `$nin`, `$contains` or a range: they are
+// one value (null) in an index, and a filter names a value of the field's type (docs/service.md).
+
+import { encodeValue, TAG, type KeyValue } from './encoding.ts';
+import { queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
+import { invalidQuery, invalidQueryValue } from './errors.ts';
+import { valueAtPath, type Layout } from './layout.ts';
+
+export const MAX_IN_VALUES = 30;
+export const MAX_NIN_VALUES = 10;
+export const MAX_BRANCHES = 30;
+
+/** The operators only the extended planner serves; a where without any of them is planned as before. */
+const EXTENDED_OPERATORS = new Set(['$ne', '$in', '$nin', '$contains']);
+const FIELD_OPERATORS = ['$eq', '$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$nin', '$contains'];
+
+export interface Bound {
+  readonly value: KeyValue;
+  readonly inclusive: boolean;
+}
+
+/** One field's filter in a branch. Every value is cast to the field's type (or, for $contains, its element's). */
+export type FieldFilter =
+  | { readonly kind: 'equal'; readonly path: string; readonly type: IndexableType; readonly value: KeyValue }
+  | { readonly kind: 'in'; readonly path: string; readonly type: IndexableType; readonly values: readonly KeyValue[] }
+  | { readonly kind: 'contains'; readonly path: string; readonly type: IndexableType; readonly value: KeyValue }
+  | {
+      readonly kind: 'range';
+      readonly path: string;
+      readonly type: IndexableType;
+      readonly lower?: Bound;
+      readonly upper?: Bound;
+      /** Values left out ($ne, $nin), in ascending key order, without repeats. */
+      readonly excluded: readonly KeyValue[];
+    };
+
+/** A conjunction: at most one filter per field. */
+export type Branch = readonly FieldFilter[];
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Whether the where uses `$or` or an operator that only the extended planner serves. */
+export function isExtendedWhere(where: unknown): boolean {
+  if (!isPlainObject(where)) return false;
+  for (const [key, node] of Object.entries(where)) {
+    if (key === '$or') return true;
+    if (isPlainObject(node) && Object.keys(node).some((op) => EXTENDED_OPERATORS.has(op))) return true;
+  }
+  return false;
+}
+
+/** The where's branches (one when it has no `$or`); every problem is a 400 naming the field and operator. */
+export function parseExtendedWhere(layout: Layout, where: unknown): Branch[] {
+  const branches = normalise(layout, where, 'where');
+  if (branches.length === 0) throw invalidQuery('where: $or needs at least one where object');
+  return branches;
+}
+
+function normalise(layout: Layout, where: unknown, context: string): Branch[] {
+  if (where === undefined || where === null) return [[]];
+  if (!isPlainObject(where)) throw invalidQuery(`${context} must be a JSON object of field paths, got ${JSON.stringify(where)}`);
+  const own: FieldFilter[] = [];
+  let alternatives: Branch[] = [[]];
+  for (const [path, node] of Object.entries(where)) {
+    if (path === '$or') {
+      alternatives = conjoin(alternatives, disjunction(layout, node, `${context}.$or`), context);
+      continue;
+    }
+    own.push(fieldFilter(layout, path, node, context));
+  }
+  return conjoin([own], alternatives, context);
+}
+
+function disjunction(layout: Layout, node: unknown, context: string): Branch[] {
+  if (!Array.isArray(node) || node.length === 0) throw invalidQuery(`${context} must be a non-empty JSON array of where objects, got ${preview(node)}`);
+  if (node.length > MAX_BRANCHES) throw invalidQuery(`${context} has ${node.length} alternatives; at most ${MAX_BRANCHES} are allowed`);
+  const branches: Branch[] = [];
+  node.forEach((alternative, i) => {
+    for (const branch of normalise(layout, alternative, `${context}[${i}]`)) {
+      branches.push(branch);
+      if (branches.length > MAX_BRANCHES) throw tooManyBranches(context);
+    }
+  });
+  return branches;
+}
+
+/** Every branch of `a` with every branch of `b`; a field filtered in both halves of a pair is refused. */
+function conjoin(a: readonly Branch[], b: readonly Branch[], context: string): Branch[] {
+  if (a.length * b.length > MAX_BRANCHES) throw tooManyBranches(context);
+  const out: Branch[] = [];
+  for (const left of a) {
+    for (const right of b) {
+      const paths = new Set(left.map((f) => f.path));
+      const twice = right.find((f) => paths.has(f.path));
+      if (twice) throw invalidQuery(`${context}: field "${twice.path}" is filtered both inside and outside an $or; put every filter of a field in one place`);
+      out.push([...left, ...right]);
+    }
+  }
+  return out;
+}
+
+function tooManyBranches(context: string) {
+  return invalidQuery(`${context}: the where has more than ${MAX_BRANCHES} alternatives once every $or is multiplied out`);
+}
+
+interface FieldTypes {
+  readonly scalar: IndexableType | null;
+  readonly element: IndexableType | null;
+}
+
+function fieldTypes(layout: Layout, path: string, context: string): FieldTypes {
+  const field = Object.hasOwn(layout.fields, path) ? layout.fields[path] : undefined;
+  if (!field) throw invalidQuery(`${context}: collection ${layout.collection} has no field "${path}"`);
+  const element = field.element ?? null;
+  if (!field.indexable && !element) throw invalidQuery(`${context}: cannot query field "${path}" of type ${field.typeText}`);
+  return { scalar: field.indexable, element };
+}
+
+function fieldFilter(layout: Layout, path: string, node: unknown, context: string): FieldFilter {
+  const types = fieldTypes(layout, path, context);
+  const keys = isPlainObject(node) ? Object.keys(node) : [];
+  const isOperators = keys.length > 0 && keys.every((key) => key.startsWith('$'));
+  if (types.element) {
+    // An array field: only $contains says what to look for in it.
+    if (!isOperators || keys.length !== 1 || keys[0] !== '$contains') {
+      throw invalidQuery(`${context}: field "${path}" is an array (${layout.fields[path]!.typeText}); query it with {"$contains": value}`);
+    }
+    const value = (node as Record<string, unknown>).$contains;
+    return { kind: 'contains', path, type: types.element, value: queryKeyValue(types.element, value, path) };
+  }
+  const type = types.scalar!;
+  if (!isOperators) {
+    if (isPlainObject(node) && keys.length === 0) throw invalidQueryValue(`${context}: field "${path}" has an empty object; expected a value or one of ${FIELD_OPERATORS.join(', ')}`);
+    return { kind: 'equal', path, type, value: queryKeyValue(type, node, path) };
+  }
+  const ops = node as Record<string, unknown>;
+  for (const key of keys) {
+    if (key === '$contains') throw invalidQuery(`${context}: $contains at field "${path}" needs an array field, but "${path}" is ${layout.fields[path]!.typeText}`);
+    if (!FIELD_OPERATORS.includes(key)) throw invalidQuery(`${context}: unknown operator "${key}" at field "${path}"; expected one of ${FIELD_OPERATORS.join(', ')}`);
+  }
+  for (const alone of ['$eq', '$in']) {
+    if (alone in ops && keys.length > 1) throw invalidQuery(`${context}: field "${path}" cannot combine ${alone} with other operators`);
+  }
+  if ('$eq' in ops) return { kind: 'equal', path, type, value: queryKeyValue(type, ops.$eq, path) };
+  if ('$in' in ops) {
+    const values = valueList(type, ops.$in, path, '$in', MAX_IN_VALUES, context);
+    return values.length === 1 ? { kind: 'equal', path, type, value: values[0]! } : { kind: 'in', path, type, values };
+  }
+  if ('$gt' in ops && '$gte' in ops) throw invalidQuery(`${context}: field "${path}" has both $gt and $gte`);
+  if ('$lt' in ops && '$lte' in ops) throw invalidQuery(`${context}: field "${path}" has both $lt and $lte`);
+  const bound = (op: string): Bound | undefined => (op in ops ? { value: queryKeyValue(type, ops[op], path), inclusive: op.endsWith('e') } : undefined);
+  const lower = bound('$gt') ?? bound('$gte');
+  const upper = bound('$lt') ?? bound('$lte');
+  const excluded = [
+    ...('$ne' in ops ? [queryKeyValue(type, ops.$ne, path)] : []),
+    ...('$nin' in ops ? valueList(type, ops.$nin, path, '$nin', MAX_NIN_VALUES, context) : []),
+  ];
+  return { kind: 'range', path, type, ...(lower ? { lower } : {}), ...(upper ? { upper } : {}), excluded: sortedUnique(excluded) };
+}
+
+function valueList(type: IndexableType, list: unknown, path: string, op: string, most: number, context: string): KeyValue[] {
+  if (!Array.isArray(list) || list.length === 0) throw invalidQuery(`${context}: ${op} at field "${path}" must be a non-empty JSON array of values, got ${preview(list)}`);
+  if (list.length > most) throw invalidQuery(`${context}: ${op} at field "${path}" has ${list.length} values; at most ${most} are allowed`);
+  return sortedUnique(list.map((value) => queryKeyValue(type, value, path)));
+}
+
+/** Values in ascending key order, each once. */
+export function sortedUnique(values: readonly KeyValue[]): KeyValue[] {
+  const byKey = new Map<string, KeyValue>();
+  for (const value of values) byKey.set(exactKey(value).toString('latin1'), value);
+  return [...byKey.entries()].sort(([a], [b]) => Buffer.compare(Buffer.from(a, 'latin1'), Buffer.from(b, 'latin1'))).map(([, value]) => value);
+}
+
+/** A value's full ascending encoding: what re-checks compare. */
+export function exactKey(value: KeyValue): Buffer {
+  return encodeValue(value, 'asc', false);
+}
+
+function preview(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Matching a record: what re-checks an index read (index keys hold truncated long strings) and what the tests'
+// brute-force filter is compared with.
+
+/** A where's matcher: the branches' filters encoded once, then compared with each record's values. */
+export function branchesMatcher(branches: readonly Branch[]): (record: unknown) => boolean {
+  const tests = branches.map((branch) => branch.map(filterTest));
+  return (record) => tests.some((branch) => branch.every((test) => test(record)));
+}
+
+function filterTest(filter: FieldFilter): (record: unknown) => boolean {
+  const actual = (record: unknown) => exactKey(recordKeyValue(filter.type, valueAtPath(record, filter.path)));
+  switch (filter.kind) {
+    case 'equal': {
+      const expected = exactKey(filter.value);
+      return (record) => actual(record).equals(expected);
+    }
+    case 'in': {
+      const expected = new Set(filter.values.map((v) => exactKey(v).toString('latin1')));
+      return (record) => expected.has(actual(record).toString('latin1'));
+    }
+    case 'contains': {
+      const expected = exactKey(filter.value);
+      return (record) => {
+        const array = valueAtPath(record, filter.path);
+        return Array.isArray(array) && array.some((element) => exactKey(recordKeyValue(filter.type, element)).equals(expected));
+      };
+    }
+    case 'range': {
+      const lower = filter.lower && { key: exactKey(filter.lower.value), inclusive: filter.lower.inclusive };
+      const upper = filter.upper && { key: exactKey(filter.upper.value), inclusive: filter.upper.inclusive };
+      const excluded = new Set(filter.excluded.map((v) => exactKey(v).toString('latin1')));
+      return (record) => {
+        const key = actual(record);
+        // Null (missing) and values of another type are outside every range of the field's type.
+        if (key[0] !== TAG[filter.type.kind]) return false;
+        if (lower) {
+          const cmp = Buffer.compare(key, lower.key);
+          if (cmp < 0 || (cmp === 0 && !lower.inclusive)) return false;
+        }
+        if (upper) {
+          const cmp = Buffer.compare(key, upper.key);
+          if (cmp > 0 || (cmp === 0 && !upper.inclusive)) return false;
+        }
+        return !excluded.has(key.toString('latin1'));
+      };
+    }
+  }
+}
