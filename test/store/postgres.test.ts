@@ -7,6 +7,7 @@ import { openPostgres, RecordStore, type PostgresKv } from '../../src/store/inde
 import { itemLayout } from './schemas.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { conformance } from './conformance.ts';
+import { unionConformance } from './union-conformance.ts';
 
 let server: TestPostgres;
 const tables: string[] = [];
@@ -30,14 +31,16 @@ async function open(table: string): Promise<PostgresKv> {
   return openPostgres({ connectionString: server.url, table, pool: { max: 8 } });
 }
 
-conformance({
+const postgres = {
   name: 'postgres',
   fresh: async () => {
     const table = uniqueTableName();
     tables.push(table);
     return { kv: await open(table), peer: () => open(table) };
   },
-});
+};
+conformance(postgres);
+unionConformance(postgres);
 
 describe('PostgreSQL backend', () => {
   it('creates its table idempotently when several processes start at once', async () => {

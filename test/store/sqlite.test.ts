@@ -5,9 +5,12 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { StoreError, openSqlite, openSqliteStore } from '../../src/store/index.ts';
 import { conformance } from './conformance.ts';
+import { unionConformance } from './union-conformance.ts';
 import { itemLayout } from './schemas.ts';
 
-conformance({ name: 'sqlite', fresh: async () => ({ kv: openSqlite(':memory:') }) });
+const sqlite = { name: 'sqlite', fresh: async () => ({ kv: openSqlite(':memory:') }) };
+conformance(sqlite);
+unionConformance(sqlite);
 
 describe('SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vellum-sqlite-'));
