@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
@@ -102,6 +102,18 @@ export class RecordService {
     const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
     const resumed = resumeQuery(query);
     return withQuery(await this.store.listJson(collectionId, resumed, filter), resumed);
+  }
+
+  /**
+   * The number of records matching `where` that the caller may read. Every matching record's read permission is
+   * checked; one whose check needs more than the request's budget of delegate loads fails the count (400
+   * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read.
+   */
+  async count(collectionId: string, where: unknown, caller: Caller): Promise<CountResult> {
+    const collection = await this.collections.resolve(collectionId);
+    const loader = this.#requestLoader('fail');
+    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
+    return this.store.count(collectionId, { where }, filter);
   }
 
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */

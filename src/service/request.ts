@@ -89,6 +89,7 @@ const listQuerySchema = z.object({
   since: queryText,
   waitFor: queryText,
   format: queryText,
+  count: queryText,
 });
 
 export interface LongPoll {
@@ -100,6 +101,8 @@ export interface LongPoll {
 export interface ParsedListQuery {
   query: ListQuery;
   longPoll: LongPoll | undefined;
+  /** `count=true`: answer with the number of readable records that match, instead of a page. */
+  count: boolean;
 }
 
 function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
@@ -172,7 +175,18 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     after: q.after === '' ? undefined : q.after,
     before: q.before === '' ? undefined : q.before,
   };
-  return { query, longPoll: longPollOf(q.since, q.waitFor) };
+  const count = parseCount(q.count);
+  if (count) {
+    const paging = (['limit', 'after', 'before'] as const).find((name) => q[name] !== undefined && q[name] !== '');
+    if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to count=true, which counts every matching record`);
+  }
+  return { query, longPoll: longPollOf(q.since, q.waitFor), count };
+}
+
+function parseCount(text: string | undefined): boolean {
+  if (text === undefined || text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  throw invalidArgument('request/invalid-query', `query parameter "count" must be "true" or "false", got ${JSON.stringify(text.slice(0, 40))}`);
 }
 
 export interface ParsedGetQuery {

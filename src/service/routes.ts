@@ -1,5 +1,6 @@
 // The HTTP routes under /v0 and their envelopes (record-service.md section 1):
 //   GET  /v0/collections/:collection/records                      → {data: [{data, block}], cursor}
+//   GET  /v0/collections/:collection/records?count=true           → {count}
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
 //   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
@@ -93,11 +94,16 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
-    const { query, longPoll } = parseListQuery(request.query);
+    const { query, longPoll, count } = parseListQuery(request.query);
     const caller = await callerOf(request, context);
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
+    }
+    if (count) {
+      const counted = await service.count(collectionId, query.where, caller);
+      setTimestamp(reply, counted.timestamp);
+      return reply.type(JSON_TYPE).send(JSON.stringify({ count: counted.count }));
     }
     const result = await service.list(collectionId, query, caller);
     setTimestamp(reply, result.timestamp);

@@ -236,8 +236,8 @@ export function unionConformance(backend: Backend): void {
       // The group range holds 10 entries: the bound counts entries read, not records in the collection.
       expect(await store.count(TAGGED, { where: { group: 'a', score: { $gte: 5 } } }, undefined, { scanLimit: 10 })).toMatchObject({ count: 5 });
       expect(await store.count(TAGGED, { where: { group: { $in: ['a', 'zz'] } } }, undefined, { scanLimit: 10 })).toMatchObject({ count: 10 });
-      expect((await store.count(TAGGED, { where: { nope: 1 } }).catch((e: StoreError) => e)).reason).toBe('indexer/invalid-query');
-      expect((await store.count('ns/None').catch((e: StoreError) => e)).reason).toBe('collection/not-found');
+      expect(await store.count(TAGGED, { where: { nope: 1 } }).catch((e: StoreError) => e)).toMatchObject({ reason: 'indexer/invalid-query' });
+      expect(await store.count('ns/None').catch((e: StoreError) => e)).toMatchObject({ reason: 'collection/not-found' });
     });
 
     it('pages through every matching readable record exactly once, in order, both ways, for random extended queries (fast-check)', async () => {

@@ -1,0 +1,139 @@
+// The extended where ($ne, $in, $nin, $contains, $or) and count=true over HTTP: answers, paging with cursors
+// alone (they carry the query), read permissions, and the 400s of bad queries.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { KEYS, errorOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
+
+const SCHEMA = `
+@public
+collection Post {
+  id: string;
+  author: string;
+  score: number;
+  tags: string[];
+  @index(tags, score);
+  @index(author, score);
+  constructor (id: string, author: string, score: number, tags: string[]) {
+    this.id = id;
+    this.author = author;
+    this.score = score;
+    this.tags = tags;
+  }
+}
+
+collection Note {
+  id: string;
+  @read
+  reader: PublicKey;
+  kind: string;
+  constructor (id: string, reader: PublicKey, kind: string) {
+    this.id = id;
+    this.reader = reader;
+    this.kind = kind;
+  }
+}
+`;
+
+const posts = [
+  ['p1', 'ann', 3, ['news', 'tech']],
+  ['p2', 'bob', 1, ['tech']],
+  ['p3', 'cid', 5, []],
+  ['p4', 'ann', -2, ['news']],
+  ['p5', 'dee', 4, ['art', 'tech']],
+  ['p6', 'bob', 2, ['art']],
+] as const;
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+  await s.createCollection('q/Post', SCHEMA);
+  await s.createCollection('q/Note', SCHEMA);
+  for (const post of posts) expect((await s.create('q/Post', [...post])).status).toBe(200);
+  for (let i = 0; i < 6; i++) {
+    const reader = i % 3 === 0 ? jwkOf(KEYS.bob) : jwkOf(KEYS.alice);
+    expect((await s.create('q/Note', [`n${i}`, reader, i % 2 === 0 ? 'even' : 'odd'])).status).toBe(200);
+  }
+});
+afterAll(() => s.close());
+
+const ids = (answer: Answer) => {
+  expect(answer.status, answer.text).toBe(200);
+  return answer.json.data.map((r: { data: { id: string } }) => r.data.id);
+};
+
+describe('extended where over HTTP', () => {
+  it('answers $ne, $in, $nin, $contains and $or', async () => {
+    expect(ids(await s.list('q/Post', { where: { author: { $ne: 'ann' } } }))).toEqual(['p2', 'p6', 'p3', 'p5']);
+    expect(ids(await s.list('q/Post', { where: { author: { $in: ['ann', 'dee'] } }, sort: [['score', 'desc']] }))).toEqual(['p5', 'p1', 'p4']);
+    expect(ids(await s.list('q/Post', { where: { score: { $nin: [1, 2, 3] } } }))).toEqual(['p4', 'p5', 'p3']);
+    expect(ids(await s.list('q/Post', { where: { tags: { $contains: 'tech' } }, sort: [['score', 'asc']] }))).toEqual(['p2', 'p1', 'p5']);
+    const either = { $or: [{ tags: { $contains: 'news' } }, { author: 'bob' }] };
+    expect(ids(await s.list('q/Post', { where: either, sort: [['score', 'desc']] }))).toEqual(['p1', 'p6', 'p2', 'p4']);
+  });
+
+  it('pages a union forward and back with cursors alone, which carry its where and sort', async () => {
+    const query = { where: { $or: [{ tags: { $contains: 'tech' } }, { author: { $in: ['ann', 'cid'] } }] }, sort: [['score', 'asc']], limit: 2 };
+    const first = await s.list('q/Post', query);
+    expect(ids(first)).toEqual(['p4', 'p2']);
+    const second = await s.list('q/Post', { after: first.json.cursor.after });
+    expect(ids(second)).toEqual(['p1', 'p5']);
+    const third = await s.list('q/Post', { after: second.json.cursor.after });
+    expect(ids(third)).toEqual(['p3']);
+    const back = await s.list('q/Post', { before: third.json.cursor.before });
+    expect(ids(back)).toEqual(['p1', 'p5']);
+  });
+
+  it('refuses bad operators and lists with 400s that name the field, and a query no index serves with the @index to add', async () => {
+    const cases: [unknown, string, string][] = [
+      [{ author: { $in: 'ann' } }, 'indexer/invalid-query', 'where: $in at field "author" must be a non-empty JSON array of values, got "ann"'],
+      [{ score: { $nin: ['x'] } }, 'indexer/invalid-query-value', 'value at field "score" does not match the schema type, expected type: number, got value: "x"'],
+      [{ tags: 'news' }, 'indexer/invalid-query', 'where: field "tags" is an array (string[]); query it with {"$contains": value}'],
+      [{ author: { $contains: 'a' } }, 'indexer/invalid-query', 'where: $contains at field "author" needs an array field, but "author" is string'],
+      [{ $or: {} }, 'indexer/invalid-query', 'where.$or must be a non-empty JSON array of where objects, got {}'],
+      [{ author: { $nope: 1, $ne: 'a' } }, 'indexer/invalid-query', 'where: unknown operator "$nope" at field "author"; expected one of $eq, $gt, $gte, $lt, $lte, $ne, $in, $nin, $contains'],
+    ];
+    for (const [where, reason, message] of cases) {
+      const answer = await s.list('q/Post', { where });
+      expect(answer.status, JSON.stringify(where)).toBe(400);
+      expect(errorOf(answer)).toEqual({ code: 'invalid-argument', reason, message });
+    }
+    const missing = await s.list('q/Post', { where: { tags: { $contains: 'art' }, author: 'bob' } });
+    expect(missing.status).toBe(400);
+    expect(errorOf(missing)).toEqual({
+      code: 'failed-precondition',
+      reason: 'indexer/missing-index',
+      message: 'no index found matching the query; add `@index(tags, author);` to collection Post',
+    });
+  });
+});
+
+describe('count=true', () => {
+  it('counts the matching records, with the timestamp headers of a list', async () => {
+    const all = await s.list('q/Post', { count: 'true' });
+    expect(all.status, all.text).toBe(200);
+    expect(all.json).toEqual({ count: 6 });
+    expect(all.headers.get('x-service-timestamp')).toMatch(/^\d+\.\d{6}$/);
+    expect((await s.list('q/Post', { count: 'true', where: { tags: { $contains: 'tech' } } })).json).toEqual({ count: 3 });
+    expect((await s.list('q/Post', { count: 'true', where: { score: { $gte: 3 } }, sort: [['score', 'desc']] })).json).toEqual({ count: 3 });
+    expect((await s.list('q/Post', { count: 'false', limit: 2 })).json.data).toHaveLength(2);
+  });
+
+  it('counts only the records the caller may read', async () => {
+    expect((await s.list('q/Note', { count: 'true' }, KEYS.alice)).json).toEqual({ count: 4 });
+    expect((await s.list('q/Note', { count: 'true' }, KEYS.bob)).json).toEqual({ count: 2 });
+    expect((await s.list('q/Note', { count: 'true', where: { kind: { $ne: 'odd' } } }, KEYS.bob)).json).toEqual({ count: 1 });
+    expect((await s.list('q/Note', { count: 'true' })).json).toEqual({ count: 0 });
+  });
+
+  it('refuses paging parameters and values other than true and false', async () => {
+    for (const [query, message] of [
+      [{ count: 'yes' }, 'query parameter "count" must be "true" or "false", got "yes"'],
+      [{ count: 'true', limit: '5' }, 'query parameter "limit" does not apply to count=true, which counts every matching record'],
+      [{ count: 'true', after: 'abc' }, 'query parameter "after" does not apply to count=true, which counts every matching record'],
+    ] as const) {
+      const answer = await s.list('q/Post', query);
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer)).toEqual({ code: 'invalid-argument', reason: 'request/invalid-query', message });
+    }
+    expect((await s.list('q/Nope', { count: 'true' })).status).toBe(404);
+  });
+});
