@@ -5,6 +5,8 @@
 // - An automatic `[field asc, id asc]` index for every top-level indexable field, unless a single-field index on
 //   it was declared.
 // - `[id]` itself is the primary index: the records' own keys, so it needs no entries.
+// - An `@index` may name an array of indexable values (one entry per element, index-entries.ts); arrays get no
+//   automatic index.
 // - Indexes are tried shortest first.
 // A layout is plain JSON: the store keeps it with the collection and compares it on schema updates.
 
