@@ -116,6 +116,15 @@ export class RecordService {
     return this.store.count(collectionId, { where }, filter);
   }
 
+  /**
+   * Whether the caller may read the record, for a push stream's event (stream.ts). A check that needs more than
+   * the budget of delegate loads counts as "may not": the event is not sent.
+   */
+  async mayRead(collectionId: string, record: JsonObject, caller: Caller): Promise<boolean> {
+    const collection = await this.collections.resolve(collectionId);
+    return this.#canRead(collection, record, caller, this.#requestLoader('absent'));
+  }
+
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */
   async assertCollection(collectionId: string): Promise<void> {
     await this.collections.resolve(collectionId);

@@ -90,6 +90,7 @@ const listQuerySchema = z.object({
   waitFor: queryText,
   format: queryText,
   count: queryText,
+  stream: queryText,
 });
 
 export interface LongPoll {
@@ -103,6 +104,8 @@ export interface ParsedListQuery {
   longPoll: LongPoll | undefined;
   /** `count=true`: answer with the number of readable records that match, instead of a page. */
   count: boolean;
+  /** `stream=1`: push the query's changes over Server-Sent Events (stream.ts); `longPoll.since` is where to resume. */
+  stream: boolean;
 }
 
 function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
@@ -180,7 +183,30 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     const paging = (['limit', 'after', 'before'] as const).find((name) => q[name] !== undefined && q[name] !== '');
     if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to count=true, which counts every matching record`);
   }
-  return { query, longPoll: longPollOf(q.since, q.waitFor), count };
+  const stream = parseStream(q);
+  if (stream) {
+    const other = (['count', 'limit', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
+    if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows every matching record (resume with Last-Event-ID or since)`);
+  }
+  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream };
+}
+
+/** `stream=1` (or `true`): Server-Sent Events instead of one answer. */
+function parseStream(q: z.infer<typeof listQuerySchema>): boolean {
+  const text = q.stream;
+  if (text === undefined || text === '' || text === '0' || text === 'false') return false;
+  if (text === '1' || text === 'true') return true;
+  throw invalidArgument('request/invalid-query', `query parameter "stream" must be 1 (or true) or 0 (or false), got ${JSON.stringify(text.slice(0, 40))}`);
+}
+
+/** The timestamp a push stream resumes after: the Last-Event-ID header when given, else `since`. */
+export function streamResumePoint(lastEventId: unknown, longPoll: LongPoll | undefined): number | undefined {
+  if (typeof lastEventId === 'string' && lastEventId !== '') {
+    const timestamp = secondsToTimestamp(lastEventId);
+    if (timestamp === null) throw invalidArgument('request/invalid-header', `header Last-Event-ID must be the id of an event of this stream (a time in seconds), got ${JSON.stringify(lastEventId.slice(0, 40))}`);
+    return timestamp;
+  }
+  return longPoll?.since;
 }
 
 function parseCount(text: string | undefined): boolean {
@@ -193,9 +219,13 @@ export interface ParsedGetQuery {
   longPoll: LongPoll | undefined;
   /** `format=nft`: answer with the bare record, without the envelope. */
   bare: boolean;
+  /** `stream=1`: push the record's changes over Server-Sent Events. */
+  stream: boolean;
 }
 
 export function parseGetQuery(raw: unknown): ParsedGetQuery {
   const q = readQuery(raw);
-  return { longPoll: longPollOf(q.since, q.waitFor), bare: q.format === 'nft' };
+  const stream = parseStream(q);
+  if (stream && q.waitFor !== undefined) throw invalidArgument('request/invalid-query', 'query parameter "waitFor" does not apply to stream=1 (resume with Last-Event-ID or since)');
+  return { longPoll: longPollOf(q.since, q.waitFor), bare: q.format === 'nft', stream };
 }

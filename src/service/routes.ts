@@ -1,6 +1,7 @@
 // The HTTP routes under /v0 and their envelopes (record-service.md section 1):
 //   GET  /v0/collections/:collection/records                      → {data: [{data, block}], cursor}
 //   GET  /v0/collections/:collection/records?count=true           → {count}
+//   GET  /v0/collections/:collection/records[/:id]?stream=1       → Server-Sent Events (stream.ts)
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
 //   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
@@ -10,11 +11,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
-import { invalidArgument } from './errors.ts';
+import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
 import type { RecordService } from './records.ts';
-import { parseGetQuery, parseListQuery, parseWriteBody, type LongPoll } from './request.ts';
+import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
 import { authenticate, type Caller } from './signature.ts';
+import { prepareStream, runStream, type StreamRequest } from './stream.ts';
 
 export const SERVICE_VERSION = '0.1.0';
 /** Polybase never filled in a block hash; the client only reads the field. */
@@ -75,6 +77,46 @@ async function waitForChange(context: RouteContext, reply: FastifyReply, target:
   }
 }
 
+/**
+ * Answers with a stream of Server-Sent Events. The query is checked and the starting result read first, so a bad
+ * one is an ordinary error answer; then the reply is taken over from fastify and written to until the client
+ * goes away or the server shuts down (which ends the stream at once).
+ */
+async function serveStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+  const prepared = await prepareStream(context.service, stream);
+  const raw = reply.raw;
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  raw.once('close', onClose);
+  const signal = AbortSignal.any([gone.signal, context.shutdown]);
+  reply.hijack();
+  // The headers set so far (CORS) go out too: fastify no longer sends them.
+  for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
+  raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+  const write = (text: string) =>
+    new Promise<void>((resolve) => {
+      if (signal.aborted || raw.write(text)) return resolve();
+      const done = () => {
+        raw.off('drain', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      raw.once('drain', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  try {
+    await runStream(context.service, prepared, { write, signal });
+  } catch (error) {
+    if (!signal.aborted) {
+      const { body } = toErrorResponse(error);
+      await write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
+    }
+  } finally {
+    raw.off('close', onClose);
+    raw.end();
+  }
+}
+
 function notModified(reply: FastifyReply, poll: LongPoll): FastifyReply {
   setTimestamp(reply, poll.since);
   return reply.code(304).send();
@@ -94,8 +136,12 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
-    const { query, longPoll, count } = parseListQuery(request.query);
+    const { query, longPoll, count, stream } = parseListQuery(request.query);
     const caller = await callerOf(request, context);
+    if (stream) {
+      const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
+      return serveStream(context, reply, { target: { collectionId }, query, caller, resumeAfter });
+    }
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
@@ -115,8 +161,13 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records/:id', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
-    const { longPoll, bare } = parseGetQuery(request.query);
+    const { longPoll, bare, stream } = parseGetQuery(request.query);
     const caller = await callerOf(request, context);
+    if (stream) {
+      await service.assertCollection(collectionId);
+      const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
+      return serveStream(context, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
+    }
     if (longPoll) {
       await service.assertCollection(collectionId);
       if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);

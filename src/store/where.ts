@@ -193,6 +193,11 @@ function preview(value: unknown): string {
 // Matching a record: what re-checks an index read (index keys hold truncated long strings) and what the tests'
 // brute-force filter is compared with.
 
+/** Whether a record matches the where (any where a list takes): for push streams, which check each changed record. */
+export function whereMatcher(layout: Layout, where: unknown): (record: unknown) => boolean {
+  return branchesMatcher(parseExtendedWhere(layout, where));
+}
+
 /** A where's matcher: the branches' filters encoded once, then compared with each record's values. */
 export function branchesMatcher(branches: readonly Branch[]): (record: unknown) => boolean {
   const tests = branches.map((branch) => branch.map(filterTest));
