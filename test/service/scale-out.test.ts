@@ -1,6 +1,7 @@
 // Two `vellum serve` processes sharing one PostgreSQL database: a write through one is read through the other
 // and wakes a long-poll waiting on the other; a signed write accepted by one is refused as a replay by the other;
-// a schema updated through one is in force on the other at its next request (it caches compiled schemas).
+// a schema updated through one is in force on the other at its next request (it caches compiled schemas); a push
+// stream on one sends the writes made through the other.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
@@ -109,6 +110,30 @@ describe('two servers, one PostgreSQL', () => {
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/^cannot update collection scale\/Doc: 1 stored record cannot be cast to the new schema; field "n": 1 record \(record "word"/);
     expect((await json(`${b.url}${docs}/d3`)).body.data).toEqual({ id: 'd3', n: '3', tags: [] });
+  });
+
+  it('a push stream on one server sends a write through the other; count and $in answer on PostgreSQL', async () => {
+    expect((await post(`${a.url}${path}`, { args: ['s1'] })).status).toBe(200);
+    const where = encodeURIComponent(JSON.stringify({ id: { $in: ['s1', 's2'] } }));
+    const controller = new AbortController();
+    const response = await fetch(`${b.url}${path}?stream=1&where=${where}`, { signal: controller.signal });
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    const until = async (needle: string) => {
+      while (!text.includes(needle)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended before ${needle}`);
+        text += value;
+      }
+    };
+    await until('event: ready');
+    expect(text).toContain('"id":"s1"');
+    expect((await post(`${a.url}${path}`, { args: ['s2'] })).status).toBe(200);
+    await until('"id":"s2"');
+    expect(text).toMatch(/event: put\nid: \d+\.\d{6}\ndata: \{"id":"s2","data":\{"id":"s2","value":0\}\}/);
+    controller.abort();
+    expect((await json(`${a.url}${path}?count=true&where=${where}`)).body).toEqual({ count: 2 });
   });
 
   it('concurrent increments through both servers all count', async () => {
