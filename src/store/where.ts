@@ -15,6 +15,8 @@ import { valueAtPath, type Layout } from './layout.ts';
 export const MAX_IN_VALUES = 30;
 export const MAX_NIN_VALUES = 10;
 export const MAX_BRANCHES = 30;
+/** How deep `$or` may nest (each level is a where inside an `$or` array); deeper is refused, not recursed into. */
+export const MAX_OR_DEPTH = 4;
 
 /** The operators only the extended planner serves; a where without any of them is planned as before. */
 const EXTENDED_OPERATORS = new Set(['$ne', '$in', '$nin', '$contains']);
@@ -59,19 +61,20 @@ export function isExtendedWhere(where: unknown): boolean {
 
 /** The where's branches (one when it has no `$or`); every problem is a 400 naming the field and operator. */
 export function parseExtendedWhere(layout: Layout, where: unknown): Branch[] {
-  const branches = normalise(layout, where, 'where');
+  const branches = normalise(layout, where, 'where', 0);
   if (branches.length === 0) throw invalidQuery('where: $or needs at least one where object');
   return branches;
 }
 
-function normalise(layout: Layout, where: unknown, context: string): Branch[] {
+function normalise(layout: Layout, where: unknown, context: string, depth: number): Branch[] {
   if (where === undefined || where === null) return [[]];
   if (!isPlainObject(where)) throw invalidQuery(`${context} must be a JSON object of field paths, got ${JSON.stringify(where)}`);
   const own: FieldFilter[] = [];
   let alternatives: Branch[] = [[]];
   for (const [path, node] of Object.entries(where)) {
     if (path === '$or') {
-      alternatives = conjoin(alternatives, disjunction(layout, node, `${context}.$or`), context);
+      if (depth === MAX_OR_DEPTH) throw invalidQuery(`${context}: $or nests more than ${MAX_OR_DEPTH} levels deep`);
+      alternatives = conjoin(alternatives, disjunction(layout, node, `${context}.$or`, depth + 1), context);
       continue;
     }
     own.push(fieldFilter(layout, path, node, context));
@@ -79,12 +82,12 @@ function normalise(layout: Layout, where: unknown, context: string): Branch[] {
   return conjoin([own], alternatives, context);
 }
 
-function disjunction(layout: Layout, node: unknown, context: string): Branch[] {
+function disjunction(layout: Layout, node: unknown, context: string, depth: number): Branch[] {
   if (!Array.isArray(node) || node.length === 0) throw invalidQuery(`${context} must be a non-empty JSON array of where objects, got ${preview(node)}`);
   if (node.length > MAX_BRANCHES) throw invalidQuery(`${context} has ${node.length} alternatives; at most ${MAX_BRANCHES} are allowed`);
   const branches: Branch[] = [];
   node.forEach((alternative, i) => {
-    for (const branch of normalise(layout, alternative, `${context}[${i}]`)) {
+    for (const branch of normalise(layout, alternative, `${context}[${i}]`, depth)) {
       branches.push(branch);
       if (branches.length > MAX_BRANCHES) throw tooManyBranches(context);
     }

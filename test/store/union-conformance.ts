@@ -213,6 +213,9 @@ export function unionConformance(backend: Backend): void {
       expect((await failure({ where: { $or: [{ $or: many(20) }, { $or: many(20) }] } })).message).toBe(
         'where.$or: the where has more than 30 alternatives once every $or is multiplied out',
       );
+      const nested = (levels: number): Where => (levels === 0 ? { group: 'g' } : { $or: [nested(levels - 1)] });
+      expect(ids((await store.list(TAGGED, { where: nested(4) })).records)).toEqual([]);
+      expect((await failure({ where: nested(5) })).message).toBe('where.$or[0].$or[0].$or[0].$or[0]: $or nests more than 4 levels deep');
       expect((await failure({ where: { group: { $in: many(30).map((g) => g.group) }, score: { $nin: [1, 2] } } })).message).toContain('more than 30 index ranges');
       expect((await failure({ where: { group: { $nin: ['a'] }, score: { $ne: 1 } } })).reason).toBe('indexer/query-inequality-not-last');
       expect((await failure({ where: { $or: [{ group: { $ne: 'a' } }, { score: { $gt: 1 } }] } })).message).toContain('filter ranges on different fields ("group" and "score")');
