@@ -4,6 +4,8 @@
 //    against raw better-sqlite3 inserts of the same rows into a table with the same indexes, in the same run.
 // 2. A list query (equality plus sort, limit 100) on 10,000 and on 1,000,000 records: the time at 1,000,000
 //    should stay within 1.5x of the time at 10,000 (an index range scan with a limit does not grow with n).
+// 3. On the large store, the same page from an `$in` of 5 cities (5 index ranges merged in sort order) against
+//    the one-city page, and a count of one city's records (records / 100 index entries read).
 // Both are measured in three interleaved rounds and the best round counts: the machine is shared, and load only
 // ever slows a round down. VELLUM_BENCH_STORE_RECORDS sets the large size (default 1,000,000).
 
@@ -111,20 +113,38 @@ async function build(path: string, count: number): Promise<RecordStore> {
   return store;
 }
 
-/** Median latency (ms) of the list query on each store, in interleaved rounds, best round of each. */
-async function listLatencies(stores: readonly RecordStore[]): Promise<number[]> {
-  const best = stores.map(() => Infinity);
+type Operation = (store: RecordStore, i: number) => Promise<void>;
+
+const cityOf = (i: number) => `city${(i * 37) % CITIES}`;
+
+/** The list query of the suite: one city's records by age, a page of 100. */
+const listOneCity: Operation = async (store, i) => {
+  const page = await store.list(COLLECTION, { where: { city: cityOf(i) }, sort: [['age', 'desc']], limit: 100 });
+  if (page.records.length !== 100) throw new Error(`expected a full page, got ${page.records.length}`);
+};
+
+/** The same page from five cities: five ranges of the [city, age desc] index merged by age. */
+const listFiveCities: Operation = async (store, i) => {
+  const cities = [0, 1, 2, 3, 4].map((k) => cityOf(i + k));
+  const page = await store.list(COLLECTION, { where: { city: { $in: cities } }, sort: [['age', 'desc']], limit: 100 });
+  if (page.records.length !== 100) throw new Error(`expected a full page, got ${page.records.length}`);
+};
+
+const countOneCity: Operation = async (store, i) => {
+  const { count } = await store.count(COLLECTION, { where: { city: cityOf(i) } });
+  if (count === 0) throw new Error('expected records to count');
+};
+
+/** Median latency (ms) of each [store, operation], in interleaved rounds, best round of each. */
+async function latencies(cases: readonly (readonly [RecordStore, Operation])[]): Promise<number[]> {
+  const best = cases.map(() => Infinity);
   for (let round = 0; round < 3; round++) {
-    for (const [s, store] of stores.entries()) {
+    for (const [c, [store, operation]] of cases.entries()) {
       let i = 0;
       const bench = new Bench({ time: 1000, warmupTime: 200 });
-      bench.add('list', async () => {
-        const city = `city${(i++ * 37) % CITIES}`;
-        const page = await store.list(COLLECTION, { where: { city }, sort: [['age', 'desc']], limit: 100 });
-        if (page.records.length !== 100) throw new Error(`expected a full page, got ${page.records.length}`);
-      });
+      bench.add('operation', () => operation(store, i++));
       await bench.run();
-      best[s] = Math.min(best[s]!, stats(bench.tasks[0]!).p50);
+      best[c] = Math.min(best[c]!, stats(bench.tasks[0]!).p50);
     }
   }
   return best;
@@ -139,9 +159,15 @@ export default async function storeSuite(): Promise<BenchRow[]> {
     const started = Date.now();
     const large = await build(join(dir, 'large.db'), LARGE);
     const buildSeconds = (Date.now() - started) / 1000;
-    const [smallMs, largeMs] = (await listLatencies([small, large])) as [number, number];
+    const [smallMs, largeMs, fiveMs, countMs] = (await latencies([
+      [small, listOneCity],
+      [large, listOneCity],
+      [large, listFiveCities],
+      [large, countOneCity],
+    ])) as [number, number, number, number];
     await small.close();
     await large.close();
+    const largeName = `${LARGE >= 1e6 ? `${LARGE / 1e6}M` : LARGE} records`;
 
     return [
       row(SUITE, 'insert, one record per commit', {
@@ -165,12 +191,26 @@ export default async function storeSuite(): Promise<BenchRow[]> {
         ratio: null,
         goal: 'baseline of the next row',
       }),
-      row(SUITE, `list where+sort limit 100, ${LARGE >= 1e6 ? `${LARGE / 1e6}M` : LARGE} records`, {
+      row(SUITE, `list where+sort limit 100, ${largeName}`, {
         value: largeMs * 1000,
         unit: 'µs (median)',
         baseline: smallMs * 1000,
         ratio: largeMs / smallMs,
         goal: '<= 1.5x the time at 10k records',
+      }),
+      row(SUITE, `list $in of 5 cities + sort limit 100 (5 ranges merged), ${largeName}`, {
+        value: fiveMs * 1000,
+        unit: 'µs (median)',
+        baseline: largeMs * 1000,
+        ratio: fiveMs / largeMs,
+        goal: '<= 2x the one-city list (the same page, merged from 5 index ranges)',
+      }),
+      row(SUITE, `count of one city (${(LARGE / CITIES).toLocaleString('en-US')} records), ${largeName}`, {
+        value: countMs * 1000,
+        unit: 'µs (median)',
+        baseline: null,
+        ratio: null,
+        goal: 'informative: reads and counts every entry of the range',
       }),
     ];
   } finally {

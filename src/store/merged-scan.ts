@@ -14,10 +14,26 @@ export interface MergeSource {
   readonly range: KeyRange;
 }
 
-export interface MergedEntry {
-  readonly text: string;
-  readonly record: JsonObject;
-  readonly orderKey: Buffer;
+/**
+ * An entry read. Its record is parsed, and its order key computed, only when asked for: a single range needs
+ * the key of the last entry of each batch only, and a count without conditions no record at all.
+ */
+export class MergedEntry {
+  #record: JsonObject | undefined;
+  #orderKey: Buffer | undefined;
+
+  constructor(
+    readonly text: string,
+    private readonly orderKeyOf: (record: JsonObject) => Buffer,
+  ) {}
+
+  get record(): JsonObject {
+    return (this.#record ??= JSON.parse(this.text) as JsonObject);
+  }
+
+  get orderKey(): Buffer {
+    return (this.#orderKey ??= this.orderKeyOf(this.record));
+  }
 }
 
 interface SourceState {
@@ -54,26 +70,48 @@ export class MergedScan {
   }
 
   /**
-   * The next entry in merged order, or undefined when every range is read. `wanted` is about how many more
-   * entries, and `bytes` how many more bytes of text, the caller may take: each empty range reads its share.
+   * The next entry in merged order; undefined when every range is read; null when a range must be read further
+   * first (call `fill`). Taking buffered entries needs no await, so a page or a count costs no promise per entry.
    */
-  async next(wanted: number, bytes: number): Promise<MergedEntry | undefined> {
-    const live = this.#sources.filter((s) => s.at < s.buffer.length || !s.ended);
-    const share = Math.max(1, live.length);
-    await Promise.all(
-      live.filter((s) => s.at === s.buffer.length).map((s) => this.#refill(s, Math.min(500, Math.max(8, Math.ceil(wanted / share))), Math.max(1, Math.floor(bytes / share)))),
-    );
+  take(): MergedEntry | undefined | null {
     let best: SourceState | undefined;
     for (const source of this.#sources) {
-      if (source.at === source.buffer.length) continue;
+      if (source.at === source.buffer.length) {
+        if (!source.ended) return null;
+        continue;
+      }
       if (!best || this.#before(source.buffer[source.at]!.orderKey, best.buffer[best.at]!.orderKey)) best = source;
     }
     if (!best) return undefined;
     const entry = best.buffer[best.at]!;
-    for (const source of this.#sources) {
-      if (source.at < source.buffer.length && source.buffer[source.at]!.orderKey.equals(entry.orderKey)) source.at++;
+    best.at++;
+    // The same record read through another range (an $or branch it also matches) is the same entry: taken once.
+    if (this.#sources.length > 1) {
+      for (const source of this.#sources) {
+        if (source.at < source.buffer.length && source.buffer[source.at]!.orderKey.equals(entry.orderKey)) source.at++;
+      }
     }
     return entry;
+  }
+
+  /**
+   * Reads on in every range whose buffer is empty. `wanted` is about how many more entries, and `bytes` how many
+   * more bytes of text, the caller may take: each range reads its share.
+   */
+  async fill(wanted: number, bytes: number): Promise<void> {
+    const empty = this.#sources.filter((s) => s.at === s.buffer.length && !s.ended);
+    const share = Math.max(1, this.#sources.filter((s) => s.at < s.buffer.length || !s.ended).length);
+    const limit = Math.min(500, Math.max(8, Math.ceil(wanted / share)));
+    const maxBytes = Math.max(1, Math.floor(bytes / share));
+    await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
+  }
+
+  /** `take`, reading on first when needed. */
+  async next(wanted: number, bytes: number): Promise<MergedEntry | undefined> {
+    const entry = this.take();
+    if (entry !== null) return entry;
+    await this.fill(wanted, bytes);
+    return this.take() ?? undefined;
   }
 
   #before(a: Buffer, b: Buffer): boolean {
@@ -88,8 +126,7 @@ export class MergedScan {
     let bytesRead = 0;
     source.buffer = texts.map((text) => {
       bytesRead += Buffer.byteLength(text);
-      const record = JSON.parse(text) as JsonObject;
-      return { text, record, orderKey: orderKeyOf(record) };
+      return new MergedEntry(text, orderKeyOf);
     });
     source.at = 0;
     // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.

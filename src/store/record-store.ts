@@ -602,6 +602,7 @@ export class RecordStore {
         sources: [{ base: prefix, range: absoluteRange(prefix, plan.range) }],
         orderKeyOf: (record) => indexes.keyOf(plan.index, record).subarray(prefix.length),
         matches: (record) => recordMatches(record, plan.conditions),
+        matchesAll: plan.conditions.length === 0,
       };
     }
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));

@@ -58,7 +58,7 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
   let first: Buffer | undefined;
   let last: Buffer | undefined;
   while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
-    const entry = await scan.next(Math.min(limit - records.length, scanLimit - scanned), pageBytes - bytes);
+    const entry = scan.take() ?? (await scan.next(Math.min(limit - records.length, scanLimit - scanned), pageBytes - bytes));
     if (!entry) break;
     scanned++;
     first ??= entry.orderKey;
@@ -81,6 +81,8 @@ export interface CountSource {
   readonly sources: readonly MergeSource[];
   readonly orderKeyOf: (record: JsonObject) => Buffer;
   readonly matches: (record: JsonObject) => boolean;
+  /** Every entry matches (no condition to re-check): records are not parsed for it. */
+  readonly matchesAll?: boolean;
 }
 
 /** The sources of a union plan, for counting. */
@@ -103,7 +105,7 @@ export async function countRecords(
   let scanned = 0;
   let matched = 0;
   for (;;) {
-    const entry = await scan.next(Math.min(500, scanLimit - scanned + 1), 16 * 1024 * 1024);
+    const entry = scan.take() ?? (await scan.next(Math.min(500, scanLimit - scanned + 1), 16 * 1024 * 1024));
     if (!entry) return matched;
     if (++scanned > scanLimit) {
       throw new StoreError(
@@ -112,7 +114,7 @@ export async function countRecords(
         `count reads at most ${scanLimit} index entries, and this query has more; narrow the where to count fewer records at once`,
       );
     }
-    if (count.matches(entry.record) && (!readFilter || (await readFilter(entry.record)))) matched++;
+    if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) matched++;
   }
 }
 
