@@ -106,6 +106,33 @@ describe('extended where over HTTP', () => {
   });
 });
 
+describe('array indexes', () => {
+  it('a schema update adding @index on an array builds it for the existing records', async () => {
+    const before = '@public collection Doc { id: string; labels?: string[]; constructor (id: string, labels: string[]) { this.id = id; this.labels = labels; } }';
+    await s.createCollection('q/Doc', before);
+    for (const [id, labels] of [['d1', ['red', 'blue']], ['d2', ['blue']], ['d3', []]] as const) expect((await s.create('q/Doc', [id, [...labels]])).status).toBe(200);
+    const missing = await s.list('q/Doc', { where: { labels: { $contains: 'blue' } } });
+    expect(errorOf(missing)?.message).toBe('no index found matching the query; add `@index(labels);` to collection Doc');
+    const after = before.replace('constructor', '@index(labels); constructor');
+    const updated = await s.post('/v0/collections/Collection/records/q%2FDoc/call/updateCode', { args: [after] });
+    expect(updated.status, updated.text).toBe(200);
+    expect(ids(await s.list('q/Doc', { where: { labels: { $contains: 'blue' } } }))).toEqual(['d1', 'd2']);
+    expect(ids(await s.list('q/Doc', { where: { labels: { $contains: 'red' } } }))).toEqual(['d1']);
+  });
+
+  it('a record with more than 100 distinct values in an indexed array is refused, and nothing is written', async () => {
+    const many = Array.from({ length: 101 }, (_, i) => `t${i}`);
+    const answer = await s.create('q/Post', ['p-many', 'eve', 1, many]);
+    expect(answer.status).toBe(400);
+    expect(errorOf(answer)).toEqual({
+      code: 'invalid-argument',
+      reason: 'record/invalid-field',
+      message: 'record "p-many" holds 101 distinct values in field "tags", which an index covers; at most 100 are allowed',
+    });
+    expect((await s.record('q/Post', 'p-many')).status).toBe(404);
+  });
+});
+
 describe('count=true', () => {
   it('counts the matching records, with the timestamp headers of a list', async () => {
     const all = await s.list('q/Post', { count: 'true' });
