@@ -133,6 +133,11 @@ export const catalogue = {
     severity: 'warning',
     message: 'the constructor of "{0}" can finish here without assigning this.id; creating a record this way fails',
   },
+  indexTwoArrays: {
+    code: 'V2025',
+    severity: 'error',
+    message: 'an index may hold at most one array field, but "{0}" and "{1}" are both arrays',
+  },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------

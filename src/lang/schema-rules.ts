@@ -270,9 +270,15 @@ class CollectionRules {
   // --- indexes -------------------------------------------------------------------------------
 
   private index(node: IndexDeclaration, fieldsByName: Map<string, CheckedField>): CheckedIndex {
+    let arrayPath: string | undefined;
     for (const indexField of node.fields) {
       const path = indexField.path.map((segment) => segment.name).join('.');
       const type = this.typeAtPath(indexField.path.map((segment) => segment.name), fieldsByName);
+      // An array's index has one entry per element: two arrays would make one per pair.
+      if (type?.kind === 'array' && isIndexable(type.element)) {
+        if (arrayPath !== undefined) this.report(diagnostic('indexTwoArrays', indexField.span, [arrayPath, path]));
+        arrayPath ??= path;
+      }
       if (!type) this.report(diagnostic('indexPathNotFound', indexField.span, [path]));
       // An array of indexable values is indexed element by element (queried with `$contains`).
       else if (!isIndexable(type) && !(type.kind === 'array' && isIndexable(type.element))) this.report(diagnostic('unindexableField', indexField.span, [path, typeToString(type)]));

@@ -247,6 +247,11 @@ collection User { id: string; }`;
     expect(located(schema('[info.more.arr, desc]'))).toEqual([]);
   });
 
+  it('V2025: two array fields in one index', () => {
+    expect(located(schema('tags, name, info.more.arr'))).toEqual(['V2025 11:22 info.more.arr']);
+    expect(reported(schema('tags, info.more.arr'))[0]!.message).toBe('an index may hold at most one array field, but "tags" and "info.more.arr" are both arrays');
+  });
+
   it('V2015: an index path that names no field', () => {
     expect(located(schema('id1'))).toEqual(['V2015 11:10 id1']);
     expect(located(schema('info.surname'))).toEqual(['V2015 11:10 info.surname']);
