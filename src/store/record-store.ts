@@ -563,7 +563,7 @@ export class RecordStore {
     const requestCursor = backward || given(query.after) ? ((backward ? query.before : query.after) as string) : undefined;
     // As in #list: the entries read may be ones the caller may not see, so with a read filter the cursors are sealed.
     const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
-    const { records, first, last } = await readUnionPage(this.kv, indexes, plan, {
+    const page = await readUnionPage(this.kv, indexes, plan, {
       limit,
       backward,
       position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.order, sealKey),
@@ -573,12 +573,20 @@ export class RecordStore {
       textStart: RECORD_JSON_START,
       output,
     });
-    const position = (key: Buffer) => encodeCursor(plan.order.id, key, readFilter ? sealKey : undefined);
-    const cursor =
-      first !== undefined && last !== undefined
-        ? { before: position(first), after: position(last) }
-        : { before: requestCursor ?? null, after: requestCursor ?? null };
-    return { records, cursor };
+    // The cursors follow #list's rules: without a read filter, the entries read; with one, the records returned
+    // (sealed), or, when the scan bound cut the page short, a fixed-length scan cursor (docs/store.md).
+    const at = (key: Buffer | undefined, seal?: Buffer) => (key === undefined ? (requestCursor ?? null) : encodeCursor(plan.order.id, key, seal));
+    let start: string | null;
+    let end: string | null;
+    if (!readFilter) {
+      start = at(page.read.first);
+      end = at(page.read.last);
+    } else {
+      start = at(page.returned.first, sealKey);
+      end = page.cutShort ? unionScanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
+    }
+    const cursor = backward ? { before: end, after: start } : { before: start, after: end };
+    return { records: page.records, cursor };
   }
 
   /**
@@ -847,6 +855,16 @@ function scanCursor(indexId: string, read: readonly string[], position: (text: s
   const last = position(read.at(-1)!);
   // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
   return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
+}
+
+/** `scanCursor` for a union page: the latest of the recent order keys that fits the fixed length (or the large one). */
+function unionScanCursor(orderId: string, recent: readonly Buffer[], sealKey: Buffer): string {
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const cursor = encodeScanCursor(orderId, recent[i]!, sealKey, SCAN_CURSOR_SIZES.small);
+    if (cursor !== undefined) return cursor;
+  }
+  const last = recent.at(-1)!;
+  return encodeScanCursor(orderId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(orderId, last, sealKey);
 }
 
 function maxKey(a: Buffer, b: Buffer): Buffer {

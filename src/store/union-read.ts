@@ -23,11 +23,22 @@ export interface UnionPageRequest<T> {
 }
 
 export interface UnionPage<T> {
+  /** The records, in the query's order (reversed when reading backwards). */
   readonly records: T[];
-  /** The order keys of the first and last entries read, in the page's order (undefined when none was read). */
-  readonly first: Buffer | undefined;
-  readonly last: Buffer | undefined;
+  /** Order keys in the order read: the first and last entries read, and the first and last records returned. */
+  readonly read: { readonly first: Buffer | undefined; readonly last: Buffer | undefined };
+  readonly returned: { readonly first: Buffer | undefined; readonly last: Buffer | undefined };
+  /** The scan bound stopped the read before the page was full and before the ranges ended. */
+  readonly cutShort: boolean;
+  /**
+   * When cut short: the order keys read since the last record returned, latest last (at most RECENT_KEYS), among
+   * which a fixed-length scan cursor may step back (record-store.ts), never to before a record returned.
+   */
+  readonly recent: readonly Buffer[];
 }
+
+/** How many of the latest entries' keys a page keeps for a scan cursor to step back among. */
+const RECENT_KEYS = 64;
 
 /** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's order key. */
 function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer | undefined, scanReverse: boolean): MergeSource[] {
@@ -55,23 +66,34 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
   const records: T[] = [];
   let bytes = 0;
   let scanned = 0;
-  let first: Buffer | undefined;
-  let last: Buffer | undefined;
+  const read: { first: Buffer | undefined; last: Buffer | undefined } = { first: undefined, last: undefined };
+  const returned: { first: Buffer | undefined; last: Buffer | undefined } = { first: undefined, last: undefined };
+  let recent: Buffer[] = [];
+  let exhausted = false;
   while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
     const entry = scan.take() ?? (await scan.next(Math.min(limit - records.length, scanLimit - scanned), pageBytes - bytes));
-    if (!entry) break;
+    if (!entry) {
+      exhausted = true;
+      break;
+    }
     scanned++;
-    first ??= entry.orderKey;
-    last = entry.orderKey;
-    if (!plan.matches(entry.record) || (readFilter && !(await readFilter(entry.record)))) continue;
+    read.first ??= entry.orderKey;
+    read.last = entry.orderKey;
+    if (!plan.matches(entry.record) || (readFilter && !(await readFilter(entry.record)))) {
+      recent.push(entry.orderKey);
+      if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
+      continue;
+    }
     records.push(request.output(entry.text, entry.record));
     bytes += Buffer.byteLength(entry.text);
+    returned.first ??= entry.orderKey;
+    returned.last = entry.orderKey;
+    recent = [entry.orderKey];
   }
-  if (request.backward) {
-    records.reverse();
-    [first, last] = [last, first];
-  }
-  return { records, first, last };
+  // The bound stopped the read: a page neither full nor at the end of its ranges (take() tells whether any is left).
+  const cutShort = !exhausted && records.length < limit && bytes < pageBytes && (scan.take() ?? (await scan.next(1, 1))) !== undefined;
+  if (request.backward) records.reverse();
+  return { records, read, returned, cutShort, recent };
 }
 
 /** How many index entries a count reads, unless the caller says otherwise. */

@@ -3,7 +3,8 @@
 // forward and then back, equals the page it gets from a second store holding only the records it may read. The
 // records and the presence of each cursor are identical, and so is each cursor's length; only a sealed cursor's
 // bytes differ (a random IV, and each store's own key). The record counts stay below the scan bound, whose one
-// exception is tested in sealed-cursors.test.ts. On SQLite and PostgreSQL.
+// exception is tested in sealed-cursors.test.ts. The queries include the extended where ($ne, $in, $nin, $or),
+// whose pages are merged from several index ranges. On SQLite and PostgreSQL.
 
 import fc from 'fast-check';
 import pg from 'pg';
@@ -27,7 +28,7 @@ const recordsArb = fc.uniqueArray(
 );
 
 /** A where on one field (a range, or an equality) with a sort on that field or none; or a sort alone. */
-const queryArb: fc.Arbitrary<ListQuery> = fc
+const simpleQueryArb: fc.Arbitrary<ListQuery> = fc
   .record({
     field: fc.constantFrom('secret', 'rank', 'id'),
     lower: fc.option(fc.record({ op: fc.constantFrom('$gt', '$gte'), value: secretArb }), { nil: undefined }),
@@ -45,6 +46,27 @@ const queryArb: fc.Arbitrary<ListQuery> = fc
     }
     return { ...(where ? { where } : {}), ...(sort ? { sort: [[field, sort]] } : {}), limit };
   });
+
+/** The extended where (merged index ranges): $ne, $in or $nin on one field, or an $or of two fields' equalities. */
+const extendedQueryArb: fc.Arbitrary<ListQuery> = fc
+  .record({
+    field: fc.constantFrom('secret', 'rank'),
+    op: fc.constantFrom('$ne', '$in', '$nin', '$or'),
+    values: fc.uniqueArray(secretArb, { minLength: 1, maxLength: 3 }),
+    sort: fc.constantFrom(undefined, 'asc', 'desc'),
+    limit: fc.integer({ min: 1, max: 4 }),
+  })
+  .map(({ field, op, values, sort, limit }) => {
+    const value = (text: string) => (field === 'rank' ? text.length - 2 : text);
+    const typed = [...new Set(values.map(value))];
+    const where =
+      op === '$or'
+        ? { $or: [{ secret: values[0] }, { rank: values[0]!.length - 2 }] }
+        : { [field]: op === '$ne' ? { $ne: typed[0] } : { [op]: typed } };
+    return { where, ...(sort && op !== '$or' ? { sort: [[field, sort]] } : {}), limit };
+  });
+
+const queryArb: fc.Arbitrary<ListQuery> = fc.oneof(simpleQueryArb, extendedQueryArb);
 
 interface Walk {
   readonly pages: { readonly ids: string[]; readonly before: CursorShape; readonly after: CursorShape }[];
