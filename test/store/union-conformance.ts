@@ -229,6 +229,30 @@ export function unionConformance(backend: Backend): void {
       expect(union.message).toBe('no index found matching the query; add `@index(tags, flag, [id, desc]);` to collection Tagged');
     });
 
+    it('with a read filter, places cursors at the records returned, and a page cut by the scan bound gets a fixed-length cursor', async () => {
+      const store = await fresh();
+      await store.defineCollection(TAGGED, taggedLayout);
+      await store.commit({ writes: Array.from({ length: 12 }, (_, i) => put(TAGGED, { id: `r${String(i).padStart(2, '0')}`, group: i % 2 ? 'a' : 'b', score: i })) });
+      const onlyLast: ReadFilter = (record) => record.id === 'r11';
+      const where = { group: { $in: ['a', 'b'] } };
+      const cut = await store.list(TAGGED, { where, limit: 2 }, onlyLast, { scanLimit: 4 });
+      expect(cut.records).toEqual([]);
+      expect(cut.cursor.before).toBeNull();
+      expect(cut.cursor.after).toHaveLength(1404); // sealed and padded: the same length whatever entry it holds
+      const seen: unknown[] = [];
+      let after = cut.cursor.after;
+      for (let guard = 0; guard < 10 && after; guard++) {
+        const page = await store.list(TAGGED, { where, limit: 2, after }, onlyLast, { scanLimit: 4 });
+        seen.push(...ids(page.records));
+        if (page.cursor.after === after) break;
+        after = page.cursor.after;
+      }
+      expect(seen).toEqual(['r11']);
+      // A page that reaches the end of its ranges is not cut: nothing left, so the cursor repeats the request's.
+      const none = await store.list(TAGGED, { where: { group: { $in: ['a', 'zz'] } }, limit: 2 }, () => false, { scanLimit: 100 });
+      expect(none.cursor).toEqual({ before: null, after: null });
+    });
+
     it('counts up to its scan bound and refuses past it; a count reads only what its where needs', async () => {
       const store = await fresh();
       await store.defineCollection(TAGGED, taggedLayout);
