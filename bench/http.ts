@@ -1,43 +1,35 @@
-// `npm run bench -- http`: the record service over real HTTP, driven by autocannon on this machine (server and
-// load generator share the cores, as they do for the baseline; `http-process` runs autocannon in a process of
-// its own, see `Client`): an unsigned get, a list of 100 records, a signed
-// create and a signed call, each as requests per second and p50/p99 latency. The baseline is a bare fastify
-// hello-world measured in the same run. Goals: get and list >= 50% of the baseline's rate, signed writes
-// >= 25%, p99 of a signed call under 20 ms. Informative rows show ceilings on the same bare server: sending the
-// list's very answer with no work behind it, answering from the store's read of that page, and verifying signed
-// POSTs (in its own thread, or in worker threads as the service does) with nothing else.
-import { fork, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+// `npm run bench -- http`: the record service against what a user would write instead, a hand-written fastify +
+// better-sqlite3 service of the same records (bench/hand-written-server.js). Both run as processes of their own,
+// started the same way (through tsx's loader, or from dist/ once the package is compiled: see `loader`), and
+// autocannon runs in a third (bench/load-driver.ts). Each scenario runs in ROUNDS rounds; a round runs both
+// servers one after the other, the order alternating, so a burst of load from elsewhere hits both alike. The row
+// is the median round by ratio. Besides req/s and latency, each run reports the server's CPU time per request,
+// from /proc/<pid>/stat around the run (all its threads: the signature workers and the checkpoint thread count):
+// on a shared machine it is the steadiest figure.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
-import Fastify from 'fastify';
-import { RecoveryPool, signRequest, verifySignatureHeader, verifySignatureHeaderAsync } from '../src/auth/index.ts';
-import { startServer } from '../src/service/index.ts';
+import { signRequest } from '../src/auth/index.ts';
+import { RecordService } from '../src/service/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { row, type BenchRow } from './harness.ts';
-import { signedPosts, type Post } from './signed-posts.ts';
+import { LoadDriver } from './load-client.ts';
+import type { Post } from './signed-posts.ts';
 
-/**
- * Where autocannon runs: in the server's own thread (`http`, the recorded method since session 1), or in a
- * process of its own (`http-process`), as it would from another terminal. In its own thread the client's work
- * is no longer charged to every request, which helps the hello-world baseline most (its server work is smallest),
- * so the ratios are lower there.
- */
-export type Client = 'thread' | 'process';
+const SUITE = 'http';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RECORDS = 5000;
 const CONNECTIONS = 10;
-/**
- * Each scenario runs in ROUNDS rounds, each right after its own baseline run, and reports the median round:
- * the machine is shared and its load drifts, and a burst then spoils one round instead of the figure.
- */
-const ROUNDS = 3;
+const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const ROUND_S = 3;
-/** Pre-signed requests per round of a signed scenario: a few seconds of load, so the rate is not a count of whole seconds. */
-const SIGNED_REQUESTS = 4000;
-/** The one-connection latency run is shorter: it measures service time, not throughput. */
-const SINGLE_CONNECTION_REQUESTS = 3000;
+/** Prepared requests per round and server of a write scenario (a signature, and a new id, is used once). */
+const WRITES = 5000;
+const SIGNED_WRITES = 3000;
 const KEY = `0x${'42'.repeat(32)}`;
+/** /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ), 100 per second on Linux. */
+const TICKS_PER_SECOND = 100;
 
 const SCHEMA = `
 @public
@@ -57,175 +49,196 @@ collection Item {
   }
 }
 `;
+const COLLECTION = 'bench%2FItem';
+const RECORDS_PATH = `/v0/collections/${COLLECTION}/records`;
+
+/**
+ * How both servers are run: from dist/ (the compiled package, plain `node`) when it exists, else through tsx's
+ * loader, as `bin/vellum.js` does. VELLUM_BENCH_FROM=tsx or =dist chooses.
+ */
+function loader(): 'tsx' | 'dist' {
+  const chosen = process.env.VELLUM_BENCH_FROM;
+  if (chosen === 'tsx' || chosen === 'dist') return chosen;
+  if (chosen !== undefined) throw new Error(`VELLUM_BENCH_FROM must be tsx or dist, not ${chosen}`);
+  return existsSync(join(ROOT, 'dist/cli/main.js')) ? 'dist' : 'tsx';
+}
+
+interface Server {
+  name: string;
+  url: string;
+  child: ChildProcess;
+}
+
+/** Starts `node <args>` and waits for its `listening on <url>` line. */
+function startServer(name: string, args: string[]): Promise<Server> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /listening on (http:\/\/[^\s]+)/.exec(output)?.[1];
+      if (url) {
+        child.stdout!.off('data', onData);
+        resolve({ name, url, child });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before listening:\n${output}`)));
+  });
+}
+
+function stopServer(server: Server): Promise<void> {
+  if (server.child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    server.child.once('exit', () => resolve());
+    server.child.kill('SIGTERM');
+  });
+}
+
+/** CPU time (user + system, all threads) the process has used so far, in microseconds. */
+function cpuMicros(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the command name (which may hold spaces) start at the state, field 3; utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+}
 
 interface Figures {
   rps: number;
   p50: number;
   p99: number;
-  errors: number;
+  cpuPerRequest: number;
 }
 
-/** Runs autocannon in `bench/load-driver.ts`, a child process (with tsx's loader) started on first use. */
-class LoadDriver {
-  #child: ChildProcess | undefined;
-
-  run(settings: Record<string, unknown>, posts: readonly Post[] | undefined): Promise<autocannon.Result> {
-    const child = (this.#child ??= fork(fileURLToPath(new URL('./load-driver.ts', import.meta.url)), { execArgv: ['--import', 'tsx'] }));
-    return new Promise((resolve, reject) => {
-      child.once('message', (message: { result?: autocannon.Result; error?: string }) => (message.result ? resolve(message.result) : reject(new Error(message.error))));
-      child.send({ settings, posts });
-    });
-  }
-
-  close(): void {
-    this.#child?.kill();
-  }
+/** A scenario: a GET for ROUND_S seconds, or the round's share of prepared POSTs, each sent once. */
+interface Scenario {
+  name: string;
+  goal: number;
+  path?: string;
+  posts?: (round: number) => Post[];
 }
 
-async function loadWith(driver: LoadDriver | undefined, url: string, options: Partial<autocannon.Options>, posts?: readonly Post[]): Promise<Figures> {
-  // Samples every 50 ms: a run of a fixed `amount` ends at the sample after its last answer, so the default of
-  // a second would add up to a second of idle time to its duration.
-  const settings: Record<string, unknown> = { url, connections: CONNECTIONS, sampleInt: 50, ...options };
-  if (settings.amount === undefined && settings.duration === undefined) settings.duration = ROUND_S;
-  let result: autocannon.Result;
-  if (driver) result = await driver.run(settings, posts);
-  else {
-    if (posts) settings.requests = signedPosts(posts);
-    result = await autocannon(settings as unknown as autocannon.Options);
-  }
-  const errors = result.errors + result.timeouts + result.non2xx;
-  // Total over elapsed time (autocannon's `average` is a mean over samples).
-  return { rps: result.requests.total / result.duration, p50: result.latency.p50, p99: result.latency.p99, errors };
+async function measure(driver: LoadDriver, server: Server, scenario: Scenario, round: number): Promise<Figures> {
+  const pid = server.child.pid!;
+  const settings: Record<string, unknown> = { url: `${server.url}${scenario.path ?? ''}`, connections: CONNECTIONS, sampleInt: 50 };
+  const posts = scenario.posts?.(round);
+  if (posts) settings.amount = posts.length;
+  else settings.duration = ROUND_S;
+  const before = cpuMicros(pid);
+  const result = await driver.run(settings, posts);
+  const cpu = cpuMicros(pid) - before;
+  const failed = result.errors + result.timeouts + result.non2xx;
+  if (failed > 0) throw new Error(`${scenario.name} on ${server.name}: ${failed} requests failed`);
+  const requests = result.requests.total;
+  return { rps: requests / result.duration, p50: result.latency.p50, p99: result.latency.p99, cpuPerRequest: cpu / requests };
 }
 
-export default function http(): Promise<BenchRow[]> {
-  return runHttpBench('thread', 'http');
-}
-
-export async function runHttpBench(client: Client, SUITE: string): Promise<BenchRow[]> {
-  const driver = client === 'process' ? new LoadDriver() : undefined;
-  const load = (url: string, options: Partial<autocannon.Options>, posts?: readonly Post[]) => loadWith(driver, url, options, posts);
-  // Baseline: the same HTTP stack with nothing behind it.
-  const bare = Fastify({ logger: false });
-  bare.get('/', async () => ({ hello: 'world' }));
-  // The ceiling for the list: the bare server sending a copy of the very same answer, with no work behind it.
-  let listAnswer = '';
-  bare.get('/list-copy', async (_request, reply) => reply.type('application/json; charset=utf-8').send(listAnswer));
-  // What key recovery alone costs: the bare server verifying a signed POST in its own thread, and nothing else.
-  bare.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  bare.post('/verify', async (request) => {
-    const header = request.headers['x-polybase-signature'] as string;
-    verifySignatureHeader(header, request.body as string, { method: 'POST', replayGuard: { claim: () => 'claimed' } });
-    return { ok: true };
-  });
-  // The same with the key recovered in worker threads, as the service does, for the same distinct signed calls
-  // the service gets (each a new request to build): everything a signed call costs but the call and its commit.
-  const pool = new RecoveryPool();
-  bare.post('/v0/collections/:collection/records/:id/call/:function', async (request) => {
-    const header = request.headers['x-polybase-signature'] as string;
-    await verifySignatureHeaderAsync(header, request.body as string, { method: 'POST', replayGuard: { claim: () => 'claimed' }, pool });
-    return { data: null };
-  });
-  // The ceiling of the list with its store read: the bare server answering with the store's page of 100
-  // records, without the service's route, query parsing, caller check or schema registry.
-  let storeList: () => Promise<string> = async () => '';
-  bare.get('/list-store', async (_request, reply) => reply.type('application/json; charset=utf-8').send(await storeList()));
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  pool.warm();
-  const bareAddress = bare.server.address();
-  const bareUrl = `http://127.0.0.1:${typeof bareAddress === 'object' && bareAddress ? bareAddress.port : 0}`;
-
-  const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-http-'));
-  const server = await startServer({ port: 0, store: openSqliteStore(join(dir, 'bench.sqlite')) });
+/** The Vellum store of the bench: the schema and RECORDS records, as `vellum serve --data <dir>` opens it. */
+async function seedVellum(dataDir: string): Promise<void> {
+  mkdirSync(dataDir, { recursive: true });
+  const service = new RecordService(openSqliteStore(join(dataDir, 'vellum.sqlite')));
   try {
-    const collection = 'bench%2FItem';
-    await server.service.installSchema('bench/Item', SCHEMA);
-    for (let i = 0; i < 1000; i++) await server.service.create('bench/Item', [`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`], {});
+    await service.initialise();
+    await service.installSchema('bench/Item', SCHEMA);
+    for (let i = 0; i < RECORDS; i++) await service.create('bench/Item', [itemId(i), i, `label ${i % 10}`], {});
+  } finally {
+    await service.store.close();
+  }
+}
+
+function itemId(i: number): string {
+  return `item-${String(i).padStart(4, '0')}`;
+}
+
+/** Both servers must give the same records for every read scenario, or the comparison means nothing. */
+async function checkSameAnswers(servers: readonly Server[], paths: readonly string[]): Promise<void> {
+  for (const path of paths) {
+    const [vellum, handWritten] = await Promise.all(servers.map(async (server) => (await (await fetch(`${server.url}${path}`)).json()) as { data: unknown }));
+    if (JSON.stringify(vellum!.data) !== JSON.stringify(handWritten!.data)) throw new Error(`the two servers answer ${path} with different records`);
+  }
+}
+
+export default async function http(): Promise<BenchRow[]> {
+  const from = loader();
+  const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-http-'));
+  const driver = new LoadDriver();
+  const servers: Server[] = [];
+  try {
+    await seedVellum(join(dir, 'vellum'));
+    const node = from === 'dist' ? [] : ['--import', 'tsx'];
+    const authModule = from === 'dist' ? join(ROOT, 'dist/auth/index.js') : join(ROOT, 'src/auth/index.ts');
+    const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
+    servers.push(await startServer('Vellum', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--quiet']));
+    servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', join(dir, 'hand-written.sqlite'), authModule, String(RECORDS)]));
+
+    const get = `${RECORDS_PATH}/item-0042`;
+    const sorted = `${RECORDS_PATH}?limit=100&sort=${encodeURIComponent('[["n","desc"]]')}`;
+    const where = `${RECORDS_PATH}?limit=100&where=${encodeURIComponent('{"label":"label 3"}')}`;
+    await checkSameAnswers(servers, [get, sorted, where]);
 
     const now = Date.now();
-    const creates = Array.from({ length: ROUNDS * SIGNED_REQUESTS }, (_, i) => {
-      const body = JSON.stringify({ args: [`new-${i}`, i, 'created'] });
-      return { path: `/v0/collections/${collection}/records`, body, header: signRequest(KEY, body, now + i) };
-    });
+    const createBody = (prefix: string, i: number) => JSON.stringify({ args: [`${prefix}-${i}`, i, 'created'] });
     const callBody = JSON.stringify({ args: [] });
-    const calls = Array.from({ length: ROUNDS * SIGNED_REQUESTS + SINGLE_CONNECTION_REQUESTS }, (_, i) => ({
-      path: `/v0/collections/${collection}/records/item-${String(i % 500).padStart(4, '0')}/call/increment`,
-      body: callBody,
-      // Distinct times make distinct signatures: each may be used once.
-      header: signRequest(KEY, callBody, now + ROUNDS * SIGNED_REQUESTS + i),
-    }));
-
-    const listUrl = `${server.url}/v0/collections/${collection}/records?limit=100`;
-    listAnswer = await (await fetch(listUrl)).text();
-    const block = JSON.stringify({ hash: `0x${'0'.repeat(64)}` });
-    storeList = async () => {
-      const page = await server.service.store.listJson('bench/Item', { limit: 100 });
-      return `{"data":[${page.records.map((record) => `{"data":${record},"block":${block}}`).join(',')}],"cursor":${JSON.stringify(page.cursor)}}`;
-    };
-    // The same records; its cursors are the store's, without the query the service appends to them.
-    const sameRecords = (answer: string) => JSON.stringify((JSON.parse(answer) as { data: unknown }).data);
-    if (sameRecords(await (await fetch(`${bareUrl}/list-store`)).text()) !== sameRecords(listAnswer)) {
-      throw new Error('the store-read ceiling does not send the records of the list answer');
-    }
-
-    // Warm up both servers (JIT, caches, connection setup).
-    await load(bareUrl, { duration: 1 });
-    await load(`${server.url}/v0/collections/${collection}/records/item-0042`, { duration: 1 });
-
-    const round = (items: Post[], r: number) => items.slice(r * SIGNED_REQUESTS, (r + 1) * SIGNED_REQUESTS);
-    const scenarios: [string, (r: number) => Promise<Figures>, number][] = [
-      ['unsigned get', () => load(`${server.url}/v0/collections/${collection}/records/item-0042`, {}), 0.5],
-      ['list of 100', () => load(listUrl, {}), 0.5],
-      ['ceiling of list: bare server sending the same answer', () => load(`${bareUrl}/list-copy`, {}), 0],
-      ['ceiling of list: bare server answering from the store read', () => load(`${bareUrl}/list-store`, {}), 0],
-      ['signed create', (r) => load(server.url, { amount: SIGNED_REQUESTS }, round(creates, r)), 0.25],
-      ['signed call', (r) => load(server.url, { amount: SIGNED_REQUESTS }, round(calls, r)), 0.25],
-      [
-        'ceiling of signed writes: bare server recovering the key in-thread',
-        () => load(`${bareUrl}/verify`, { method: 'POST', body: callBody, headers: { 'content-type': 'application/json', 'x-polybase-signature': calls[0]!.header } }),
-        0,
-      ],
-      ['ceiling of signed writes: bare server recovering in worker threads', (r) => load(bareUrl, { amount: SIGNED_REQUESTS }, round(calls, r)), 0],
-    ];
-    const rows: BenchRow[] = [];
-    const baselines: number[] = [];
-    // Latency at light load: one connection, so the figure is the service time, not queueing behind nine others.
-    const single = await load(server.url, { connections: 1, amount: SINGLE_CONNECTION_REQUESTS }, calls.slice(ROUNDS * SIGNED_REQUESTS));
-    if (single.errors > 0) throw new Error(`signed call (1 connection): ${single.errors} requests failed`);
-    for (const [name, run, goal] of scenarios) {
-      const rounds: { baseline: Figures; figures: Figures }[] = [];
-      for (let r = 0; r < ROUNDS; r++) {
-        const baseline = await load(bareUrl, {});
-        const figures = await run(r);
-        if (figures.errors > 0) throw new Error(`${name}: ${figures.errors} requests failed`);
-        rounds.push({ baseline, figures });
-        baselines.push(baseline.rps);
-      }
-      // The median round by ratio; its own baseline and latencies go with it. The p99 row is the worst round's.
-      const ratioOf = (x: (typeof rounds)[number]) => x.figures.rps / x.baseline.rps;
-      const middle = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(ROUNDS / 2)]!;
-      const worstP99 = Math.max(...rounds.map((x) => x.figures.p99));
-      rows.push(row(SUITE, name, { value: middle.figures.rps, unit: 'req/s', baseline: middle.baseline.rps, ratio: ratioOf(middle), goal: goal > 0 ? `>= ${goal}x baseline` : 'informative' }));
-      rows.push(row(SUITE, `${name} p50`, { value: middle.figures.p50, unit: 'ms', baseline: middle.baseline.p50, ratio: null, goal: 'informative' }));
-      rows.push(row(SUITE, `${name} p99 (worst round)`, { value: worstP99, unit: 'ms', baseline: null, ratio: null, goal: name === 'signed call' ? '< 20 ms' : 'informative' }));
-    }
-    rows.push(row(SUITE, 'signed call, 1 connection p99', { value: single.p99, unit: 'ms', baseline: null, ratio: null, goal: '< 20 ms' }));
-    rows.push(row(SUITE, 'signed call, 1 connection p50', { value: single.p50, unit: 'ms', baseline: null, ratio: null, goal: 'informative' }));
-    rows.unshift(
-      row(SUITE, 'baseline: bare fastify hello-world (mean)', {
-        value: baselines.reduce((a, b) => a + b, 0) / baselines.length,
-        unit: 'req/s',
-        baseline: null,
-        ratio: null,
-        goal: 'reference',
+    const callPath = (i: number) => `${RECORDS_PATH}/${itemId(i % 500)}/call/increment`;
+    const share = (count: number, round: number, make: (i: number) => Post) => Array.from({ length: count }, (_, i) => make(round * count + i));
+    // Signed in advance, outside the timed runs; distinct times make distinct signatures. The same requests go
+    // to both servers (each has its own database and replay memory).
+    const signedCreates = Array.from({ length: ROUNDS }, (_, round) =>
+      share(SIGNED_WRITES, round, (i) => {
+        const body = createBody('signed', i);
+        return { path: RECORDS_PATH, body, header: signRequest(KEY, body, now + i) };
       }),
     );
+    const signedCalls = Array.from({ length: ROUNDS }, (_, round) =>
+      share(SIGNED_WRITES, round, (i) => ({ path: callPath(i), body: callBody, header: signRequest(KEY, callBody, now + ROUNDS * SIGNED_WRITES + i) })),
+    );
+    const scenarios: Scenario[] = [
+      { name: 'health', goal: 0, path: '/v0/health' },
+      { name: 'get', goal: 0.8, path: get },
+      { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
+      { name: 'list 100 where', goal: 0.8, path: where },
+      { name: 'unsigned create', goal: 0.7, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
+      { name: 'unsigned call', goal: 0.7, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
+      { name: 'signed create', goal: 0.6, posts: (round) => signedCreates[round]! },
+      { name: 'signed call', goal: 0.6, posts: (round) => signedCalls[round]! },
+    ];
+
+    // Warm-up: JIT, caches, connections.
+    for (const server of servers) for (const path of [get, sorted]) await driver.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
+
+    const rows: BenchRow[] = [];
+    for (const scenario of scenarios) {
+      const rounds: { vellum: Figures; baseline: Figures }[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        const order = round % 2 === 0 ? servers : [...servers].reverse();
+        const figures = new Map<Server, Figures>();
+        for (const server of order) figures.set(server, await measure(driver, server, scenario, round));
+        rounds.push({ vellum: figures.get(servers[0]!)!, baseline: figures.get(servers[1]!)! });
+      }
+      const ratioOf = (x: (typeof rounds)[number]) => x.vellum.rps / x.baseline.rps;
+      const middle = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(ROUNDS / 2)]!;
+      const cpuRatios = rounds.map((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest).sort((a, b) => a - b);
+      const cpuMiddle = rounds.find((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest === cpuRatios[Math.floor(ROUNDS / 2)])!;
+      const goal = scenario.goal > 0 ? `>= ${scenario.goal}x hand-written` : 'informative';
+      const name = `${scenario.name} (${from})`;
+      rows.push(row(SUITE, name, { value: middle.vellum.rps, unit: 'req/s', baseline: middle.baseline.rps, ratio: ratioOf(middle), goal }));
+      rows.push(
+        row(SUITE, `${name} CPU per request`, {
+          value: cpuMiddle.vellum.cpuPerRequest,
+          unit: 'µs',
+          baseline: cpuMiddle.baseline.cpuPerRequest,
+          ratio: cpuRatios[Math.floor(ROUNDS / 2)]!,
+          goal: scenario.name === 'get' ? '<= 1.3x hand-written' : 'informative',
+        }),
+      );
+      rows.push(row(SUITE, `${name} p50`, { value: middle.vellum.p50, unit: 'ms', baseline: middle.baseline.p50, ratio: null, goal: 'informative' }));
+      rows.push(row(SUITE, `${name} p99`, { value: middle.vellum.p99, unit: 'ms', baseline: middle.baseline.p99, ratio: null, goal: 'informative' }));
+    }
     return rows;
   } finally {
-    driver?.close();
-    await server.close();
-    await bare.close();
-    await pool.close();
+    driver.close();
+    await Promise.all(servers.map(stopServer));
     rmSync(dir, { recursive: true, force: true });
   }
 }

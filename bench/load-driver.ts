@@ -1,7 +1,7 @@
-// The load generator of `npm run bench -- http-process` (bench/http.ts), in a process of its own: autocannon's
-// work (building requests, parsing answers) then runs beside the server instead of in its thread, as it would
-// from another terminal. Each message is one load run, { settings, posts? }, answered with { result } or
-// { error }. `posts` are pre-signed requests, each sent once, in order.
+// The load generator of `npm run bench -- http` and `http-process` (started by bench/load-client.ts), in a
+// process of its own: autocannon's work (building requests, parsing answers) then runs beside the server instead
+// of in its thread, as it would from another terminal. Each message is one load run, { settings, posts? },
+// answered with { result } or { error }. `posts` are prepared requests, each sent once, in order.
 import autocannon from 'autocannon';
 import { signedPosts, type Post } from './signed-posts.ts';
 

@@ -11,6 +11,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   auth: () => import('./auth.ts'),
   runtime: () => import('./runtime.ts'),
   http: () => import('./http.ts'),
+  'http-thread': () => import('./http-thread.ts'),
   'http-process': () => import('./http-process.ts'),
   store: () => import('./store.ts'),
   contended: () => import('./contended.ts'),

@@ -1,11 +1,13 @@
-// Pre-signed POSTs for autocannon, served in order: each signature is used once, as the service requires. Used
-// by bench/http.ts in its own thread and by bench/load-driver.ts in a process of its own.
+// Prepared POSTs for autocannon, served in order: each signature is used once, as the service requires (a post
+// without a header goes unsigned: each create needs a new id). Used by bench/http-thread.ts in its own thread
+// and by bench/load-driver.ts in a process of its own.
 import type autocannon from 'autocannon';
 
 export interface Post {
   path: string;
   body: string;
-  header: string;
+  /** The signature header; none: an unsigned request. */
+  header?: string;
 }
 
 export function signedPosts(items: readonly Post[]): autocannon.Request[] {
@@ -15,7 +17,9 @@ export function signedPosts(items: readonly Post[]): autocannon.Request[] {
       method: 'POST',
       setupRequest: (request) => {
         const item = items[next++ % items.length]!;
-        return { ...request, path: item.path, body: item.body, headers: { 'content-type': 'application/json', 'x-polybase-signature': item.header } };
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (item.header !== undefined) headers['x-polybase-signature'] = item.header;
+        return { ...request, path: item.path, body: item.body, headers };
       },
     },
   ];

@@ -1,0 +1,105 @@
+// The baseline of `npm run bench -- http`: what a user would write instead of Vellum for the bench's `Item`
+// records, a small fastify service over better-sqlite3 with the same routes and answers (record-service.md's
+// envelopes), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
+// beside it (through tsx's loader, or from dist/ without it: see bench/http.ts); the one thing it takes from
+// Vellum is the signature check, the same library function on the same header.
+//
+//   node [--import tsx] bench/hand-written-server.js <database file> <auth module> <records to seed>
+//
+// Prints `listening on <url>` once it serves.
+import Database from 'better-sqlite3';
+import Fastify from 'fastify';
+
+const [file, authModule, seedCount] = process.argv.slice(2);
+const { verifySignatureHeader, MemoryReplayGuard } = await import(authModule);
+
+const db = new Database(file);
+// The durability Vellum's SQLite store has: WAL, synchronous NORMAL.
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+db.exec(`
+  CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, n REAL NOT NULL, label TEXT NOT NULL, owner TEXT) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS items_n ON items (n);
+  CREATE INDEX IF NOT EXISTS items_label ON items (label);
+`);
+const insert = db.prepare('INSERT INTO items (id, n, label, owner) VALUES (?, ?, ?, ?)');
+if (db.prepare('SELECT count(*) AS count FROM items').get().count === 0) {
+  db.transaction(() => {
+    for (let i = 0; i < Number(seedCount); i++) insert.run(`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`, null);
+  })();
+}
+const getItem = db.prepare('SELECT id, n, label, owner FROM items WHERE id = ?');
+const byNDesc = db.prepare('SELECT id, n, label, owner FROM items ORDER BY n DESC, id DESC LIMIT ?');
+const byLabel = db.prepare('SELECT id, n, label, owner FROM items WHERE label = ? ORDER BY id LIMIT ?');
+const increment = db.prepare('UPDATE items SET n = n + 1 WHERE id = ? RETURNING id, n, label, owner');
+
+const BLOCK = { hash: `0x${'0'.repeat(64)}` };
+const replayGuard = new MemoryReplayGuard();
+
+function record(row) {
+  const { owner, ...fields } = row;
+  return owner === null ? fields : { ...fields, owner: JSON.parse(owner) };
+}
+
+function fail(reply, status, reason, message) {
+  return reply.code(status).send({ error: { code: status === 404 ? 'not-found' : 'invalid-argument', reason, message } });
+}
+
+/** The caller's key as a JWK when the request is signed; a bad signature is a 400. */
+function signer(request) {
+  const header = request.headers['x-polybase-signature'];
+  if (header === undefined) return undefined;
+  return verifySignatureHeader(header, request.body, { method: request.method, replayGuard }).toJwk();
+}
+
+const app = Fastify({ logger: false });
+app.removeAllContentTypeParsers();
+app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
+app.setErrorHandler((error, _request, reply) => fail(reply, 400, 'request/invalid', error.message));
+
+app.get('/v0/health', async () => ({ status: 'OK' }));
+
+app.get('/v0/collections/:collection/records/:id', async (request, reply) => {
+  const row = getItem.get(request.params.id);
+  if (!row) return fail(reply, 404, 'record/not-found', `record "${request.params.id}" was not found`);
+  return { data: record(row), block: BLOCK };
+});
+
+app.get('/v0/collections/:collection/records', async (request, reply) => {
+  const { where, sort, limit } = request.query;
+  const count = Math.min(Number(limit ?? 100), 1000);
+  let rows;
+  if (where !== undefined) {
+    const label = JSON.parse(where).label;
+    if (typeof label !== 'string') return fail(reply, 400, 'index/missing-index', 'only where={"label":…} is served');
+    rows = byLabel.all(label, count);
+  } else if (sort === '[["n","desc"]]') rows = byNDesc.all(count);
+  else return fail(reply, 400, 'index/missing-index', 'only sort=[["n","desc"]] is served');
+  const last = rows.at(-1);
+  return { data: rows.map((row) => ({ data: record(row), block: BLOCK })), cursor: { before: rows[0]?.id ?? null, after: last?.id ?? null } };
+});
+
+app.post('/v0/collections/:collection/records', async (request, reply) => {
+  const owner = signer(request);
+  const [id, n, label] = JSON.parse(request.body).args;
+  if (typeof id !== 'string' || typeof n !== 'number' || typeof label !== 'string') return fail(reply, 400, 'function/invalid-args', 'expected (id: string, n: number, label: string)');
+  try {
+    insert.run(id, n, label, owner === undefined ? null : JSON.stringify(owner));
+  } catch (error) {
+    if (error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return fail(reply, 409, 'collection/id-exists', 'record id already exists in collection');
+    throw error;
+  }
+  return { data: owner === undefined ? { id, n, label } : { id, n, label, owner } };
+});
+
+app.post('/v0/collections/:collection/records/:id/call/increment', async (request, reply) => {
+  signer(request);
+  const row = increment.get(request.params.id);
+  if (!row) return fail(reply, 404, 'record/not-found', `record "${request.params.id}" was not found`);
+  return { data: record(row) };
+});
+
+await app.listen({ port: 0, host: '127.0.0.1' });
+const address = app.server.address();
+console.log(`listening on http://127.0.0.1:${address.port}`);
+process.on('SIGTERM', () => app.close().then(() => db.close()).then(() => process.exit(0)));
