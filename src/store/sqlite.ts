@@ -63,6 +63,7 @@ export class SqliteKv implements KvStore {
   readonly db: Database.Database;
   readonly #events = new EventEmitter();
   readonly #get: Database.Statement<[Buffer]>;
+  readonly #getTwo: Database.Statement<[Buffer, Buffer]>;
   readonly #put: Database.Statement<[Buffer, Buffer]>;
   readonly #delete: Database.Statement<[Buffer]>;
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
@@ -89,6 +90,10 @@ export class SqliteKv implements KvStore {
       throw error;
     }
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
+    // Two point reads in one statement (a get reads the clock and the record, a list the clock and the layout):
+    // outside a transaction every statement opens a read transaction of its own, so this is one WAL snapshot
+    // instead of two, the values are from the same snapshot, and one call into SQLite instead of two.
+    this.#getTwo = this.db.prepare<[Buffer, Buffer]>('SELECT (SELECT value FROM kv WHERE key = ?), (SELECT value FROM kv WHERE key = ?)').raw();
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
     this.#put = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
@@ -168,6 +173,10 @@ export class SqliteKv implements KvStore {
 
   /** The keys' values, read one after the other without yielding. */
   #read(keys: readonly Buffer[]): (Buffer | undefined)[] {
+    if (keys.length === 2) {
+      const [first, second] = this.#getTwo.get(keys[0]!, keys[1]!) as [Buffer | null, Buffer | null];
+      return [first ?? undefined, second ?? undefined];
+    }
     return keys.map((key) => this.#get.get(key) as Buffer | undefined);
   }
 
