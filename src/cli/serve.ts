@@ -84,6 +84,8 @@ export function registerServe(program: Command): void {
           schemaFiles: flags.schema ?? [],
           namespace: flags.namespace,
           explorer: flags.explorer ? {} : false,
+          // Quiet: no per-request line, so no per-request hook either; internal errors still go to stderr.
+          logRequests: !flags.quiet,
           log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,
         });
       } catch (error) {

@@ -19,6 +19,8 @@ export interface AppOptions {
   bodyLimit?: number;
   /** Receives one line per request (`POST /v0/... 200 3.1ms`) and the details of internal errors. */
   log?: (line: string) => void;
+  /** false: `log` receives internal errors only, and no per-request hook runs at all (default true). */
+  logRequests?: boolean;
   /** Aborted when the server shuts down (long-polls then end at once). */
   shutdown?: AbortSignal;
   /** The server clock in ms, for signature time windows (tests move it). */
@@ -84,7 +86,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
   });
 
-  if (options.log) {
+  if (options.log && options.logRequests !== false) {
     app.addHook('onResponse', (request, reply, done) => {
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
       done();

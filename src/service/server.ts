@@ -26,6 +26,8 @@ export interface ServerOptions {
   namespace?: string;
   bodyLimit?: number;
   log?: (line: string) => void;
+  /** false: no line per request (`vellum serve --quiet`); `log` still receives internal errors (default true). */
+  logRequests?: boolean;
   now?: () => number;
   /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
   shutdownGraceMs?: number;
@@ -134,6 +136,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       service,
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       log: options.log,
+      logRequests: options.logRequests,
       shutdown: shutdown.signal,
       now: options.now,
       explorer: options.explorer,
