@@ -7,22 +7,13 @@
 //   node [--import tsx] bench/hand-written-server.js <database file> <auth module> <records to seed>
 //
 // Prints `listening on <url>` once it serves.
-import Database from 'better-sqlite3';
 import Fastify from 'fastify';
+import { openItemsTable } from './hand-written-table.js';
 
 const [file, authModule, seedCount] = process.argv.slice(2);
 const { verifySignatureHeader, MemoryReplayGuard } = await import(authModule);
 
-const db = new Database(file);
-// The durability Vellum's SQLite store has: WAL, synchronous NORMAL.
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
-db.exec(`
-  CREATE TABLE IF NOT EXISTS items (id TEXT PRIMARY KEY, n REAL NOT NULL, label TEXT NOT NULL, owner TEXT) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS items_n ON items (n);
-  CREATE INDEX IF NOT EXISTS items_label ON items (label);
-`);
-const insert = db.prepare('INSERT INTO items (id, n, label, owner) VALUES (?, ?, ?, ?)');
+const { db, insert, increment } = openItemsTable(file);
 if (db.prepare('SELECT count(*) AS count FROM items').get().count === 0) {
   db.transaction(() => {
     for (let i = 0; i < Number(seedCount); i++) insert.run(`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`, null);
@@ -31,7 +22,6 @@ if (db.prepare('SELECT count(*) AS count FROM items').get().count === 0) {
 const getItem = db.prepare('SELECT id, n, label, owner FROM items WHERE id = ?');
 const byNDesc = db.prepare('SELECT id, n, label, owner FROM items ORDER BY n DESC, id DESC LIMIT ?');
 const byLabel = db.prepare('SELECT id, n, label, owner FROM items WHERE label = ? ORDER BY id LIMIT ?');
-const increment = db.prepare('UPDATE items SET n = n + 1 WHERE id = ? RETURNING id, n, label, owner');
 
 const BLOCK = { hash: `0x${'0'.repeat(64)}` };
 const replayGuard = new MemoryReplayGuard();

@@ -31,7 +31,8 @@ const KEY = `0x${'42'.repeat(32)}`;
 /** /proc/<pid>/stat counts CPU time in clock ticks (USER_HZ), 100 per second on Linux. */
 const TICKS_PER_SECOND = 100;
 
-const SCHEMA = `
+/** The bench's collection: records of three fields (and an owner when created signed). */
+export const ITEM_SCHEMA = `
 @public
 collection Item {
   id: string;
@@ -140,14 +141,14 @@ async function seedVellum(dataDir: string): Promise<void> {
   const service = new RecordService(openSqliteStore(join(dataDir, 'vellum.sqlite')));
   try {
     await service.initialise();
-    await service.installSchema('bench/Item', SCHEMA);
+    await service.installSchema('bench/Item', ITEM_SCHEMA);
     for (let i = 0; i < RECORDS; i++) await service.create('bench/Item', [itemId(i), i, `label ${i % 10}`], {});
   } finally {
     await service.store.close();
   }
 }
 
-function itemId(i: number): string {
+export function itemId(i: number): string {
   return `item-${String(i).padStart(4, '0')}`;
 }
 
