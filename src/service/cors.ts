@@ -6,7 +6,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const EXPOSED_HEADERS = 'X-Service-Timestamp, X-Polybase-Timestamp, Content-Type, Content-Length';
 
-function addOriginHeaders(request: FastifyRequest, reply: FastifyReply): void {
+/** The CORS headers of every answer to a request with an Origin (app.ts adds them as the answer is sent). */
+export function addOriginHeaders(request: FastifyRequest, reply: FastifyReply): void {
   const origin = request.headers.origin;
   if (typeof origin !== 'string') return;
   reply.header('Access-Control-Allow-Origin', origin);
@@ -15,11 +16,8 @@ function addOriginHeaders(request: FastifyRequest, reply: FastifyReply): void {
   reply.header('Vary', 'Origin');
 }
 
+/** Answers preflight requests. */
 export function registerCors(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, reply, done) => {
-    addOriginHeaders(request, reply);
-    done();
-  });
   app.options('*', async (request, reply) => {
     const method = request.headers['access-control-request-method'];
     const headers = request.headers['access-control-request-headers'];

@@ -415,6 +415,19 @@ describe('limits and CORS', () => {
     expect(preflight.headers.get('access-control-max-age')).toBe('3600');
   });
 
+  it('puts the CORS headers on error answers too (a browser app can read the envelope)', async () => {
+    const origin = { headers: { origin: 'https://app.example' } };
+    const answers = [
+      await s.get('/v0/collections/test%2FAccount/records/nobody', origin), // 404 from the service
+      await s.get('/v0/nowhere', origin), // 404 from the router
+      await s.get('/v0/collections/test%2FAccount/records?limit=x', origin), // 400 from the query check
+      await s.get('/v0/collections/test%2FAccount/records/%E0%A4%A', origin), // 400 from fastify: a bad percent-encoding
+      await s.post('/v0/collections/test%2FAccount/records', undefined, { ...origin, raw: '{' }), // 400 from the body check
+    ];
+    expect(answers.map((answer) => answer.status)).toEqual([404, 404, 400, 400, 400]);
+    expect(answers.map((answer) => answer.headers.get('access-control-allow-origin'))).toEqual(answers.map(() => 'https://app.example'));
+  });
+
   it('accepts any content type, as Polybase did', async () => {
     const answer = await s.post('/v0/collections/test%2FAccount/records', undefined, { raw: JSON.stringify({ args: ['ct', 'CT', 1] }), headers: { 'content-type': 'text/plain' } });
     expect(answer.status).toBe(200);
