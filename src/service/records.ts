@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
@@ -77,11 +77,15 @@ export class RecordService {
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
       return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
     }
-    const { text, timestamp } = await this.store.getJson(collectionId, id).catch(async (error: unknown) => {
+    let answer: RawGetResult;
+    try {
+      answer = await this.store.getJson(collectionId, id);
+    } catch (error) {
       // An unknown collection is reported before a malformed id, as when the collection was resolved first.
       await this.collections.resolve(collectionId);
       throw error;
-    });
+    }
+    const { text, timestamp } = answer;
     // The clock just read tells the registry whether anything was committed since it last checked the schema.
     const collection = this.collections.cachedAt(collectionId, timestamp) ?? (await this.collections.resolve(collectionId, timestamp));
     if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);

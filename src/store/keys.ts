@@ -63,7 +63,7 @@ export function recordPrefix(collectionId: string): Buffer {
 }
 
 export function recordKey(collectionId: string, id: string): Buffer {
-  return Buffer.concat([recordPrefix(collectionId), encodeString(id)]);
+  return Buffer.concat([RECORD_HEAD, encodeString(collectionId), encodeString(id)]);
 }
 
 export function indexPrefix(collectionId: string, indexId: string): Buffer {
