@@ -5,7 +5,9 @@
 // servers one after the other, the order alternating, so a burst of load from elsewhere hits both alike. The row
 // is the median round by ratio. Besides req/s and latency, each run reports the server's CPU time per request,
 // from /proc/<pid>/stat around the run (all its threads: the signature workers and the checkpoint thread count):
-// on a shared machine it is the steadiest figure.
+// on a shared machine it is the steadiest figure. BENCH_HTTP_TOGETHER=1 runs the two servers of a round at the
+// same time instead, each loaded by its own autocannon process: both then see the same load from elsewhere,
+// which makes the CPU figures comparable on a busy machine (the req/s are then shares of the machine).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -23,6 +25,7 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RECORDS = 5000;
 const CONNECTIONS = 10;
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
+const TOGETHER = process.env.BENCH_HTTP_TOGETHER === '1';
 const ROUND_S = 3;
 /** Prepared requests per round and server of a write scenario (a signature, and a new id, is used once). */
 const WRITES = 5000;
@@ -163,7 +166,7 @@ async function checkSameAnswers(servers: readonly Server[], paths: readonly stri
 export default async function http(): Promise<BenchRow[]> {
   const from = loader();
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-http-'));
-  const driver = new LoadDriver();
+  const drivers = [new LoadDriver(), new LoadDriver()];
   const servers: Server[] = [];
   try {
     await seedVellum(join(dir, 'vellum'));
@@ -206,15 +209,20 @@ export default async function http(): Promise<BenchRow[]> {
     ];
 
     // Warm-up: JIT, caches, connections.
-    for (const server of servers) for (const path of [get, sorted]) await driver.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
+    for (const server of servers) for (const path of [get, sorted]) await drivers[0]!.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
 
     const rows: BenchRow[] = [];
     for (const scenario of scenarios) {
       const rounds: { vellum: Figures; baseline: Figures }[] = [];
       for (let round = 0; round < ROUNDS; round++) {
+        if (TOGETHER) {
+          const [vellum, baseline] = await Promise.all(servers.map((server, i) => measure(drivers[i]!, server, scenario, round)));
+          rounds.push({ vellum: vellum!, baseline: baseline! });
+          continue;
+        }
         const order = round % 2 === 0 ? servers : [...servers].reverse();
         const figures = new Map<Server, Figures>();
-        for (const server of order) figures.set(server, await measure(driver, server, scenario, round));
+        for (const server of order) figures.set(server, await measure(drivers[0]!, server, scenario, round));
         rounds.push({ vellum: figures.get(servers[0]!)!, baseline: figures.get(servers[1]!)! });
       }
       const ratioOf = (x: (typeof rounds)[number]) => x.vellum.rps / x.baseline.rps;
@@ -222,7 +230,7 @@ export default async function http(): Promise<BenchRow[]> {
       const cpuRatios = rounds.map((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest).sort((a, b) => a - b);
       const cpuMiddle = rounds.find((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest === cpuRatios[Math.floor(ROUNDS / 2)])!;
       const goal = scenario.goal > 0 ? `>= ${scenario.goal}x hand-written` : 'informative';
-      const name = `${scenario.name} (${from})`;
+      const name = `${scenario.name} (${from}${TOGETHER ? ', together' : ''})`;
       rows.push(row(SUITE, name, { value: middle.vellum.rps, unit: 'req/s', baseline: middle.baseline.rps, ratio: ratioOf(middle), goal }));
       rows.push(
         row(SUITE, `${name} CPU per request`, {
@@ -238,7 +246,7 @@ export default async function http(): Promise<BenchRow[]> {
     }
     return rows;
   } finally {
-    driver.close();
+    for (const driver of drivers) driver.close();
     await Promise.all(servers.map(stopServer));
     rmSync(dir, { recursive: true, force: true });
   }
