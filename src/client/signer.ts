@@ -3,11 +3,12 @@
 // `ethPersonalSigner(key)` also works as `new Polybase({ signer })`, and any signer written for that client (a
 // wallet's personal_sign) works here.
 //
-// It uses the @noble libraries directly rather than src/auth, which loads Node-only modules (worker threads, the
-// native secp256k1 binding): the client must also run in a browser. test/client checks that its signatures are
-// exactly src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
+// It signs with @noble/curves rather than through src/auth's signRequest, which loads Node-only modules (worker
+// threads, the native secp256k1 binding): the client must also run in a browser. The message's hash comes from
+// src/auth/personal-sign.ts, which imports only @noble/hashes. test/client checks that its signatures are exactly
+// src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { personalSignHash } from '../auth/personal-sign.ts';
 
 export interface SignerResponse {
   h: 'eth-personal-sign';
@@ -33,8 +34,7 @@ const PRIVATE_KEY_HEX = /^0x[0-9a-fA-F]{64}$/;
 export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
   const secretKey = privateKeyBytes(privateKey);
   return (data: string) => {
-    const message = encoder.encode(data);
-    const hash = keccak_256(concat(encoder.encode(`\x19Ethereum Signed Message:\n${message.length}`), message));
+    const hash = personalSignHash(encoder.encode(data));
     // 'recovered' is recovery id ‖ r ‖ s; the header wants r ‖ s ‖ (27 + recovery id).
     const recovered = secp256k1.sign(hash, secretKey, { prehash: false, format: 'recovered' });
     const signature = new Uint8Array(65);
@@ -90,11 +90,4 @@ function hex(bytes: Uint8Array): string {
   let text = '';
   for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
   return text;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const joined = new Uint8Array(a.length + b.length);
-  joined.set(a);
-  joined.set(b, a.length);
-  return joined;
 }
