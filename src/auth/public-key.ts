@@ -4,16 +4,9 @@
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { KeyFormatError, quote } from './errors.ts';
 import { hexOf } from './hex.ts';
+import type { PublicKeyJwk } from './jwk.ts';
 
-/** The JWK form Polybase uses: `x` and `y` are base64url WITH `=` padding. */
-export interface PublicKeyJwk {
-  alg: 'ES256K';
-  crv: 'secp256k1';
-  kty: 'EC';
-  use: 'sig';
-  x: string;
-  y: string;
-}
+export type { PublicKeyJwk } from './jwk.ts';
 
 // 32 bytes are 43 base64url characters plus one `=` of padding; the padding is optional on input.
 const JWK_COORDINATE = /^[A-Za-z0-9_-]{43}=?$/;

@@ -2,6 +2,7 @@
 // needs for them. The service speaks JSON: bytes are padded base64 text, a PublicKey is a JWK (arguments may also
 // give `0x` + 128 hex digits), a reference to a record is `{ collectionId, id }`. Records are typed as the wire
 // has them, so what a client reads is exactly what the service sent.
+import type { PublicKeyJwk } from '../auth/jwk.ts';
 
 /** `bytes` as the service sends them: standard padded base64 (`bytesFromBase64` gives the Uint8Array). */
 export type Base64Bytes = string;
@@ -9,15 +10,8 @@ export type Base64Bytes = string;
 /** `bytes` in an argument: a Uint8Array (the client encodes it) or base64 text. */
 export type BytesInput = Uint8Array | Base64Bytes;
 
-/** A `PublicKey` as records hold it: `x` and `y` are base64url with `=` padding. */
-export interface PublicKeyJwk {
-  alg: 'ES256K';
-  crv: 'secp256k1';
-  kty: 'EC';
-  use: 'sig';
-  x: string;
-  y: string;
-}
+// A `PublicKey` as records hold it; src/auth's own type, from a module with no imports (browser-safe).
+export type { PublicKeyJwk };
 
 /** A `PublicKey` as `0x` followed by the 128 hex digits of x and y (what `toHex()` gives in a function). */
 export type HexPublicKey = `0x${string}`;
