@@ -1,11 +1,10 @@
 // The conformance suite on a real PostgreSQL: a temporary cluster started here (test/support/postgres.ts), or
 // the server named by VELLUM_TEST_PG_URL. Each test works in its own table; all are dropped at the end.
 
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgres, RecordStore, type PostgresKv } from '../../src/store/index.ts';
 import { itemLayout } from './schemas.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { conformance } from './conformance.ts';
 import { unionConformance } from './union-conformance.ts';
 
@@ -16,16 +15,7 @@ beforeAll(async () => {
   server = await startTestPostgres();
 });
 
-afterAll(async () => {
-  if (!server) return;
-  if (tables.length > 0) {
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
-    await client.end();
-  }
-  await server.stop();
-});
+afterAll(() => dropTablesAndStop(server, tables));
 
 async function open(table: string): Promise<PostgresKv> {
   return openPostgres({ connectionString: server.url, table, pool: { max: 8 } });

@@ -7,10 +7,9 @@
 // whose pages are merged from several index ranges. On SQLite and PostgreSQL.
 
 import fc from 'fast-check';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { layoutOf, openPostgresStore, openSqliteStore, type JsonObject, type ListQuery, type ListResult, type ReadFilter, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { collection } from './schemas.ts';
 
 const layout = layoutOf(collection('Note', { id: 'string', owner: 'string', secret: 'string', 'rank?': 'number' }));
@@ -156,13 +155,6 @@ describe('PostgreSQL', () => {
   beforeAll(async () => {
     server = await startTestPostgres();
   });
-  afterAll(async () => {
-    if (!server) return;
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
-    await client.end();
-    await server.stop();
-  });
+  afterAll(() => dropTablesAndStop(server, tables));
   propertySuite('postgres', async () => Promise.all(tables.map((table) => openPostgresStore({ connectionString: server.url, table, pool: { max: 2 } }))) as Promise<[RecordStore, RecordStore]>, 30);
 });

@@ -6,12 +6,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { layoutOf, openPostgresStore, openSqliteStore, RecordStore, StoreError, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
 import { isSealedCursor } from '../../src/store/cursor.ts';
 import { cursorKeyKey } from '../../src/store/keys.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { collection, itemLayout } from './schemas.ts';
 
 const ITEMS = 'ns/Item';
@@ -285,14 +284,7 @@ describe('on PostgreSQL', () => {
   beforeAll(async () => {
     server = await startTestPostgres();
   });
-  afterAll(async () => {
-    if (!server) return;
-    const client = new pg.Client({ connectionString: server.url });
-    await client.connect();
-    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
-    await client.end();
-    await server.stop();
-  });
+  afterAll(() => dropTablesAndStop(server, tables));
   sealedCursorSuite({
     name: 'postgres',
     fresh: async () => {

@@ -10,6 +10,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import pg from 'pg';
 
 export interface TestPostgres {
   /** A connection URL for the server. */
@@ -94,4 +95,16 @@ function freePort(): Promise<number> {
 /** A fresh table name for one test (letters, digits, underscores). */
 export function uniqueTableName(prefix = 'vellum_test'): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/** Drops a suite's tables (IF EXISTS: a test may have failed before making one), then stops the server. */
+export async function dropTablesAndStop(server: TestPostgres | undefined, tables: readonly string[]): Promise<void> {
+  if (!server) return;
+  if (tables.length > 0) {
+    const client = new pg.Client({ connectionString: server.url });
+    await client.connect();
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
+    await client.end();
+  }
+  await server.stop();
 }
