@@ -42,6 +42,10 @@ export class Client {
     if (typeof options?.baseURL !== 'string' || !isHttpUrl(options.baseURL)) {
       throw new TypeError(`baseURL must be an absolute http(s) URL such as "http://localhost:8080/v0", got ${JSON.stringify(options?.baseURL)}`);
     }
+    // Paths are appended to the text: after a `?` or `#` they would be part of the query or fragment instead.
+    if (/[?#]/.test(options.baseURL)) {
+      throw new TypeError(`baseURL must have no query or fragment (the client appends paths to it), got ${JSON.stringify(options.baseURL)}`);
+    }
     if (typeof options.namespace !== 'string' || options.namespace === '') {
       throw new TypeError(`namespace must be a non-empty string (collections are "<namespace>/<Name>"), got ${JSON.stringify(options.namespace)}`);
     }

@@ -186,6 +186,10 @@ describe('requests', () => {
 
   it('bad options are refused when the client is made, naming the option', () => {
     expect(() => new Client({ baseURL: 'localhost:8080', namespace: 'ns' })).toThrow('baseURL must be an absolute http(s) URL');
+    // A query or fragment would swallow the request's path: every request went to the API root itself.
+    for (const baseURL of ['http://localhost:8080/v0?token=1', 'http://localhost:8080/v0#top', 'http://localhost:8080/v0?']) {
+      expect(() => new Client({ baseURL, namespace: 'ns' })).toThrow(`baseURL must have no query or fragment (the client appends paths to it), got "${baseURL}"`);
+    }
     expect(() => new Client({ baseURL: 'http://localhost:8080/v0', namespace: '' })).toThrow('namespace must be a non-empty string');
     expect(() => new Client({ baseURL: 'http://localhost:8080/v0', namespace: 'ns', signer: 'key' as never })).toThrow('signer must be a function');
   });
