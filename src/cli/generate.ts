@@ -1,8 +1,8 @@
 // `vellum generate client <schema files or directories...> [--out file.ts]`: writes a typed TypeScript client for
 // the collections of the schema files (src/codegen); a directory means every `*.polylang` file under it, as for
 // `vellum check`. Errors in a schema are printed as `vellum check` prints them and nothing is written (exit 1);
-// without --out the code goes to stdout.
-import { writeFileSync } from 'node:fs';
+// without --out the code goes to stdout. An --out that is one of the schema files is refused, not overwritten.
+import { statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CLIENT_IMPORT, generateClient, type SchemaSource } from '../codegen/index.ts';
 import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
@@ -32,6 +32,9 @@ export function registerGenerate(program: Command): void {
           return fail([`error: ${error.message}`]);
         }
       }
+      if (flags.out !== undefined && isOneOf(flags.out, sources)) {
+        return fail([`error: --out ${flags.out} is one of the schema files read; choose another file for the client`]);
+      }
       const { code, errors, warnings } = generateClient(sources, { clientImport: flags.clientImport });
       if (warnings.length > 0) process.stderr.write(`${warnings.join('\n\n')}\n`);
       if (code === null) return fail(errors);
@@ -46,6 +49,16 @@ export function registerGenerate(program: Command): void {
       }
       process.stderr.write(`wrote ${flags.out} (${sources.length} schema file${sources.length === 1 ? '' : 's'})\n`);
     });
+}
+
+/** Whether `out` is, under any name (a link, another spelling), one of the files read: writing it would destroy that schema. */
+function isOneOf(out: string, sources: readonly SchemaSource[]): boolean {
+  const target = statSync(out, { throwIfNoEntry: false });
+  if (target === undefined) return false;
+  return sources.some(({ file }) => {
+    const source = statSync(file, { throwIfNoEntry: false });
+    return source !== undefined && source.dev === target.dev && source.ino === target.ino;
+  });
 }
 
 function fail(errors: string[]): void {

@@ -142,4 +142,20 @@ describe('vellum generate client', () => {
     expect(usage.stderr).toContain("missing required argument 'paths'");
     expect(noCommand.status).toBe(2);
   });
+
+  it('refuses an --out that is one of its schema files, named any way: the schema is left as it was', async () => {
+    const dir = moduleFolder('vellum-codegen-cli-');
+    const schema = join(dir, 'shop.polylang');
+    writeFileSync(schema, read(SHOP));
+    const [same, otherSpelling, inFolder] = await Promise.all([
+      vellum('client', schema, '--out', schema),
+      vellum('client', schema, '--out', join(dir, '.', 'shop.polylang')),
+      vellum('client', dir, '--out', schema),
+    ]);
+    for (const run of [same, otherSpelling, inFolder]) {
+      expect(run).toMatchObject({ status: 1, stdout: '' });
+      expect(run.stderr).toMatch(/^error: --out .*shop\.polylang is one of the schema files read; choose another file for the client\n$/);
+    }
+    expect(readFileSync(schema, 'utf8')).toBe(read(SHOP));
+  });
 });
