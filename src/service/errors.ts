@@ -84,12 +84,12 @@ export function unauthorized(message: string): ServiceError {
 /** Longest path parameter (collection id, record id, function name) the router takes, in characters. */
 export const MAX_PARAM_LENGTH = 4096;
 
-/** Fastify's own errors, by their code. */
 /** The 413 of a request body over the service's limit. */
 export function bodyTooLarge(): ServiceError {
   return new ServiceError('payload-too-large', 'request/body-too-large', 'request body is larger than the service accepts');
 }
 
+/** Fastify's own errors, by their code. */
 const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
   FST_ERR_CTP_BODY_TOO_LARGE: () => bodyTooLarge(),
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: () =>
