@@ -3,7 +3,8 @@
 //
 // - A request Node's parser refuses (headers too large, malformed HTTP, a timeout): `answerClientError`.
 // - An HTTP/1.1 request without a Host header: Node answered a bare 400 with no body. Its own check is turned off
-//   (`HTTP_SERVER_OPTIONS`) and the service makes it, with the envelope.
+//   (`HTTP_SERVER_OPTIONS`) and the service makes it, with the envelope; and refuses several Host headers, which
+//   Node let through.
 // - CONNECT: with no 'connect' listener Node closed the connection without a word. It is 405.
 // - `Expect: 100-continue` with a Content-Length over the body limit: 413 at once, so the body is never sent. Any
 //   other expectation: 417 (Node's was bare).
@@ -33,12 +34,19 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
 
 /** Registers the Host check, and the answers to CONNECT and to `Expect: 100-continue` over the body limit. */
 export function registerHttpEdges(app: FastifyInstance, bodyLimit: number): void {
-  // RFC 9112, section 3.2: a server must answer 400 to an HTTP/1.1 request without Host (HTTP/1.0 may omit it).
+  // RFC 9112, section 3.2: a server must answer 400 to an HTTP/1.1 request without Host (HTTP/1.0 may omit it),
+  // and to any request with more than one (Node keeps the first; a proxy in front may have used another).
   app.addHook('onRequest', (request, reply, done) => {
-    const { httpVersionMajor, httpVersionMinor } = request.raw;
-    if (request.headers.host === undefined && (httpVersionMajor > 1 || (httpVersionMajor === 1 && httpVersionMinor >= 1))) {
+    const { httpVersionMajor, httpVersionMinor, rawHeaders } = request.raw;
+    let problem: string | undefined;
+    if (request.headers.host === undefined) {
+      if (httpVersionMajor > 1 || (httpVersionMajor === 1 && httpVersionMinor >= 1)) problem = 'an HTTP/1.1 request must have a Host header';
+    } else if (hostHeaderCount(rawHeaders) > 1) {
+      problem = 'a request must have one Host header, not several';
+    }
+    if (problem !== undefined) {
       reply.header('connection', 'close');
-      done(invalidArgument('request/invalid-http', 'an HTTP/1.1 request must have a Host header'));
+      done(invalidArgument('request/invalid-http', problem));
       return;
     }
     done();
@@ -67,6 +75,13 @@ export function registerHttpEdges(app: FastifyInstance, bodyLimit: number): void
     const error = new ServiceError('invalid-argument', 'request/invalid-http', `Expect: ${JSON.stringify(expectation)} is not supported (only 100-continue is)`, 417);
     writeResponse(response, error);
   });
+}
+
+/** How many Host headers a request has (`rawHeaders` is name, value, name, value, ...). */
+function hostHeaderCount(rawHeaders: readonly string[]): number {
+  let count = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') count++;
+  return count;
 }
 
 /** Answers with the envelope through Node's response, closing the connection (the request's body, if any, is unread). */

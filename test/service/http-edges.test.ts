@@ -124,6 +124,15 @@ describe('requests Node answered on its own', () => {
     old.socket.destroy();
   });
 
+  it('a request with two Host headers is 400 with the envelope (Node kept the first and went on)', async () => {
+    const twice = new Connection();
+    twice.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\nhost: other\r\n\r\n');
+    const answer = await twice.response();
+    expect(answer?.status).toBe(400);
+    expect(envelope(answer).error).toEqual({ code: 'invalid-argument', reason: 'request/invalid-http', message: 'a request must have one Host header, not several' });
+    expect(await twice.rest()).toBe('');
+  });
+
   it('CONNECT is 405 with the envelope and the methods served, then the connection closes', async () => {
     const proxy = new Connection();
     proxy.socket.write('CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
