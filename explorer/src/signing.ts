@@ -1,16 +1,9 @@
 // The browser's signing key: a secp256k1 private key that signs requests as the Polybase client does
 // (Ethereum personal-sign over `<t>.<body>`, src/auth), and never leaves the page.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import type { PublicKeyJwk } from '../../src/auth/jwk.ts';
 import { requestHash } from '../../src/auth/personal-sign.ts';
-
-export interface PublicKeyJwk {
-  alg: 'ES256K';
-  crv: 'secp256k1';
-  kty: 'EC';
-  use: 'sig';
-  x: string;
-  y: string;
-}
+import { signDigest } from '../../src/auth/sign-digest.ts';
 
 const PRIVATE_KEY_HEX = /^(0x)?[0-9a-fA-F]{64}$/;
 
@@ -55,11 +48,7 @@ export class SigningKey {
 
   /** The `X-Polybase-Signature` value for a request with exactly this body (empty for a GET), signed at `t` ms. */
   signatureHeader(body: string, t: number = Date.now()): string {
-    // 'recovered' is the recovery byte, then r and s; the header wants r ‖ s ‖ (27 + recovery id).
-    const recovered = secp256k1.sign(requestHash(t, body), this.#secret, { prehash: false, format: 'recovered' });
-    const signature = new Uint8Array(65);
-    signature.set(recovered.subarray(1), 0);
-    signature[64] = 27 + recovered[0]!;
+    const signature = signDigest(requestHash(t, body), this.#secret);
     return `v=0,t=${t},h=eth-personal-sign,sig=0x${bytesToHex(signature)}`;
   }
 }

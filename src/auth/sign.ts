@@ -4,6 +4,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { KeyFormatError } from './errors.ts';
 import { hexOf } from './hex.ts';
 import { requestHash } from './personal-sign.ts';
+import { signDigest } from './sign-digest.ts';
 import { PublicKey } from './public-key.ts';
 import { defaultBackend, nativeBinding } from './recover.ts';
 
@@ -38,17 +39,11 @@ const useNative = nativeBinding !== null && defaultBackend.name === 'native';
 
 /** r ‖ s ‖ (27 + recovery id), as the header carries it. */
 function sign(hash: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  if (!useNative) return signDigest(hash, secretKey);
+  const { signature: compact, recid } = nativeBinding!.ecdsaSign(hash, secretKey);
   const signature = new Uint8Array(65);
-  if (useNative) {
-    const { signature: compact, recid } = nativeBinding!.ecdsaSign(hash, secretKey);
-    signature.set(compact, 0);
-    signature[64] = 27 + recid;
-  } else {
-    // 'recovered' is recovery byte ‖ r ‖ s.
-    const recovered = secp256k1.sign(hash, secretKey, { prehash: false, format: 'recovered' });
-    signature.set(recovered.subarray(1), 0);
-    signature[64] = 27 + recovered[0]!;
-  }
+  signature.set(compact, 0);
+  signature[64] = 27 + recid;
   return signature;
 }
 

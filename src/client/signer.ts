@@ -3,12 +3,13 @@
 // `ethPersonalSigner(key)` also works as `new Polybase({ signer })`, and any signer written for that client (a
 // wallet's personal_sign) works here.
 //
-// It signs with @noble/curves rather than through src/auth's signRequest, which loads Node-only modules (worker
-// threads, the native secp256k1 binding): the client must also run in a browser. The message's hash comes from
-// src/auth/personal-sign.ts, which imports only @noble/hashes. test/client checks that its signatures are exactly
-// src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
+// It does not go through src/auth's signRequest, which loads Node-only modules (worker threads, the native
+// secp256k1 binding): the client must also run in a browser. It takes the pieces of src/auth that need only @noble,
+// personal-sign.ts (the hash) and sign-digest.ts (the signature). test/client checks that its signatures are
+// exactly src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { personalSignHash } from '../auth/personal-sign.ts';
+import { signDigest } from '../auth/sign-digest.ts';
 
 export interface SignerResponse {
   h: 'eth-personal-sign';
@@ -34,12 +35,7 @@ const PRIVATE_KEY_HEX = /^0x[0-9a-fA-F]{64}$/;
 export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
   const secretKey = privateKeyBytes(privateKey);
   return (data: string) => {
-    const hash = personalSignHash(encoder.encode(data));
-    // 'recovered' is recovery id ‖ r ‖ s; the header wants r ‖ s ‖ (27 + recovery id).
-    const recovered = secp256k1.sign(hash, secretKey, { prehash: false, format: 'recovered' });
-    const signature = new Uint8Array(65);
-    signature.set(recovered.subarray(1), 0);
-    signature[64] = 27 + recovered[0]!;
+    const signature = signDigest(personalSignHash(encoder.encode(data)), secretKey);
     return { h: 'eth-personal-sign', sig: `0x${hex(signature)}` };
   };
 }
