@@ -2,14 +2,9 @@
 // stable AST, the same JSON the Polybase client reads): fields, functions with their parameter types, and the
 // indexes a where/sort can use (docs/store.md "Indexes and the planner").
 
-export type StableType =
-  | { kind: 'primitive'; value: 'string' | 'number' | 'boolean' | 'bytes' }
-  | { kind: 'publickey' }
-  | { kind: 'array'; value: StableType }
-  | { kind: 'map'; key: StableType; value: StableType }
-  | { kind: 'object'; fields: { name: string; type: StableType; required: boolean }[] }
-  | { kind: 'record' }
-  | { kind: 'foreignrecord'; collection: string };
+import type { StableType } from '../../src/lang/stable-ast.ts';
+
+export type { StableType };
 
 interface StableDirective {
   kind: 'directive';
