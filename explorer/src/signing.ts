@@ -1,6 +1,7 @@
 // The browser's signing key: a secp256k1 private key that signs requests as the Polybase client does
 // (Ethereum personal-sign over `<t>.<body>`, src/auth), and never leaves the page.
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import type { PublicKeyJwk } from '../../src/auth/jwk.ts';
 import { requestHash } from '../../src/auth/personal-sign.ts';
 import { signDigest } from '../../src/auth/sign-digest.ts';
@@ -51,18 +52,6 @@ export class SigningKey {
     const signature = signDigest(requestHash(t, body), this.#secret);
     return `v=0,t=${t},h=eth-personal-sign,sig=0x${bytesToHex(signature)}`;
   }
-}
-
-function bytesToHex(bytes: Uint8Array): string {
-  let hex = '';
-  for (const byte of bytes) hex += byte.toString(16).padStart(2, '0');
-  return hex;
-}
-
-function hexToBytes(hex: string): Uint8Array {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return bytes;
 }
 
 function base64url(bytes: Uint8Array): string {

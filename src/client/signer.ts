@@ -8,6 +8,7 @@
 // personal-sign.ts (the hash) and sign-digest.ts (the signature). test/client checks that its signatures are
 // exactly src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { personalSignHash } from '../auth/personal-sign.ts';
 import { signDigest } from '../auth/sign-digest.ts';
 
@@ -36,7 +37,7 @@ export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
   const secretKey = privateKeyBytes(privateKey);
   return (data: string) => {
     const signature = signDigest(personalSignHash(encoder.encode(data)), secretKey);
-    return { h: 'eth-personal-sign', sig: `0x${hex(signature)}` };
+    return { h: 'eth-personal-sign', sig: `0x${bytesToHex(signature)}` };
   };
 }
 
@@ -71,8 +72,7 @@ function privateKeyBytes(privateKey: string | Uint8Array): Uint8Array {
   let bytes: Uint8Array;
   if (typeof privateKey === 'string') {
     if (!PRIVATE_KEY_HEX.test(privateKey)) throw new TypeError('a private key must be "0x" followed by 64 hex digits');
-    bytes = new Uint8Array(32);
-    for (let i = 0; i < 32; i++) bytes[i] = parseInt(privateKey.slice(2 + 2 * i, 4 + 2 * i), 16);
+    bytes = hexToBytes(privateKey.slice(2));
   } else if (privateKey instanceof Uint8Array && privateKey.length === 32) {
     bytes = privateKey.slice();
   } else {
@@ -80,10 +80,4 @@ function privateKeyBytes(privateKey: string | Uint8Array): Uint8Array {
   }
   if (!secp256k1.utils.isValidSecretKey(bytes)) throw new TypeError('a private key must be between 1 and the curve order minus 1');
   return bytes;
-}
-
-function hex(bytes: Uint8Array): string {
-  let text = '';
-  for (const byte of bytes) text += byte.toString(16).padStart(2, '0');
-  return text;
 }
