@@ -1,10 +1,11 @@
-// `vellum call`, run as a user runs it: node bin/vellum.js call …
+// `vellum call`, run as a user runs it (from the sources, see test/support/cli.ts): vellum call …
 import { execFile } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
+import { VELLUM } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-call-'));
 const schema = join(dir, 'account.polylang');
@@ -50,7 +51,7 @@ interface Run {
 /** Runs `vellum call …` as a user would (each spawn starts tsx, so tests start their runs together). */
 function vellum(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('node', ['bin/vellum.js', 'call', ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...VELLUM, 'call', ...args], { encoding: 'utf8' }, (error, stdout, stderr) => {
       const status = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
       resolve({ status, stdout, stderr, json: () => JSON.parse(stdout) });
     });

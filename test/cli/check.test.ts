@@ -1,4 +1,4 @@
-// `vellum check` end to end: spawns the real command line (bin/vellum.js) on fixtures and temporary
+// `vellum check` end to end: spawns the real command line (from the sources, see test/support/cli.ts) on fixtures and temporary
 // files and asserts what it prints and how it exits.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -8,13 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { CheckFileJson } from '../../src/cli/check.ts';
 import { loadFixtures } from '../lang/corpus.ts';
+import { VELLUM } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), 'vellum-check-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function vellumCheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, ['bin/vellum.js', 'check', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [...VELLUM, 'check', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { VELLUM } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'vellum-cli-ops-'));
@@ -26,7 +27,7 @@ mkdirSync(folder);
 
 /** Runs `vellum <args>`; a run past the timeout (reading an endless file) comes back with status null. */
 function vellum(args: string[], stdin: 'ignore' | number = 'ignore') {
-  const result = spawnSync(process.execPath, ['bin/vellum.js', ...args], {
+  const result = spawnSync(process.execPath, [...VELLUM, ...args], {
     cwd: root,
     encoding: 'utf8',
     timeout: 10_000,

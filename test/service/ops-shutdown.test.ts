@@ -5,11 +5,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
+import { VELLUM } from '../support/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/vellum.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'vellum-serve-stop-'));
 const running: ServeProcess[] = [];
 afterAll(async () => {
@@ -26,7 +25,7 @@ describe('signals', () => {
     const reached = new Promise<void>((resolve) => silent.once('connection', () => resolve()));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as { port: number }).port;
-    const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', '--db', `postgres://u@127.0.0.1:${port}/db`], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...VELLUM, 'serve', '--port', '0', '--db', `postgres://u@127.0.0.1:${port}/db`], { stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       let out = '';
       child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));

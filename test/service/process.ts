@@ -1,8 +1,7 @@
 // Runs `vellum serve` as a separate process for tests: waits for its "listening on" line, collects its output.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { VELLUM } from '../support/cli.ts';
 
-const BIN = fileURLToPath(new URL('../../bin/vellum.js', import.meta.url));
 
 export interface ServeProcess {
   url: string;
@@ -13,7 +12,7 @@ export interface ServeProcess {
 }
 
 export async function spawnServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [...VELLUM, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -3,12 +3,12 @@
 // each request with an error envelope within a bound (never hang), and recover by itself afterwards.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { openPostgres, openPostgresStore } from '../../src/store/index.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { VELLUM } from '../support/cli.ts';
 
 let cluster: TestPostgres;
 let admin: pg.Client;
@@ -133,7 +133,7 @@ describe('a wrong password', () => {
     await admin.query('SELECT pg_reload_conf()');
     try {
       const url = cluster.url.replace('postgres@', 'ops_pw:wrong-password@');
-      const result = spawnSync(process.execPath, [fileURLToPath(new URL('../../bin/vellum.js', import.meta.url)), 'serve', '--port', '0', '--db', url], { encoding: 'utf8', timeout: 20_000 });
+      const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', '--db', url], { encoding: 'utf8', timeout: 20_000 });
       expect(result.status).toBe(1);
       expect(result.stderr).toBe(`vellum serve: cannot open the PostgreSQL database ${url.replace('wrong-password', '***')}: password authentication failed for user "ops_pw"\n`);
       expect(result.stderr + result.stdout).not.toContain('wrong-password');
