@@ -7,7 +7,8 @@
 import type { Command } from 'commander';
 import { checkSchema, hasErrors, renderText } from '../lang/index.ts';
 import { CollectionNotFoundError, compileCollection, execute, type WireRecord } from '../runtime/index.ts';
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
+// The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
 
 interface CallFlags {
   this?: string;

@@ -9,7 +9,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
+// The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
 
 type Format = 'text' | 'json';
 

@@ -5,7 +5,8 @@
 import { statSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_CLIENT_IMPORT, generateClient, type SchemaSource } from '../codegen/index.ts';
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/index.ts';
+// The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
 import { expandPaths } from './check.ts';
 
 interface ClientFlags {

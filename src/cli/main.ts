@@ -1,11 +1,18 @@
-// `vellum`: the command line. Each command lives in its own file and registers itself here.
+// `vellum`: the command line. Each command lives in its own file, which is imported only when that command
+// runs: `vellum check` must start fast, so it must not load the server, the store or their packages.
 import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
-import { registerCheck } from './check.ts';
-import { registerSign } from './sign.ts';
-import { registerServe } from './serve.ts';
-import { registerCall } from './call.ts';
-import { registerGenerate } from './generate.ts';
+
+type Register = (program: Command) => void;
+
+// Commands (one line each): the name and how to load the module that registers it.
+const commands: Record<string, () => Promise<Register>> = {
+  call: async () => (await import('./call.ts')).registerCall,
+  check: async () => (await import('./check.ts')).registerCheck,
+  generate: async () => (await import('./generate.ts')).registerGenerate,
+  serve: async () => (await import('./serve.ts')).registerServe,
+  sign: async () => (await import('./sign.ts')).registerSign,
+};
 
 const { version } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -21,11 +28,17 @@ program
     process.exit(error.exitCode === 0 ? 0 : 2);
   });
 
-// Commands (one line each):
-registerCall(program);
-registerCheck(program);
-registerGenerate(program);
-registerSign(program);
-registerServe(program);
+// The first word that is not an option names the command. When it names one, only that command is loaded;
+// `--version` alone needs none; otherwise (no command, `help`, a misspelt one) every command is, so that help and
+// suggestions list them all.
+const words = process.argv.slice(2);
+const requested = words.find((word) => !word.startsWith('-'));
+const wanted =
+  requested !== undefined && Object.hasOwn(commands, requested)
+    ? [requested]
+    : requested === undefined && (words.includes('--version') || words.includes('-V'))
+      ? []
+      : Object.keys(commands);
+for (const register of await Promise.all(wanted.map((name) => commands[name]!()))) register(program);
 
 await program.parseAsync(process.argv);
