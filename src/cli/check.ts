@@ -32,7 +32,7 @@ export interface CheckFileJson {
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('parse and check schema files; a directory means every *.polylang file under it')
+    .description('parse and check schema files; a directory means every *.polylang file under it (but in node_modules and hidden folders)')
     .argument('<paths...>', 'schema files or directories')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((paths: string[], flags: { format: Format }) => {
@@ -61,9 +61,7 @@ export function expandPaths(paths: string[]): Target[] {
     }
     let files: string[];
     try {
-      files = (readdirSync(path, { recursive: true }) as string[])
-        .filter((name) => name.endsWith('.polylang') && !isDirectory(join(path, name)))
-        .sort();
+      files = schemaFilesUnder(path).sort();
     } catch (error) {
       add({ file: path, error: `cannot read directory: ${reason(error)}` });
       continue;
@@ -72,6 +70,31 @@ export function expandPaths(paths: string[]): Target[] {
     for (const name of files) add({ file: join(path, name) });
   }
   return [...targets.values()];
+}
+
+/**
+ * A walk does not enter installed packages or hidden folders (.git, .cache, …): `vellum check .` in a project
+ * means the project's own schemas. Such a folder named on the command line is checked like any other.
+ */
+function skippedFolder(name: string): boolean {
+  return name === 'node_modules' || name.startsWith('.');
+}
+
+/** The `*.polylang` files under a directory, as paths relative to it. Symbolic links to folders are not followed. */
+function schemaFilesUnder(directory: string): string[] {
+  const files: string[] = [];
+  const visit = (relative: string) => {
+    for (const entry of readdirSync(join(directory, relative), { withFileTypes: true })) {
+      const path = join(relative, entry.name);
+      if (entry.isDirectory()) {
+        if (!skippedFolder(entry.name)) visit(path);
+      } else if (entry.name.endsWith('.polylang') && !isDirectory(join(directory, path))) {
+        files.push(path);
+      }
+    }
+  };
+  visit('');
+  return files;
 }
 
 function isDirectory(path: string): boolean {

@@ -127,6 +127,19 @@ describe('directories', () => {
     expect(status).toBe(0);
   });
 
+  test('a walk skips node_modules and hidden folders, which are checked when named', () => {
+    tempFile('project/app.polylang', valid);
+    tempFile('project/node_modules/dep/broken.polylang', typeError);
+    tempFile('project/.cache/broken.polylang', typeError);
+    tempFile('project/src/.hidden/broken.polylang', typeError);
+    const walked = vellumCheck(join(temp, 'project'));
+    expect(walked.stdout).toBe('no errors in 1 file\n');
+    expect(walked.status).toBe(0);
+    const named = vellumCheck(join(temp, 'project/node_modules'), join(temp, 'project/.cache'));
+    expect(named.stdout).toMatch(/errors? in 2 of 2 files\n$/);
+    expect(named.status).toBe(1);
+  });
+
   test('the whole fixtures/schemas folder is valid', () => {
     const count = loadFixtures('schemas').length;
     const { status, stdout } = vellumCheck('fixtures/schemas');
