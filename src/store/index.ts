@@ -29,6 +29,7 @@ export {
 } from './record-store.ts';
 export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 export { SqliteKv, openSqlite, type SqliteOptions } from './sqlite.ts';
+export { NativeModuleError } from './sqlite-native.ts';
 export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
 export type { KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';

@@ -21,7 +21,8 @@
 // about a third of a commit's time on this path and stalled every request behind them. The main connection still
 // checkpoints by itself if the WAL grows past WAL_LIMIT_PAGES (the worker fell behind or is gone).
 
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openDatabase } from './sqlite-native.ts';
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
@@ -81,7 +82,7 @@ export class SqliteKv implements KvStore {
   #flushesSinceCheckpoint = 0;
 
   constructor(path = ':memory:', options: SqliteOptions = {}) {
-    this.db = new Database(path);
+    this.db = openDatabase(path);
     this.#path = path;
     try {
       this.#configure(path, options);
