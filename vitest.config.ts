@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+const source = (path: string) => fileURLToPath(new URL(path, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    // Code written as a user writes it (the docs' snippets) imports the package by name; in tests that is the
+    // sources, not a dist/ that may be older.
+    alias: [
+      { find: /^vellum$/, replacement: source('./src/index.ts') },
+      { find: /^vellum\/testing$/, replacement: source('./src/testing/index.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 60_000,
