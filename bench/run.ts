@@ -16,6 +16,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   'http-process': () => import('./http-process.ts'),
   store: () => import('./store.ts'),
   contended: () => import('./contended.ts'),
+  cli: () => import('./cli.ts'),
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');

@@ -4,42 +4,14 @@
 // with its `account.polylang` installed as demo/Account, the key file `my.key`, and the record alice with a
 // balance of 25, so the snippets that continue it run against it. A snippet that defines vitest tests (the
 // property test) is imported here, at collection time, so its tests run as tests of this file.
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signRequest, startServer, type RunningServer } from '../../src/index.ts';
+import { DOCUMENTS, isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, type Snippet } from '../support/snippets.ts';
 
-const root = new URL('../../', import.meta.url);
 const scratch = mkdtempSync(join(tmpdir(), 'vellum-snippets-'));
-const documents = ['README.md', ...readdirSync(new URL('docs/', root)).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
-
-interface Snippet {
-  /** `README.md:123`: where the snippet starts. */
-  place: string;
-  code: string;
-}
-
-/** The ```ts blocks of a Markdown text. */
-function snippetsOf(document: string, text: string): Snippet[] {
-  const snippets: Snippet[] = [];
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    if (lines[i]!.trim() !== '```ts') continue;
-    const end = lines.indexOf('```', i + 1);
-    if (end === -1) throw new Error(`${document}:${i + 1}: a \`\`\`ts block that never ends`);
-    snippets.push({ place: `${document}:${i + 1}`, code: lines.slice(i + 1, end).join('\n') });
-    i = end;
-  }
-  return snippets;
-}
-
-/** The plain code block that follows `marker` in the README (the worked example's schema file). */
-function readmeBlockAfter(marker: string): string {
-  const readme = readFileSync(new URL('README.md', root), 'utf8');
-  const start = readme.indexOf('```\n', readme.indexOf(marker)) + 4;
-  return readme.slice(start, readme.indexOf('```', start));
-}
 
 const PRIVATE_KEY = '0x' + '42'.repeat(32);
 let server: RunningServer;
@@ -71,15 +43,15 @@ afterAll(async () => {
 });
 
 function fileFor(snippet: Snippet): string {
-  const file = join(scratch, `${snippet.place.replace(/[/:.]/g, '-')}.ts`);
+  const file = join(scratch, snippetFileName(snippet));
   // The README's address of the server it started becomes the address of the one started here.
   writeFileSync(file, snippet.code.replaceAll('http://localhost:8080', () => server.url));
   return file;
 }
 
 // Snippets that are not tests run as tests here; the others are imported at the end of this file.
-for (const document of documents) {
-  const snippets = snippetsOf(document, readFileSync(new URL(document, root), 'utf8')).filter((s) => !s.code.includes("from 'vitest'"));
+for (const document of DOCUMENTS) {
+  const snippets = snippetsOf(document).filter((snippet) => !isTestSnippet(snippet));
   if (snippets.length === 0) continue;
   describe(document, () => {
     for (const snippet of snippets) {
@@ -98,10 +70,9 @@ for (const document of documents) {
 }
 
 // Snippets that are tests themselves: importing one registers its tests here.
-for (const document of documents) {
-  for (const snippet of snippetsOf(document, readFileSync(new URL(document, root), 'utf8'))) {
-    if (!snippet.code.includes("from 'vitest'")) continue;
-    const file = join(scratch, `${snippet.place.replace(/[/:.]/g, '-')}.ts`);
+for (const document of DOCUMENTS) {
+  for (const snippet of snippetsOf(document).filter(isTestSnippet)) {
+    const file = join(scratch, snippetFileName(snippet));
     writeFileSync(file, snippet.code);
     await import(file);
   }

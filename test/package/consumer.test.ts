@@ -1,0 +1,231 @@
+// Vellum as a user gets it: `npm pack`, the tarball installed into a fresh project outside the repository, then
+//   (a) a plain .mjs imports the main API and runs check → compile → execute → store → startServer → one HTTP
+//       request, and a .cjs requires it (require(esm), Node 20.19 and later);
+//   (b) tsc --noEmit passes on a consumer .ts and on every snippet of the docs, with strict and
+//       moduleResolution nodenext and without skipLibCheck;
+//   (c) the README's property test runs under vitest, importing vellum/testing;
+//   (d) npx vellum check works on files, and npx vellum serve runs (its signature workers included);
+// and a missing native build of better-sqlite3 is the clear error, not the raw one.
+//
+// The install compiles better-sqlite3 again (one to three minutes). npm's cache is warm after the repository's
+// own install, so the packages come from it (--prefer-offline), at the versions installed here.
+import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, DOCUMENTS } from '../support/snippets.ts';
+
+const repository = fileURLToPath(new URL('../../', import.meta.url));
+const project = mkdtempSync(join(tmpdir(), 'vellum-consumer-'));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const MINUTE = 60_000;
+
+function installedVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(repository, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** Runs a command in the consumer project; a failure shows everything it printed. */
+function run(command: string, args: string[], options: { timeout?: number; input?: string } = {}): SpawnSyncReturns<string> {
+  return spawnSync(command, args, { cwd: project, encoding: 'utf8', timeout: options.timeout ?? MINUTE, input: options.input, maxBuffer: 16 * 1024 * 1024 });
+}
+
+function succeeded(result: SpawnSyncReturns<string>): string {
+  if (result.status !== 0) throw new Error(`exit ${result.status} ${result.signal ?? ''}\n${result.stdout}\n${result.stderr}`);
+  return result.stdout;
+}
+
+let tarball: string;
+
+beforeAll(() => {
+  // `npm pack` builds dist/ first (the prepare script), as `npm publish` would.
+  const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--silent', '--pack-destination', project], { cwd: repository, encoding: 'utf8', timeout: 5 * MINUTE, stdio: ['ignore', 'pipe', 'inherit'] })) as [{ filename: string }];
+  tarball = join(project, packed[0].filename);
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'consumer', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, secp256k1: true } }, null, 2),
+  );
+  succeeded(
+    run(
+      npm,
+      [
+        'install',
+        '--prefer-offline',
+        '--no-audit',
+        '--no-fund',
+        tarball,
+        `typescript@${installedVersion('typescript')}`,
+        `vitest@${installedVersion('vitest')}`,
+        `@types/node@${installedVersion('@types/node')}`,
+      ],
+      { timeout: 10 * MINUTE },
+    ),
+  );
+}, 15 * MINUTE);
+
+afterAll(() => rmSync(project, { recursive: true, force: true }));
+
+const SCHEMA = `@public
+collection Account {
+  id: string;
+  balance: number;
+
+  constructor (id: string) {
+    this.id = id;
+    this.balance = 0;
+  }
+
+  deposit (amount: number) {
+    if (amount <= 0) { error('amount must be positive'); }
+    this.balance += amount;
+  }
+}
+`;
+
+describe('the packed tarball', () => {
+  it('holds the build, the sources it maps to, the README and the LICENSE, and no tests, fixtures or benches', () => {
+    const files = succeeded(spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' })).trim().split('\n');
+    for (const file of ['package/LICENSE', 'package/README.md', 'package/bin/vellum.js', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing/index.d.ts', 'package/dist/cli/main.js']) {
+      expect(files).toContain(file);
+    }
+    expect(files.filter((file) => /^package\/(test|fixtures|bench|grammar|scripts|\.ci)\//.test(file))).toEqual([]);
+  });
+});
+
+describe('(a) plain JavaScript', () => {
+  it('an .mjs checks, compiles, executes, stores, serves and answers one request', () => {
+    writeFileSync(join(project, 'schema.polylang'), SCHEMA);
+    writeFileSync(
+      join(project, 'main.mjs'),
+      `import { readFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { checkSchema, compileCollection, execute, hasErrors, layoutOf, openSqliteStore, startServer } from 'vellum';
+
+const checked = checkSchema(readFileSync('schema.polylang', 'utf8'), 'schema.polylang');
+if (hasErrors(checked.diagnostics)) throw new Error('schema has errors');
+const account = compileCollection(checked, 'Account', { collectionId: 'app/Account' });
+const created = execute(account, 'constructor', null, ['a1'], {});
+const deposited = execute(account, 'deposit', created.transition.record, [5], {});
+
+const store = openSqliteStore(':memory:');
+await store.defineCollection('app/Account', layoutOf(checked.program.collections[0]));
+await store.commit({ writes: [{ kind: 'put', collectionId: 'app/Account', record: deposited.transition.record }] });
+const stored = (await store.get('app/Account', 'a1')).record;
+await store.close();
+
+const server = await startServer({ port: 0, dataDir: join(mkdtempSync(join(tmpdir(), 'vellum-data-')), 'data'), schemaFiles: ['schema.polylang'] });
+const response = await fetch(server.url + '/v0/collections/app%2FAccount/records', {
+  method: 'POST',
+  headers: { 'Content-Type': 'application/json' },
+  body: JSON.stringify({ args: ['b2'] }),
+});
+const answer = { status: response.status, body: await response.json() };
+await server.close();
+console.log(JSON.stringify({ stored, answer }));
+`,
+    );
+    const output = JSON.parse(succeeded(run(process.execPath, ['main.mjs'])));
+    expect(output).toEqual({ stored: { id: 'a1', balance: 5 }, answer: { status: 200, body: { data: { id: 'b2', balance: 0 } } } });
+  });
+
+  it('a CommonJS module requires it (require of an ES module, Node 20.19 and later)', () => {
+    writeFileSync(join(project, 'main.cjs'), `const { checkSchema } = require('vellum');\nconsole.log(checkSchema('collection A { id: string; }').diagnostics.length);\n`);
+    const result = run(process.execPath, ['main.cjs']);
+    expect(succeeded(result).trim()).toMatch(/^\d+$/);
+    expect(result.stderr).toBe('');
+  });
+});
+
+describe('(b) TypeScript', () => {
+  it('tsc --noEmit passes on a consumer .ts and on the docs snippets: strict, nodenext, no skipLibCheck', () => {
+    writeFileSync(
+      join(project, 'consumer.ts'),
+      `import { checkSchema, compileCollection, execute, openSqliteStore, startServer, type ExecuteResult, type RecordStore } from 'vellum';
+import { propertyTest, recordOf } from 'vellum/testing';
+
+const checked = checkSchema('collection A { id: string; constructor (id: string) { this.id = id; } }', 'a.polylang');
+const collection = compileCollection(checked, 'A', { collectionId: 'app/A' });
+const result: ExecuteResult = execute(collection, 'constructor', null, ['x'], {});
+const store: RecordStore = openSqliteStore(':memory:');
+export { result, store, startServer, propertyTest, recordOf };
+`,
+    );
+    const snippets = DOCUMENTS.flatMap((document) => snippetsOf(document));
+    for (const snippet of snippets) writeFileSync(join(project, snippetFileName(snippet)), snippet.code);
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], noEmit: true },
+        files: ['consumer.ts', ...snippets.map(snippetFileName)],
+      }),
+    );
+    expect(succeeded(run(join(project, 'node_modules/.bin/tsc'), ['-p', '.'], { timeout: 3 * MINUTE }))).toBe('');
+  }, 4 * MINUTE);
+});
+
+describe('(c) vellum/testing', () => {
+  it("the README's property test runs under vitest", () => {
+    const [snippet] = snippetsOf('README.md').filter(isTestSnippet);
+    writeFileSync(join(project, 'account.test.ts'), snippet!.code);
+    const output = succeeded(run(join(project, 'node_modules/.bin/vitest'), ['run', 'account.test.ts'], { timeout: 3 * MINUTE }));
+    expect(output).toMatch(/1 passed/);
+  }, 4 * MINUTE);
+});
+
+describe('(d) the command line', () => {
+  it('npx vellum check: a valid file, then a file with an error', () => {
+    writeFileSync(join(project, 'valid.polylang'), SCHEMA);
+    const valid = run(npm, ['exec', '--offline', '--', 'vellum', 'check', 'valid.polylang']);
+    expect(valid.stdout).toBe('no errors in 1 file\n');
+    expect(valid.status).toBe(0);
+    writeFileSync(join(project, 'broken.polylang'), SCHEMA.replace('this.balance = 0;', "this.balance = 'none';"));
+    const broken = run(npm, ['exec', '--offline', '--', 'vellum', 'check', 'broken.polylang']);
+    expect(broken.stdout).toMatch(/^broken\.polylang:7:\d+: error V3\d{3}: /);
+    expect(broken.status).toBe(1);
+  });
+
+  it('vellum serve starts, answers a signed write (recovered in its worker threads) and stops on SIGTERM', async () => {
+    writeFileSync(join(project, 'owned.polylang'), readmeBlockAfter('this schema in `account.polylang`'));
+    const child = spawn(join(project, 'node_modules/.bin/vellum'), ['serve', '--port', '0', '--data', join(project, 'data'), '--schema', 'owned.polylang', '--namespace', 'demo'], { cwd: project });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no address after 30 s:\n${output}`)), 30_000);
+        child.stdout.on('data', () => {
+          const match = /listening on (http:\S+)/.exec(output);
+          if (match) (clearTimeout(timer), resolve(match[1]!));
+        });
+        child.on('exit', () => reject(new Error(`vellum serve exited:\n${output}`)));
+      });
+      const sign = succeeded(run(npm, ['exec', '--offline', '--', 'vellum', 'sign', '--key', '0x' + '42'.repeat(32), '--body', '{"args":["alice","Alice"]}']));
+      const response = await fetch(`${url}/v0/collections/demo%2FAccount/records`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Service-Signature': sign.trim() },
+        body: '{"args":["alice","Alice"]}',
+      });
+      expect(await response.json()).toMatchObject({ data: { id: 'alice', name: 'Alice', owner: { alg: 'ES256K' } } });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited).toBe(0);
+  });
+});
+
+describe('a missing native build', () => {
+  it("opening a SQLite store names better-sqlite3 and 'npm rebuild', not the bindings file", () => {
+    renameSync(join(project, 'node_modules/better-sqlite3/build'), join(project, 'node_modules/better-sqlite3/build.moved'));
+    try {
+      const result = run(process.execPath, ['--input-type=module', '-e', "import { openSqliteStore } from 'vellum'; openSqliteStore(':memory:');"]);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain("NativeModuleError: better-sqlite3's native module is not built");
+      expect(result.stderr).toContain("Run 'npm rebuild better-sqlite3'");
+    } finally {
+      renameSync(join(project, 'node_modules/better-sqlite3/build.moved'), join(project, 'node_modules/better-sqlite3/build'));
+    }
+  });
+});
