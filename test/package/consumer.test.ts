@@ -182,7 +182,7 @@ describe('(d) the command line', () => {
     expect(valid.status).toBe(0);
     writeFileSync(join(project, 'broken.polylang'), SCHEMA.replace('this.balance = 0;', "this.balance = 'none';"));
     const broken = run(npm, ['exec', '--offline', '--', 'vellum', 'check', 'broken.polylang']);
-    expect(broken.stdout).toMatch(/^broken\.polylang:7:\d+: error V3\d{3}: /);
+    expect(broken.stdout).toMatch(/^broken\.polylang:8:20: error V3006: cannot assign string to field "balance" of type number\n/);
     expect(broken.status).toBe(1);
   });
 
