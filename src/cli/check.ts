@@ -32,7 +32,7 @@ export interface CheckFileJson {
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('parse and check schema files; a directory means every *.polylang file under it (but in node_modules and hidden folders)')
+    .description('parse and check schema files; a directory means every *.polylang file under it, except in node_modules and hidden folders')
     .argument('<paths...>', 'schema files or directories')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((paths: string[], flags: { format: Format }) => {
