@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { generateClient } from '../../src/codegen/index.ts';
 import { moduleFolder, ROOT } from './support.ts';
+import { VELLUM } from '../support/cli.ts';
 
 const SHOP = 'fixtures/codegen/shop.polylang';
 const BASELINE = 'fixtures/codegen/shop.client.ts';
@@ -102,7 +103,7 @@ interface Run {
 
 function vellum(...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    execFile('node', ['bin/vellum.js', 'generate', ...args], { encoding: 'utf8', cwd: ROOT }, (error, stdout, stderr) => {
+    execFile(process.execPath, [...VELLUM, 'generate', ...args], { encoding: 'utf8', cwd: ROOT }, (error, stdout, stderr) => {
       resolve({ status: error ? (typeof error.code === 'number' ? error.code : 1) : 0, stdout, stderr });
     });
   });

@@ -3,13 +3,15 @@
 // README's property test against the packed package). The README's worked example is set up first: a server
 // with its `account.polylang` installed as demo/Account, the key file `my.key`, and the record alice with a
 // balance of 25, so the snippets that continue it run against it. A snippet that defines vitest tests (the
-// property test) is imported here, at collection time, so its tests run as tests of this file.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// property test) is imported here, at collection time, so its tests run as tests of this file. A snippet that
+// uses a generated client (it imports `./client.ts`) is left to test/codegen/typecheck.test.ts, which generates
+// the client and type-checks the snippet with it.
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signRequest, startServer, type RunningServer } from '../../src/index.ts';
-import { DOCUMENTS, isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, type Snippet } from '../support/snippets.ts';
+import { DOCUMENTS, isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, usesGeneratedClient, type Snippet } from '../support/snippets.ts';
 
 const scratch = mkdtempSync(join(tmpdir(), 'vellum-snippets-'));
 
@@ -20,6 +22,8 @@ const workingDirectory = process.cwd();
 beforeAll(async () => {
   writeFileSync(join(scratch, 'account.polylang'), readmeBlockAfter('this schema in `account.polylang`'));
   writeFileSync(join(scratch, 'my.key'), `${PRIVATE_KEY}\n`);
+  // docs/codegen.md generates a client for its example schema.
+  copyFileSync(new URL('../../fixtures/codegen/shop.polylang', import.meta.url), join(scratch, 'shop.polylang'));
   server = await startServer({ port: 0, dataDir: join(scratch, 'data'), schemaFiles: [join(scratch, 'account.polylang')], namespace: 'demo' });
   const post = async (path: string, args: unknown[]) => {
     const body = JSON.stringify({ args });
@@ -51,7 +55,7 @@ function fileFor(snippet: Snippet): string {
 
 // Snippets that are not tests run as tests here; the others are imported at the end of this file.
 for (const document of DOCUMENTS) {
-  const snippets = snippetsOf(document).filter((snippet) => !isTestSnippet(snippet));
+  const snippets = snippetsOf(document).filter((snippet) => !isTestSnippet(snippet) && !usesGeneratedClient(snippet));
   if (snippets.length === 0) continue;
   describe(document, () => {
     for (const snippet of snippets) {

@@ -4,7 +4,8 @@
 //   (b) tsc --noEmit passes on a consumer .ts and on every snippet of the docs, with strict and
 //       moduleResolution nodenext and without skipLibCheck;
 //   (c) the README's property test runs under vitest, importing vellum/testing;
-//   (d) npx vellum check works on files, and npx vellum serve runs (its signature workers included);
+//   (d) npx vellum check works on files, and npx vellum serve runs (its signature workers included), and a
+//       client from npx vellum generate client compiles against vellum/client (in (b));
 // and a missing native build of better-sqlite3 is the clear error, not the raw one.
 //
 // The install compiles better-sqlite3 again (one to three minutes). npm's cache is warm after the repository's
@@ -15,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, DOCUMENTS } from '../support/snippets.ts';
+import { DOCUMENTS, isTestSnippet, readmeBlockAfter, snippetFileName, snippetsOf, usesGeneratedClient } from '../support/snippets.ts';
 
 const repository = fileURLToPath(new URL('../../', import.meta.url));
 const project = mkdtempSync(join(tmpdir(), 'vellum-consumer-'));
@@ -86,7 +87,7 @@ collection Account {
 describe('the packed tarball', () => {
   it('holds the build, the sources it maps to, the README and the LICENSE, and no tests, fixtures or benches', () => {
     const files = succeeded(spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' })).trim().split('\n');
-    for (const file of ['package/LICENSE', 'package/README.md', 'package/bin/vellum.js', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing/index.d.ts', 'package/dist/cli/main.js']) {
+    for (const file of ['package/LICENSE', 'package/README.md', 'package/bin/vellum.js', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing/index.d.ts', 'package/dist/client/index.d.ts', 'package/dist/cli/main.js']) {
       expect(files).toContain(file);
     }
     expect(files.filter((file) => /^package\/(test|fixtures|bench|grammar|scripts|\.ci)\//.test(file))).toEqual([]);
@@ -139,11 +140,18 @@ console.log(JSON.stringify({ stored, answer }));
 });
 
 describe('(b) TypeScript', () => {
-  it('tsc --noEmit passes on a consumer .ts and on the docs snippets: strict, nodenext, no skipLibCheck', () => {
+  it('tsc --noEmit passes on a consumer .ts, a client from npx vellum generate client and the docs snippets: strict, nodenext, no skipLibCheck', () => {
+    writeFileSync(join(project, 'account.polylang'), SCHEMA);
+    succeeded(run(npm, ['exec', '--offline', '--', 'vellum', 'generate', 'client', 'account.polylang', '--out', 'client.ts']));
     writeFileSync(
       join(project, 'consumer.ts'),
       `import { checkSchema, compileCollection, execute, openSqliteStore, startServer, type ExecuteResult, type RecordStore } from 'vellum';
 import { propertyTest, recordOf } from 'vellum/testing';
+import { ethPersonalSigner } from 'vellum/client';
+import { createClient } from './client.js';
+
+const db = createClient({ baseURL: 'http://localhost:8080/v0', namespace: 'app', signer: ethPersonalSigner('0x' + '11'.repeat(32)) });
+export const deposit = () => db.Account.record('a1').call('deposit', 5);
 
 const checked = checkSchema('collection A { id: string; constructor (id: string) { this.id = id; } }', 'a.polylang');
 const collection = compileCollection(checked, 'A', { collectionId: 'app/A' });
@@ -152,13 +160,14 @@ const store: RecordStore = openSqliteStore(':memory:');
 export { result, store, startServer, propertyTest, recordOf };
 `,
     );
-    const snippets = DOCUMENTS.flatMap((document) => snippetsOf(document));
+    // Snippets that use a generated client of their own are type-checked by test/codegen/typecheck.test.ts.
+    const snippets = DOCUMENTS.flatMap((document) => snippetsOf(document)).filter((snippet) => !usesGeneratedClient(snippet));
     for (const snippet of snippets) writeFileSync(join(project, snippetFileName(snippet)), snippet.code);
     writeFileSync(
       join(project, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { strict: true, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], noEmit: true },
-        files: ['consumer.ts', ...snippets.map(snippetFileName)],
+        files: ['consumer.ts', 'client.ts', ...snippets.map(snippetFileName)],
       }),
     );
     expect(succeeded(run(join(project, 'node_modules/.bin/tsc'), ['-p', '.'], { timeout: 3 * MINUTE }))).toBe('');
