@@ -195,7 +195,7 @@ describe('(d) the command line', () => {
     expect(broken.status).toBe(1);
   });
 
-  it('vellum serve starts, answers a signed write (recovered in its worker threads) and stops on SIGTERM', async () => {
+  it('vellum serve starts, answers a signed write (recovered in its worker threads), serves the explorer and stops on SIGTERM', async () => {
     writeFileSync(join(project, 'owned.polylang'), readmeBlockAfter('this schema in `account.polylang`'));
     const child = spawn(join(project, 'node_modules/.bin/vellum'), ['serve', '--port', '0', '--data', join(project, 'data'), '--schema', 'owned.polylang', '--namespace', 'demo'], { cwd: project });
     let output = '';
@@ -218,6 +218,10 @@ describe('(d) the command line', () => {
         body: '{"args":["alice","Alice"]}',
       });
       expect(await response.json()).toMatchObject({ data: { id: 'alice', name: 'Alice', owner: { alg: 'ES256K' } } });
+      // The explorer's files are part of the package, and the bundled command line finds them.
+      const explorer = await fetch(`${url}/explorer/`);
+      expect(explorer.status).toBe(200);
+      expect(await explorer.text()).toContain('<title>Vellum Explorer</title>');
     } finally {
       child.kill('SIGTERM');
     }
