@@ -11,7 +11,7 @@
 // The install compiles better-sqlite3 again (one to three minutes). npm's cache is warm after the repository's
 // own install, so the packages come from it (--prefer-offline), at the versions installed here.
 import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,9 +40,12 @@ function succeeded(result: SpawnSyncReturns<string>): string {
 let tarball: string;
 
 beforeAll(() => {
-  // `npm pack` builds dist/ first (the prepare script), as `npm publish` would.
-  const packed = JSON.parse(execFileSync(npm, ['pack', '--json', '--silent', '--pack-destination', project], { cwd: repository, encoding: 'utf8', timeout: 5 * MINUTE, stdio: ['ignore', 'pipe', 'inherit'] })) as [{ filename: string }];
-  tarball = join(project, packed[0].filename);
+  // `npm pack` builds dist/ first (the prepare script), as `npm publish` would. The build's steps print to
+  // stdout too, so the tarball is found by its name rather than in pack's --json output.
+  execFileSync(npm, ['pack', '--pack-destination', project], { cwd: repository, timeout: 5 * MINUTE, stdio: ['ignore', 'ignore', 'inherit'] });
+  const packed = readdirSync(project).filter((name) => name.endsWith('.tgz'));
+  expect(packed).toHaveLength(1);
+  tarball = join(project, packed[0]!);
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, secp256k1: true } }, null, 2),
