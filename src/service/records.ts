@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
@@ -252,40 +252,44 @@ export class RecordService {
 
   /**
    * Refuses (400 `collection/invalid-schema`) a schema update that some stored record cannot follow: a value that
-   * cannot be cast to its field's new type, or a new required field without a default (PublicKey). The message
-   * names each field and how many records it would break. When every record can follow, the update casts them
-   * all (collections.ts), so every stored record is valid under the schema in force. The records are read in
+   * cannot be cast to its field's new type, a new required field without a default (PublicKey), or an array field
+   * newly indexed that holds more distinct values than an index may hold for one record
+   * (MAX_INDEXED_ARRAY_ELEMENTS: the index build would stop at that record and never finish). The message names
+   * each field and how many records it would break. When every record can follow, the update casts them all
+   * (collections.ts), so every stored record is valid under the schema in force. The records are read in
    * bounded batches; nothing is written.
    */
   async checkRecordsFollow(checked: CheckedCollection): Promise<void> {
     const layout = await this.store.getLayout(checked.collectionId);
-    if (!layout || JSON.stringify(layout.fields) === JSON.stringify(checked.layout.fields)) return;
-    const compiled = compileChecked(checked);
-    // The fields named, each with its count and first record; at most MAX_FIELDS_NAMED of them (a map's entries
-    // each have a path of their own), the records of any others only counted.
-    const broken = new Map<string, { records: number; example: string }>();
-    let total = 0;
-    let elsewhere = 0;
+    if (!layout) return;
+    const fieldsChanged = JSON.stringify(layout.fields) !== JSON.stringify(checked.layout.fields);
+    const oldIndexes = new Set(layout.indexes.map((index) => index.id));
+    const newArrayIndex = checked.layout.indexes.some((index) => !oldIndexes.has(index.id) && index.fields.some((field) => field.array));
+    if (!fieldsChanged && !newArrayIndex) return;
+    const compiled = fieldsChanged ? compileChecked(checked) : undefined;
+    const overfullArrays = overfullArrayFieldsCheck(checked.collectionId, checked.layout);
+    const castFailures = new BrokenFields();
+    const tooManyValues = new BrokenFields();
     await this.store.forEachRecordBatch(checked.collectionId, (records) => {
       for (const record of records) {
-        const cast = castStoredRecord(compiled, record);
-        if (cast.ok) continue;
-        total++;
-        const field = cast.path.replace(/\[\d+\]/g, '[]');
-        const entry = broken.get(field);
-        if (entry) entry.records++;
-        else if (broken.size < MAX_FIELDS_NAMED) broken.set(field, { records: 1, example: `record ${JSON.stringify(String(record.id))}: ${cast.message}` });
-        else elsewhere++;
+        const cast = compiled ? castStoredRecord(compiled, record) : { ok: true as const, record };
+        if (!cast.ok) {
+          castFailures.add(cast.path.replace(/\[\d+\]/g, '[]'), `record ${JSON.stringify(String(record.id))}: ${cast.message}`);
+          continue;
+        }
+        const overfull = overfullArrays(cast.record as JsonObject)[0];
+        if (overfull) tooManyValues.add(overfull.path, `record ${JSON.stringify(String(record.id))} holds ${overfull.values} distinct values`);
       }
     });
-    if (total === 0) return;
-    const fields = [...broken].map(([field, { records, example }]) => `field "${field}": ${plural(records, 'record')} (${example})`);
-    if (elsewhere > 0) fields.push(`other fields: ${plural(elsewhere, 'record')}`);
-    throw new ServiceError(
-      'invalid-argument',
-      'collection/invalid-schema',
-      `cannot update collection ${checked.collectionId}: ${plural(total, 'stored record')} cannot be cast to the new schema; ${fields.join('; ')}`,
-    );
+    const problems: string[] = [];
+    if (castFailures.total > 0) problems.push(`${plural(castFailures.total, 'stored record')} cannot be cast to the new schema; ${castFailures.describe()}`);
+    if (tooManyValues.total > 0) {
+      problems.push(
+        `${plural(tooManyValues.total, 'stored record')} ${tooManyValues.total === 1 ? 'holds' : 'hold'} more than ${MAX_INDEXED_ARRAY_ELEMENTS} distinct values in an indexed array field (an index holds at most ${MAX_INDEXED_ARRAY_ELEMENTS} per record); ${tooManyValues.describe()}`,
+      );
+    }
+    if (problems.length === 0) return;
+    throw new ServiceError('invalid-argument', 'collection/invalid-schema', `cannot update collection ${checked.collectionId}: ${problems.join('; ')}`);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -387,6 +391,30 @@ const MAX_CONFLICT_PAUSE_MS = 100;
 
 /** How many fields a refused schema update's message names (see checkRecordsFollow). */
 const MAX_FIELDS_NAMED = 10;
+
+/**
+ * The stored records a schema update would break, by field: each field with its count and first record, at most
+ * MAX_FIELDS_NAMED of them (a map's entries each have a path of their own), the records of any others only counted.
+ */
+class BrokenFields {
+  readonly #named = new Map<string, { records: number; example: string }>();
+  #elsewhere = 0;
+  total = 0;
+
+  add(field: string, example: string): void {
+    this.total++;
+    const entry = this.#named.get(field);
+    if (entry) entry.records++;
+    else if (this.#named.size < MAX_FIELDS_NAMED) this.#named.set(field, { records: 1, example });
+    else this.#elsewhere++;
+  }
+
+  describe(): string {
+    const fields = [...this.#named].map(([field, { records, example }]) => `field "${field}": ${plural(records, 'record')} (${example})`);
+    if (this.#elsewhere > 0) fields.push(`other fields: ${plural(this.#elsewhere, 'record')}`);
+    return fields.join('; ');
+  }
+}
 
 function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;

@@ -53,6 +53,18 @@ export class CollectionIndexes {
     return keys;
   }
 
+  /** The record's array fields that some index covers and that hold more than MAX_INDEXED_ARRAY_ELEMENTS values. */
+  overfullArrayFields(record: JsonObject): OverfullArrayField[] {
+    const found = new Map<string, number>();
+    for (const secondary of this.#secondary) {
+      const field = secondary.index.fields.find((f) => f.array);
+      if (!field) continue;
+      const values = distinctEntryKeys(secondary, record).length;
+      if (values > MAX_INDEXED_ARRAY_ELEMENTS) found.set(field.path, Math.max(values, found.get(field.path) ?? 0));
+    }
+    return [...found].map(([path, values]) => ({ path, values }));
+  }
+
   /**
    * The key under which `index` holds the record: its record key for the primary index, else its entry's key.
    * A key is a function of the record alone, so it can be recomputed from the value stored under it. (An index
@@ -73,7 +85,21 @@ export const MAX_INDEXED_ARRAY_ELEMENTS = 100;
 type Secondary = { index: IndexDefinition; prefix: Buffer; paths: string[][] };
 
 /** The record's keys in the index: one, or one per distinct element of its array field (none for an empty one). */
-function entryKeys({ index, prefix, paths }: Secondary, record: JsonObject): Buffer[] {
+function entryKeys(secondary: Secondary, record: JsonObject): Buffer[] {
+  const keys = distinctEntryKeys(secondary, record);
+  if (keys.length > MAX_INDEXED_ARRAY_ELEMENTS) {
+    const path = secondary.index.fields.find((field) => field.array)!.path;
+    throw new StoreError(
+      'invalid-argument',
+      'record/invalid-field',
+      `record "${String(record.id)}" holds ${keys.length} distinct values in field "${path}", which an index covers; at most ${MAX_INDEXED_ARRAY_ELEMENTS} are allowed`,
+    );
+  }
+  return keys;
+}
+
+/** The record's keys in the index, however many its array field gives. */
+function distinctEntryKeys({ index, prefix, paths }: Secondary, record: JsonObject): Buffer[] {
   const last = index.fields.length - 1;
   const arrayAt = index.fields.findIndex((field) => field.array);
   const components = (element?: unknown): Buffer => {
@@ -95,15 +121,24 @@ function entryKeys({ index, prefix, paths }: Secondary, record: JsonObject): Buf
     const key = components(element);
     keys.set(key.toString('latin1'), key);
   }
-  if (keys.size > MAX_INDEXED_ARRAY_ELEMENTS) {
-    const path = index.fields[arrayAt]!.path;
-    throw new StoreError(
-      'invalid-argument',
-      'record/invalid-field',
-      `record "${String(record.id)}" holds ${keys.size} distinct values in field "${path}", which an index covers; at most ${MAX_INDEXED_ARRAY_ELEMENTS} are allowed`,
-    );
-  }
   return [...keys.values()];
+}
+
+/** An indexed array field of a record that holds more distinct values than an index may hold for one record. */
+export interface OverfullArrayField {
+  readonly path: string;
+  /** How many distinct values (as the index tells them apart) the record's array holds. */
+  readonly values: number;
+}
+
+/**
+ * A check of records against a layout's array indexes: the fields of a record that the layout's indexes could
+ * not hold (writes refuse such a record, and an index build would stop at it). Lets a caller refuse a layout
+ * change before it is stored rather than leave an index whose build cannot finish.
+ */
+export function overfullArrayFieldsCheck(collectionId: string, layout: Layout): (record: JsonObject) => OverfullArrayField[] {
+  const indexes = new CollectionIndexes(collectionId, { layout, building: [] });
+  return (record) => indexes.overfullArrayFields(record);
 }
 
 function valueAt(record: JsonObject, path: readonly string[]): unknown {
