@@ -77,6 +77,27 @@ export class Api {
     return { records: body.data.map((item) => item.data), cursor: body.cursor, timestamp: response.headers.get('X-Service-Timestamp') ?? '0' };
   }
 
+  /** How many records matching `where` the caller may read (`count=true`). */
+  async count(collectionId: string, where: Where | undefined): Promise<number> {
+    const params = new URLSearchParams({ count: 'true' });
+    if (where && Object.keys(where).length > 0) params.set('where', JSON.stringify(where));
+    const response = await this.request('GET', `${recordsPath(collectionId)}?${params}`);
+    return ((await response.json()) as { count: number }).count;
+  }
+
+  /**
+   * The push stream of a query's changes (`stream=1`, Server-Sent Events): its response, whose body is the event
+   * stream. `since` is the timestamp the caller is up to date as of (a list's, or the last event id seen).
+   */
+  async stream(collectionId: string, query: Pick<ListQuery, 'where' | 'sort'>, since: string, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+    const params = new URLSearchParams({ stream: '1', since });
+    if (query.where && Object.keys(query.where).length > 0) params.set('where', JSON.stringify(query.where));
+    if (query.sort && query.sort.length > 0) params.set('sort', JSON.stringify(query.sort));
+    const response = await this.request('GET', `${recordsPath(collectionId)}?${params}`, undefined, signal);
+    if (!response.body) throw new ApiError(0, { code: 'unavailable', reason: 'network', message: 'the stream answer has no body' });
+    return response.body;
+  }
+
   async get(collectionId: string, id: string): Promise<WireRecord> {
     const response = await this.request('GET', `${recordsPath(collectionId)}/${encodeURIComponent(id)}`);
     return ((await response.json()) as { data: WireRecord }).data;

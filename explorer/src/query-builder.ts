@@ -1,18 +1,30 @@
-// The where/sort builder: pick one of the collection's indexes, give each of its fields an equality or a range
-// (or nothing), and an order; the query is built from that index, so it is one the server can serve. Values are
-// read by the field's type (a number field gets a number, a reference the {collectionId, id} of an id).
+// The where/sort builder: pick one of the collection's indexes, give each of its fields a condition (or none),
+// and an order; the query is built from that index, so it is one the server can plan (docs/service.md, "More
+// where operators": a `≠`, `not in`, or `in` on a later field can still be refused, and the server's error is
+// shown). A field of the index may be an equality, a range, `≠` ($ne), `in`/`not in` ($in/$nin: a comma-separated
+// list, or a JSON array when a value holds a comma); an array field (an index on `tags: string[]`) serves only
+// `contains` ($contains), so it must have one and is left out of the sort. Values are read by the field's type
+// (a number field gets a number, a reference the {collectionId, id} of an id).
 import type { ListQuery, Sort, Where } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { indexLabel, referencedCollectionId, type CollectionInfo, type IndexField } from './schema.ts';
+import { indexLabel, referencedCollectionId, type CollectionInfo, type IndexField, type StableType } from './schema.ts';
 
 const OPERATORS = [
   ['', 'any'],
   ['eq', '='],
+  ['$ne', '≠'],
+  ['$in', 'in'],
+  ['$nin', 'not in'],
   ['$gt', '>'],
   ['$gte', '≥'],
   ['$lt', '<'],
   ['$lte', '≤'],
 ] as const;
+
+const ARRAY_OPERATORS = [['$contains', 'contains']] as const;
+
+/** The server's bounds on list operators (src/store/where.ts MAX_IN_VALUES, MAX_NIN_VALUES). */
+const MAX_LIST_VALUES = { $in: 30, $nin: 10 } as const;
 
 export class QueryBuilder {
   readonly element: HTMLFormElement;
@@ -51,11 +63,15 @@ export class QueryBuilder {
 
   private renderRows(): void {
     const index = this.info.indexes[Number(this.indexSelect.value)] ?? this.info.indexes[0]!;
-    this.fields = index.map((field) => ({
-      field,
-      operator: h('select', { 'aria-label': `${field.path} operator`, 'data-field': field.path }, ...OPERATORS.map(([value, label]) => h('option', { value }, label))),
-      value: h('input', { type: 'text', 'aria-label': `${field.path} value`, 'data-field': field.path, placeholder: field.type.kind === 'foreignrecord' ? 'record id' : field.type.kind === 'publickey' ? '0x… hex' : field.type.kind === 'primitive' ? field.type.value : '' }),
-    }));
+    this.fields = index.map((field) => {
+      const operators = field.type.kind === 'array' ? ARRAY_OPERATORS : OPERATORS;
+      const valueType = elementType(field.type);
+      return {
+        field,
+        operator: h('select', { 'aria-label': `${field.path} operator`, 'data-field': field.path }, ...operators.map(([value, label]) => h('option', { value }, label))),
+        value: h('input', { type: 'text', 'aria-label': `${field.path} value`, 'data-field': field.path, placeholder: valueType.kind === 'foreignrecord' ? 'record id' : valueType.kind === 'publickey' ? '0x… hex' : valueType.kind === 'primitive' ? valueType.value : '' }),
+      };
+    });
     replaceChildren(this.rows, ...this.fields.map(({ field, operator, value }) =>
       h('div', { class: 'where-row' }, h('span', { class: 'where-field' }, field.path, field.direction === 'desc' ? ' ↓' : ''), operator, value)));
   }
@@ -64,31 +80,62 @@ export class QueryBuilder {
     const where: Where = {};
     for (const { field, operator, value } of this.fields) {
       if (operator.value === '') continue;
-      const parsed = this.valueOf(field, value.value);
+      const type = elementType(field.type);
+      if (operator.value === '$in' || operator.value === '$nin') {
+        where[field.path] = { [operator.value]: this.listOf(field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
+        continue;
+      }
+      const parsed = this.valueOf(field.path, type, value.value);
       if (operator.value === 'eq') where[field.path] = parsed;
       else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
     }
     const reversed = this.order.value === 'reversed';
     const flip = (direction: 'asc' | 'desc'): 'asc' | 'desc' => (reversed ? (direction === 'asc' ? 'desc' : 'asc') : direction);
-    const sort: Sort = this.fields.map(({ field }) => [field.path, flip(field.direction)]);
+    // An array index is read only through `contains`, which fixes its array field: the order is the other fields'.
+    const sort: Sort = this.fields.filter(({ field }) => field.type.kind !== 'array').map(({ field }) => [field.path, flip(field.direction)]);
     const limit = Number(this.limit.value);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('page size: expected a whole number from 1 to 1000');
     return { where, sort, limit };
   }
 
-  private valueOf(field: IndexField, text: string): unknown {
-    const type = field.type;
+  /** The values of an `in` / `not in`: `a, b, c`, or a JSON array (`["a,b", "c"]`) for values holding commas. */
+  private listOf(path: string, type: StableType, text: string, max: number): unknown[] {
+    let items: string[];
+    if (text.trim().startsWith('[')) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        throw new Error(`${path}: expected a JSON array of values, such as ["a", "b"], got ${JSON.stringify(text)}`);
+      }
+      if (!Array.isArray(parsed)) throw new Error(`${path}: expected a JSON array of values, got ${JSON.stringify(text)}`);
+      items = parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
+    } else {
+      items = text.split(',').map((item) => item.trim());
+      if (items.some((item) => item === '')) throw new Error(`${path}: expected values separated by commas, got an empty one in ${JSON.stringify(text)}`);
+    }
+    if (items.length === 0) throw new Error(`${path}: expected at least one value`);
+    if (items.length > max) throw new Error(`${path}: at most ${max} values, got ${items.length}`);
+    return items.map((item) => this.valueOf(path, type, item));
+  }
+
+  private valueOf(path: string, type: StableType, text: string): unknown {
     if (type.kind === 'primitive' && type.value === 'number') {
       const number = Number(text.trim());
-      if (text.trim() === '' || !Number.isFinite(number)) throw new Error(`${field.path}: expected a number, got ${JSON.stringify(text)}`);
+      if (text.trim() === '' || !Number.isFinite(number)) throw new Error(`${path}: expected a number, got ${JSON.stringify(text)}`);
       return number;
     }
     if (type.kind === 'primitive' && type.value === 'boolean') {
-      if (text.trim() !== 'true' && text.trim() !== 'false') throw new Error(`${field.path}: expected true or false`);
+      if (text.trim() !== 'true' && text.trim() !== 'false') throw new Error(`${path}: expected true or false`);
       return text.trim() === 'true';
     }
     if (type.kind === 'foreignrecord') return { collectionId: referencedCollectionId(this.info, type.collection), id: text.trim() };
     if (type.kind === 'publickey') return text.trim();
     return text;
   }
+}
+
+/** The type a condition's value has: an array field's element type, else the field's own. */
+function elementType(type: StableType): StableType {
+  return type.kind === 'array' ? type.value : type;
 }

@@ -1,5 +1,6 @@
-// A collection's records: the where/sort builder, a page of records with paging both ways, live updates of the
-// page shown, a form to create a record, and the selected record with a form per function.
+// A collection's records: the where/sort builder, a page of records with paging both ways, how many records match
+// (`count=true`), live updates of the page shown, a form to create a record, and the selected record with a form
+// per function.
 import { ApiError, type Api, type ListAnswer, type ListQuery, type WireRecord } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
 import { FormError, parameterForm } from './forms.ts';
@@ -19,6 +20,7 @@ export class RecordsView {
   private readonly table = h('div', { class: 'records', id: 'records' });
   private readonly pager = h('div', { class: 'pager' });
   private readonly status = h('div', { class: 'live-status', id: 'live-status', role: 'status' });
+  private readonly count = h('div', { class: 'record-count', id: 'record-count' });
   private readonly detail = h('div', { class: 'record-detail', id: 'record-detail' });
   private readonly detailJson = h('div', { class: 'record-json' });
   private readonly liveToggle: HTMLInputElement;
@@ -27,6 +29,7 @@ export class RecordsView {
   private selectedId: string | undefined;
   private baseQuery: ListQuery = {};
   private loads = 0;
+  private counts = 0;
   private closed = false;
 
   constructor(
@@ -38,7 +41,7 @@ export class RecordsView {
     this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
     this.element = h('div', { class: 'records-view' },
       builder.element,
-      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.openById(), this.pager),
+      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.count, this.openById(), this.pager),
       this.table,
       h('div', { class: 'panels' }, this.createPanel(), this.detail));
     void this.load(builder.query());
@@ -68,11 +71,15 @@ export class RecordsView {
         return;
       }
       this.show({ query: request, answer }, false);
+      if (!cursor.after && !cursor.before) void this.refreshCount();
       this.restartLive();
     } catch (error) {
       if (load !== this.loads) return;
       this.page = undefined;
       this.status.textContent = '';
+      // A count still on its way for an earlier query must not show beside this error.
+      this.counts++;
+      this.count.textContent = '';
       replaceChildren(this.table, errorBox(error));
       replaceChildren(this.pager);
     }
@@ -88,13 +95,38 @@ export class RecordsView {
       return;
     }
     const live = new LiveList(this.api, this.info.id, page.query,
-      (answer) => this.show({ query: page.query, answer }, true),
+      (answer) => {
+        this.show({ query: page.query, answer }, true);
+        void this.refreshCount();
+      },
       (error) => {
         this.status.textContent = `Live updates interrupted (${error instanceof ApiError ? error.envelope.reason : (error as Error).message}); retrying`;
+      },
+      (mode, why) => {
+        // Which channel follows the page: the push stream, or long-polls when the server refused the stream.
+        this.status.dataset.mode = mode;
+        this.status.title = mode === 'stream' ? 'following the push stream (stream=1)' : `following with long-polls${why ? ` (the push stream was refused: ${why})` : ''}`;
       });
     this.live = live;
     this.status.textContent = 'Live: waiting for changes';
     live.start(page.answer.timestamp);
+  }
+
+  /** How many records match the query's where (and the caller may read): `count=true`, re-asked after each change. */
+  private async refreshCount(): Promise<void> {
+    const asked = ++this.counts;
+    const where = this.baseQuery.where;
+    try {
+      const count = await this.api.count(this.info.id, where);
+      if (asked !== this.counts || this.closed) return;
+      this.count.textContent = `${count} matching record${count === 1 ? '' : 's'}`;
+      this.count.title = '';
+    } catch (error) {
+      if (asked !== this.counts || this.closed) return;
+      // A count is bounded by the entries it reads: past that, say so instead of a number.
+      this.count.textContent = error instanceof ApiError && error.envelope.reason === 'indexer/scan-limit-exceeded' ? 'too many to count' : 'count unavailable';
+      this.count.title = error instanceof Error ? error.message : String(error);
+    }
   }
 
   private show(page: Page, fromLive: boolean): void {

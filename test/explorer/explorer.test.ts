@@ -1,7 +1,7 @@
 // The explorer in a real browser (Chromium through playwright-core) against a live server: create a collection
 // from the editor (after seeing a broken one refused at line:col), generate a key, create a signed record, call a
-// function, see a refused call's error envelope, filter and page a list, watch a change made through the API
-// arrive live, and edit the schema. A screenshot is taken on the way (docs/explorer.png is one; set
+// function, see a refused call's error envelope, filter (with $in, $nin, $ne too) and page a list and see how many
+// match, watch a change made through the API arrive live over the push stream, and edit the schema. A screenshot is taken on the way (docs/explorer.png is one; set
 // VELLUM_UPDATE_SCREENSHOT=1 to write it there again).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -191,6 +191,7 @@ describe('the explorer in Chromium', () => {
     await page.fill('input[data-field="priority"]', '2');
     await page.click('#run-query');
     await expect.poll(rowIds).toEqual(['task-4', 'task-5', 'task-3']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('3 matching records');
 
     await page.selectOption('#query-order', 'reversed');
     await page.fill('#query-limit', '2');
@@ -204,6 +205,38 @@ describe('the explorer in Chromium', () => {
     expect(await page.locator('#next-page').isDisabled()).toBe(true);
     await page.click('#previous-page');
     await expect.poll(rowIds).toEqual(['task-3', 'task-5']);
+    // Paging does not change how many match.
+    expect(await page.locator('#record-count').textContent()).toBe('3 matching records');
+
+    // `in` on the priority index: priority $in [1, 3, 5], one point range per value, and its count.
+    await page.selectOption('#query-order', 'index');
+    await page.fill('#query-limit', '25');
+    await page.selectOption('#query-index', { label: 'priority' });
+    await page.selectOption('select[data-field="priority"]', '$in');
+    await page.fill('input[data-field="priority"]', '1, 3, 5');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['task-2', 'task-1', 'task-3']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('3 matching records');
+    // `not in` and `≠` too; a list value that is not a number is refused in the page.
+    await page.selectOption('select[data-field="priority"]', '$nin');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['task-4', 'task-5']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('2 matching records');
+    await page.selectOption('select[data-field="priority"]', '$ne');
+    await page.fill('input[data-field="priority"]', '5');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['task-2', 'task-4', 'task-1', 'task-5']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('4 matching records');
+    await page.selectOption('select[data-field="priority"]', '$in');
+    await page.fill('input[data-field="priority"]', '1, high');
+    await page.click('#run-query');
+    await expect.poll(() => page.locator('.query-builder .form-problem').textContent()).toBe('priority: expected a number, got "high"');
+
+    await page.selectOption('#query-index', { label: 'done, priority' });
+    await page.selectOption('select[data-field="done"]', 'eq');
+    await page.fill('input[data-field="done"]', 'false');
+    await page.selectOption('select[data-field="priority"]', '$gte');
+    await page.fill('input[data-field="priority"]', '2');
 
     // A query no index serves is the server's error, shown as it came.
     await page.selectOption('#query-order', 'index');
@@ -212,6 +245,7 @@ describe('the explorer in Chromium', () => {
     await page.click('#run-query');
     await expect.poll(() => page.locator('#records .error-box').count()).toBe(1);
     expect(await page.locator('#records .error-box').textContent()).toMatch(/indexer\//);
+    expect(await page.locator('#record-count').textContent()).toBe('');
   });
 
   it('shows a change made through the API arrive live in the filtered list', async () => {
@@ -219,12 +253,16 @@ describe('the explorer in Chromium', () => {
     await page.click('#run-query');
     await expect.poll(rowIds).toEqual(['task-4', 'task-5', 'task-3']);
     await expect.poll(() => page.locator('#live-status').textContent()).toBe('Live: waiting for changes');
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('3 matching records');
+    // Followed by the query's push stream, not long-polls.
+    expect(await page.locator('#live-status').getAttribute('data-mode')).toBe('stream');
     await page.click('#records tr[data-id="task-5"]');
 
     await apiCreate(['task-6', 'celebrate', 3]);
     await expect.poll(rowIds, { timeout: 15_000 }).toEqual(['task-4', 'task-6', 'task-5', 'task-3']);
     expect(await page.locator('#records tr[data-id="task-6"]').getAttribute('class')).toContain('changed');
     expect(await page.locator('#live-status').textContent()).toMatch(/^Live: updated at /);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('4 matching records');
 
     const shot = await page.screenshot({ path: join(build.outDir, 'explorer.png') });
     expect(shot.length).toBeGreaterThan(10_000);
