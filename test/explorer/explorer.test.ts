@@ -332,6 +332,30 @@ describe('the explorer in Chromium', () => {
     await expect.poll(() => page.locator('#record-detail .error-box').textContent()).toContain('404 not-found');
     expect(await page.locator('#record-detail .error-box').textContent()).toContain('record/not-found');
   });
+  it('filters an array field with contains through its @index, and counts the matches', async () => {
+    const tagged = '@public collection Tagged { id: string; tags: string[]; rank: number; @index(tags, rank); constructor (id: string, tags: string[], rank: number) { this.id = id; this.tags = tags; this.rank = rank; } }';
+    const body = (args: unknown[]) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args }) });
+    expect((await fetch(`${server.url}/v0/collections/Collection/records`, body(['app/Tagged', tagged]))).status).toBe(200);
+    for (const [id, tags, rank] of [['a', ['red', 'blue'], 3], ['b', ['blue'], 1], ['c', ['green'], 2], ['d', ['blue', 'blue'], 2]] as const) {
+      expect((await fetch(`${server.url}/v0/collections/app%2FTagged/records`, body([id, tags, rank]))).status).toBe(200);
+    }
+    await page.goto(`${server.url}/explorer/#/c/app%2FTagged`);
+    await page.selectOption('#query-index', { label: 'tags, rank' });
+    // An array field offers only `contains`; the order is the other fields'.
+    expect(await page.locator('select[data-field="tags"] option').evaluateAll((options) => options.map((o) => o.getAttribute('value')))).toEqual(['$contains']);
+    await page.fill('input[data-field="tags"]', 'blue');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['b', 'd', 'a']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('3 matching records');
+    await page.selectOption('select[data-field="rank"]', '$in');
+    await page.fill('input[data-field="rank"]', '[2, 3]');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['d', 'a']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('2 matching records');
+    await page.goto(`${server.url}/explorer/#/c/app%2FTask`);
+    await page.locator('#records tr[data-id="task-1"]').waitFor();
+  });
+
   it('checks a form before sending it: a number parameter given text is refused in the page', async () => {
     await page.fill('#create-id', 'task-x');
     await page.fill('#create-title', 'x');

@@ -1,6 +1,6 @@
 // The explorer's browser modules that hold no DOM code, run in Node against the server's own pieces: the signing
 // key against src/auth's verification, the index list against the store's layout, the diagnostics against the
-// service's error message, and the tokenizer on any text.
+// service's error message, the tokenizer on any text, and the Server-Sent Events reader on any chunking.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -9,6 +9,7 @@ import { Api } from '../../explorer/src/api.ts';
 import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
 import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
 import { SigningKey } from '../../explorer/src/signing.ts';
+import { parseEvent, serverEvents } from '../../explorer/src/sse.ts';
 import { tokenize } from '../../explorer/src/tokenize.ts';
 import { MemoryReplayGuard, PublicKey, publicKeyOf, verifySignatureHeader } from '../../src/auth/index.ts';
 import { checkSchema, toStableAst } from '../../src/lang/index.ts';
@@ -143,5 +144,43 @@ describe('tokenize', () => {
   it('sorts a schema\'s words into kinds', () => {
     const kinds = tokenize('@public collection A { // note\n  n: number = "s" 12; }').filter((t) => t.kind !== 'space').map((t) => `${t.kind}:${t.text}`);
     expect(kinds).toEqual(['decorator:@public', 'keyword:collection', 'name:A', 'punctuation:{', 'comment:// note', 'name:n', 'punctuation::', 'type:number', 'punctuation:=', 'string:"s"', 'number:12', 'punctuation:;', 'punctuation:}']);
+  });
+});
+
+describe('serverEvents', () => {
+  const STREAM = ': keep-alive\n\nevent: put\ndata: {"id":"a","data":{"id":"a"}}\n\nevent: remove\nid: 12.000001\ndata: {"id":"b"}\n\nevent: ready\nid: 12.5\ndata: {"timestamp":"12.5"}\n\n';
+  const EXPECTED = [
+    { event: 'put', data: '{"id":"a","data":{"id":"a"}}' },
+    { event: 'remove', data: '{"id":"b"}', id: '12.000001' },
+    { event: 'ready', data: '{"timestamp":"12.5"}', id: '12.5' },
+  ];
+
+  async function read(chunks: Uint8Array[]): Promise<unknown[]> {
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const events: unknown[] = [];
+    for await (const event of serverEvents(body)) events.push(event);
+    return events;
+  }
+
+  it('reads events, ids and comments as the server writes them, however the bytes are split (CRLF too)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), async (cuts, crlf) => {
+        const bytes = new TextEncoder().encode(crlf ? STREAM.replace(/\n/g, '\r\n') : STREAM);
+        const points = [...new Set(cuts.map((cut) => cut % bytes.length))].sort((a, b) => a - b);
+        const chunks = [0, ...points].map((start, i) => bytes.slice(start, [...points, bytes.length][i]));
+        expect(await read(chunks)).toEqual(EXPECTED);
+      }),
+    );
+  });
+
+  it('joins data lines, skips comment-only blocks, and drops an unfinished last event', async () => {
+    expect(parseEvent('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
+    expect(parseEvent(': only a comment')).toBeNull();
+    expect(await read([new TextEncoder().encode('event: ready\ndata: {}\n\nevent: put\ndata: {"id"')])).toEqual([{ event: 'ready', data: '{}' }]);
   });
 });
