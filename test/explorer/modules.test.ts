@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Api } from '../../explorer/src/api.ts';
 import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
+import { LiveList, type LiveMode } from '../../explorer/src/live.ts';
 import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
 import { SigningKey } from '../../explorer/src/signing.ts';
 import { parseEvent, serverEvents } from '../../explorer/src/sse.ts';
@@ -182,5 +183,64 @@ describe('serverEvents', () => {
     expect(parseEvent('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
     expect(parseEvent(': only a comment')).toBeNull();
     expect(await read([new TextEncoder().encode('event: ready\ndata: {}\n\nevent: put\ndata: {"id"')])).toEqual([{ event: 'ready', data: '{}' }]);
+  });
+});
+
+describe('LiveList', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  const LIST = '{"data":[{"data":{"id":"a"}}],"cursor":{"before":null,"after":null}}';
+  const listAnswer = () => new Response(LIST, { status: 200, headers: { 'X-Service-Timestamp': '20.5' } });
+  /** A fetch that answers from `answer`, and leaves a request it has no answer for waiting until it is aborted. */
+  function stubFetch(answer: (url: URL, n: number) => Response | undefined): URL[] {
+    const urls: URL[] = [];
+    vi.stubGlobal('fetch', (url: string, init: RequestInit) => {
+      const parsed = new URL(url, 'http://explorer.test');
+      urls.push(parsed);
+      const response = answer(parsed, urls.length);
+      if (response) return Promise.resolve(response);
+      return new Promise((_, reject) => init.signal?.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError'))));
+    });
+    return urls;
+  }
+
+  it('follows the push stream from the list\'s timestamp and re-reads the page after each commit\'s events', async () => {
+    const urls = stubFetch((url, n) => {
+      if (n === 1) return new Response('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\nevent: put\ndata: {"id":"a","data":{"id":"a"}}\n\nevent: remove\nid: 11\ndata: {"id":"b"}\n\n', { status: 200 });
+      if (n === 2) return listAnswer();
+      return undefined;
+    });
+    const answers: unknown[] = [];
+    const modes: LiveMode[] = [];
+    const live = new LiveList(new Api(() => undefined), 'app/Task', { where: { done: false }, sort: [['done', 'asc']], limit: 5 }, (answer) => answers.push(answer.records), () => {}, (mode) => modes.push(mode));
+    live.start('9.5');
+    await vi.waitFor(() => expect(answers).toEqual([[{ id: 'a' }]]));
+    live.stop();
+    expect(modes).toEqual(['stream']);
+    const stream = urls[0]!.searchParams;
+    expect(Object.fromEntries(stream)).toEqual({ stream: '1', since: '9.5', where: '{"done":false}', sort: '[["done","asc"]]' });
+    // The page itself, with its limit: one re-read for the commit, none for the `ready` with nothing changed before it.
+    expect(Object.fromEntries(urls[1]!.searchParams)).toEqual({ where: '{"done":false}', sort: '[["done","asc"]]', limit: '5' });
+    expect(urls).toHaveLength(2);
+  });
+
+  it('falls back to long-polls when the server refuses the stream for the query', async () => {
+    const urls = stubFetch((url, n) => {
+      if (n === 1) return new Response('{"error":{"code":"invalid-argument","reason":"stream/too-many-records","message":"more than 1000"}}', { status: 400 });
+      if (n === 2) return listAnswer();
+      return undefined;
+    });
+    const answers: unknown[] = [];
+    const modes: [LiveMode, string | undefined][] = [];
+    const errors: unknown[] = [];
+    const live = new LiveList(new Api(() => undefined), 'app/Task', { limit: 5 }, (answer) => answers.push(answer.timestamp), (error) => errors.push(error), (mode, why) => modes.push([mode, why]));
+    live.start('9.5');
+    await vi.waitFor(() => expect(urls).toHaveLength(3));
+    live.stop();
+    expect(modes).toEqual([['stream', undefined], ['long-poll', 'stream/too-many-records']]);
+    expect(answers).toEqual(['20.5']);
+    expect(errors).toEqual([]);
+    expect(Object.fromEntries(urls[1]!.searchParams)).toEqual({ limit: '5', since: '9.5', waitFor: '30s' });
+    expect(urls[2]!.searchParams.get('since')).toBe('20.5');
   });
 });
