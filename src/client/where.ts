@@ -1,42 +1,80 @@
 // The where and sort of a list, typed by a collection's query fields: an interface from each path that has an
-// index to the type of value a filter on it takes (the generated `…Schema['queryFields']`).
+// index to the type of value a filter on it takes (the generated `…Schema['queryFields']`). An array field with
+// an `@index` is a query field typed as its array (`string[]`): it takes only `$contains` of one element.
 //
 // The operators the service accepts are listed once, here: `Operators` gives each one's operand type and
-// `COMPARISONS` the symbol the fluent `where(field, '>=', value)` takes for it. A new operator of the service is
-// one line in each (for example `$in: readonly T[]` and `in: '$in'`); the generated code does not change.
+// `COMPARISONS` the symbol the fluent `where(field, '>=', value)` takes for it (Firestore's names). A new operator
+// of the service is one line in each; the generated code does not change.
+
+/** The element type of an array field's values; never for any other field. */
+export type ElementOf<T> = [T] extends [ReadonlyArray<infer E>] ? E : never;
+
+/** Whether `T` is an array field's type (checked as a whole, not member by member of a union). */
+type IsArray<T> = [T] extends [ReadonlyArray<unknown>] ? true : false;
 
 /** Each operator of a field's condition, with the type of its operand for a field whose values are `T`. */
 export interface Operators<T> {
   $eq: T;
+  $ne: T;
   $gt: T;
   $gte: T;
   $lt: T;
   $lte: T;
+  /** One of these values (the service takes at most 30). */
+  $in: readonly T[];
+  /** None of these values (at most 10). */
+  $nin: readonly T[];
+  /** An array field with an element equal to this. */
+  $contains: ElementOf<T>;
 }
 
 export type Operator = keyof Operators<unknown>;
 
+/** The operators of an array field: only `$contains`. The others are those of every other field. */
+type ArrayOperator = '$contains';
+type ScalarOperator = Exclude<Operator, ArrayOperator>;
+
 /** The symbols of `Query.where(field, symbol, value)`, and the operator each one means. */
 export const COMPARISONS = {
   '==': '$eq',
+  '!=': '$ne',
   '>': '$gt',
   '>=': '$gte',
   '<': '$lt',
   '<=': '$lte',
+  in: '$in',
+  'not-in': '$nin',
+  'array-contains': '$contains',
 } as const satisfies Record<string, Operator>;
 
 export type Comparison = keyof typeof COMPARISONS;
 
-/** One field's condition as the wire has it: a bare value means equality, or an object of operators. */
-export type FieldCondition<T> = T | { [K in Operator]?: Operators<T>[K] };
+/** The symbols a field of type `T` takes: `array-contains` for an array field, every other one for the rest. */
+export type ComparisonFor<T> = IsArray<T> extends true
+  ? { [C in Comparison]: (typeof COMPARISONS)[C] extends ArrayOperator ? C : never }[Comparison]
+  : { [C in Comparison]: (typeof COMPARISONS)[C] extends ArrayOperator ? never : C }[Comparison];
 
-/** A where object: each key a query field, each value its condition. */
-export type Where<Fields> = { [Path in keyof Fields]?: FieldCondition<Fields[Path]> };
+/**
+ * One field's condition as the wire has it: for an array field `{ $contains: element }`; for any other a bare
+ * value (equality) or an object of operators.
+ */
+export type FieldCondition<T> = IsArray<T> extends true
+  ? { [K in ArrayOperator]: Operators<T>[K] }
+  : T | { [K in ScalarOperator]?: Operators<T>[K] };
+
+/**
+ * A where object: each key a query field, each value its condition; `$or` is any of its where objects (each may
+ * have its own `$or`), and the fields beside it apply to every alternative.
+ */
+export type Where<Fields> = { [Path in keyof Fields]?: FieldCondition<Fields[Path]> } & { $or?: ReadonlyArray<Where<Fields>> };
 
 export type Direction = 'asc' | 'desc';
 
+/** The query fields a sort may name: every one but the array fields (an array has no single place in an order). */
+export type SortField<Fields> = { [Path in keyof Fields]: IsArray<Fields[Path]> extends true ? never : Path }[keyof Fields] & string;
+
 /** A sort: `[field, direction]` pairs, the first deciding the order. */
-export type Sort<Fields> = ReadonlyArray<readonly [keyof Fields & string, Direction]>;
+export type Sort<Fields> = ReadonlyArray<readonly [SortField<Fields>, Direction]>;
 
 /** The operand type of `symbol` on a field of type `T`. */
 export type Operand<T, Symbol extends Comparison> = Operators<T>[(typeof COMPARISONS)[Symbol]];

@@ -1,6 +1,8 @@
 // The fields a list may filter and sort on, and the type of value a filter on each takes. A path is queryable
 // when an index starts with it or holds it (the store's layout, src/store/layout.ts): `id`, every top-level field
-// of an indexable type (each has an automatic index) and every path of an `@index(...)`. Queries that combine
+// of an indexable type (each has an automatic index) and every path of an `@index(...)`. An indexed array of
+// indexable values is a query field typed as its array (`string[]`): the client's types give it only `$contains`
+// of one element, and no sort (src/client/where.ts). Queries that combine
 // fields need a compound `@index`; the service answers `indexer/missing-index` naming the one to add, since
 // which combinations an index serves depends on the order of equalities, the range and the sort.
 import { isIndexable, objectField, stringType, type CheckedCollection, type Type } from '../lang/index.ts';
@@ -9,20 +11,22 @@ import { typeText } from './type-text.ts';
 export interface QueryField {
   /** The dotted path, as the wire's where and sort name it. */
   path: string;
-  /** The TypeScript type of a value a filter on the path takes. */
+  /** The TypeScript type of a value a filter on the path takes (an array field's: its array type). */
   valueType: string;
 }
 
 export function queryFields(collection: CheckedCollection): QueryField[] {
   const fields = new Map<string, QueryField>();
-  const add = (path: string, type: Type | undefined) => {
-    if (type === undefined || !isIndexable(type) || fields.has(path)) return;
-    fields.set(path, { path, valueType: whereValueType(type) });
+  const add = (path: string, type: Type | undefined, arrays: boolean) => {
+    if (type === undefined || fields.has(path)) return;
+    if (isIndexable(type)) fields.set(path, { path, valueType: whereValueType(type) });
+    else if (arrays && type.kind === 'array' && isIndexable(type.element)) fields.set(path, { path, valueType: `${whereValueType(type.element)}[]` });
   };
-  add('id', collection.fieldsByName.get('id')?.type ?? stringType);
-  for (const field of collection.fields) add(field.name, field.type);
+  add('id', collection.fieldsByName.get('id')?.type ?? stringType, false);
+  // Arrays get no automatic index: only an `@index` naming one makes it a query field.
+  for (const field of collection.fields) add(field.name, field.type, false);
   for (const index of collection.indexes) {
-    for (const field of index.fields) add(field.path.join('.'), typeAtPath(collection, field.path));
+    for (const field of index.fields) add(field.path.join('.'), typeAtPath(collection, field.path), true);
   }
   return [...fields.values()];
 }

@@ -26,7 +26,7 @@ describe('generateClient', () => {
     expect(generateClient(sources).code).toBe(generateClient(sources.map((s) => ({ ...s }))).code);
   });
 
-  it('query fields are id, the top-level indexable fields and the @index paths, each with its filter type', () => {
+  it('query fields are id, the top-level indexable fields and the @index paths (an array only with one), each with its filter type', () => {
     const { code } = generate({
       file: 'q.polylang',
       text: `@public
@@ -37,10 +37,12 @@ collection Q {
   pk: PublicKey;
   other: Q;
   list: string[];
+  nums: number[];
   data: bytes;
   m: map<string, number>;
   o: { inner: { deep: string; }; };
   @index(o.inner.deep, [n, desc]);
+  @index(nums);
   constructor (id: string) { this.id = id; }
 }`,
     });
@@ -52,6 +54,7 @@ collection Q {
       'pk: vellum.PublicKeyInput;',
       "other: vellum.RecordReference<'Q'>;",
       "'o.inner.deep': string;",
+      'nums: number[];',
     ]);
   });
 
