@@ -63,31 +63,46 @@ export class Client {
 
   /** Sends one request; a 2xx or 304 answer is returned, any other is thrown as a VellumError. */
   async send(request: ServiceRequest): Promise<ServiceAnswer> {
+    const response = await this.#fetchResponse(request, {});
+    if (response.status === 304) return { status: 304, body: undefined, headers: response.headers };
+    const text = await response.text();
+    const body = jsonOrUndefined(text);
+    if (!response.ok) throw errorOfAnswer(response.status, body, text);
+    if (body === undefined) throw unexpectedAnswer(response.status, `a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
+    return { status: response.status, body, headers: response.headers };
+  }
+
+  /** Sends one request whose answer is read as it arrives (a stream); any answer but a 2xx is thrown as a VellumError. */
+  async open(request: ServiceRequest, headers: Readonly<Record<string, string>>, signal: AbortSignal): Promise<Response> {
+    const response = await this.#fetchResponse(request, headers, signal);
+    if (response.ok) return response;
+    const text = await response.text();
+    const body = jsonOrUndefined(text);
+    throw errorOfAnswer(response.status, body, text);
+  }
+
+  async #fetchResponse(request: ServiceRequest, extraHeaders: Readonly<Record<string, string>>, signal?: AbortSignal): Promise<Response> {
     const url = new URL(this.baseURL + request.path);
     for (const [name, value] of Object.entries(request.query ?? {})) url.searchParams.set(name, value);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...extraHeaders };
     if (request.body !== undefined) headers['Content-Type'] = 'application/json';
     if (request.sign && this.#signer) {
       const signature = await signatureHeader(this.#signer, request.body ?? '');
       if (signature !== null) headers[SIGNATURE_HEADER] = signature;
     }
-    let response: Response;
     try {
-      response = await this.#fetch(url, { method: request.method, headers, body: request.body });
+      return await this.#fetch(url, { method: request.method, headers, body: request.body, signal });
     } catch (error) {
       throw new VellumError(0, 'unavailable', 'request/failed', `${request.method} ${url.pathname} failed: ${(error as Error).message}`);
     }
-    if (response.status === 304) return { status: 304, body: undefined, headers: response.headers };
-    const text = await response.text();
-    let body: unknown;
-    try {
-      body = JSON.parse(text);
-    } catch {
-      body = undefined;
-    }
-    if (!response.ok) throw errorOfAnswer(response.status, body, text);
-    if (body === undefined) throw unexpectedAnswer(response.status, `a body that is not JSON: ${JSON.stringify(text.slice(0, 200))}`);
-    return { status: response.status, body, headers: response.headers };
+  }
+}
+
+function jsonOrUndefined(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }
 

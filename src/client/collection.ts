@@ -3,8 +3,9 @@
 import type { Client } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
 import { Query } from './query.ts';
+import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 import { argumentsJson, type RecordReference } from './wire.ts';
-import type { Comparison, Direction, Operand, Sort, Where } from './where.ts';
+import type { ComparisonFor, Direction, Operand, Sort, SortField, Where } from './where.ts';
 
 /** What `vellum generate client` writes for each collection. */
 export interface CollectionSchema {
@@ -85,6 +86,31 @@ export class Collection<S extends CollectionSchema> {
   }
 
   /**
+   * How many records match the where that the caller may read (`count=true`). The service reads at most 100,000
+   * index entries for one count: past that it is a VellumError `indexer/scan-limit-exceeded` (narrow the where).
+   */
+  async count(where?: Where<S['queryFields']>): Promise<number> {
+    const query = { ...listQuery({ where }), count: 'true' };
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads });
+    const count = isObject(answer.body) ? answer.body.count : undefined;
+    if (typeof count !== 'number') throw unexpectedAnswer(answer.status, 'a body that is not { "count": n }');
+    return count;
+  }
+
+  /**
+   * Push updates of the records that match `where` (every record without one), in `sort`'s order at the start
+   * (`stream=1`): a `put` for each record of the result, `ready`, then each change as it is committed. Close the
+   * subscription to end it; a dropped connection reconnects and resumes where it was.
+   */
+  subscribe(
+    onEvent: (event: StreamEvent<S['record']>) => void,
+    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort'> = {},
+  ): Subscription<S['record']> {
+    const query = { ...listQuery({ where: options.where, sort: options.sort }), ...streamQuery(options) };
+    return new Subscription(this.client, { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads }, onEvent, options);
+  }
+
+  /**
    * Waits until a record of the collection changes after `since` (a page's `timestamp`), then lists as `list`
    * does; null when nothing changed within `waitFor` (`'10s'`, `'500ms'`; the service's default and maximum is 60 s).
    */
@@ -99,11 +125,20 @@ export class Collection<S extends CollectionSchema> {
     return new Query(this, {});
   }
 
-  where<Path extends keyof S['queryFields'] & string, C extends Comparison>(field: Path, comparison: C, value: Operand<S['queryFields'][Path], C>): Query<S> {
+  where<Path extends keyof S['queryFields'] & string, C extends ComparisonFor<S['queryFields'][Path]>>(
+    field: Path,
+    comparison: C,
+    value: Operand<S['queryFields'][Path], C>,
+  ): Query<S> {
     return this.query().where(field, comparison, value);
   }
 
-  sort(field: keyof S['queryFields'] & string, direction: Direction = 'asc'): Query<S> {
+  /** A query of the records that match any of these where objects (`$or`). */
+  or(...alternatives: Where<S['queryFields']>[]): Query<S> {
+    return this.query().or(...alternatives);
+  }
+
+  sort(field: SortField<S['queryFields']>, direction: Direction = 'asc'): Query<S> {
     return this.query().sort(field, direction);
   }
 
@@ -136,6 +171,15 @@ export class RecordHandle<S extends CollectionSchema> {
     return answer.status === 304 ? null : (recordOf(answer.status, answer.body) as S['record']);
   }
 
+  /**
+   * Push updates of this record (`stream=1`): a `put` when it is readable (at the start, and on each change), a
+   * `remove` when it is deleted or no longer readable. Close the subscription to end it.
+   */
+  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+    const request = { method: 'GET', path: this.collection.recordPath(this.id), query: streamQuery(options), sign: this.collection.signReads } as const;
+    return new Subscription(this.collection.client, request, onEvent, options);
+  }
+
   /** Calls function `name` on this record; the record after the call, or null when the function deleted it. */
   async call<Name extends keyof S['functions'] & string>(name: Name, ...args: FunctionArgs<S, Name>): Promise<S['record'] | null> {
     const path = `${this.collection.recordPath(this.id)}/call/${encodeURIComponent(name)}`;
@@ -159,6 +203,11 @@ function listQuery<Fields>(options: ListOptions<Fields>): Record<string, string>
   if (options.after !== undefined) query.after = options.after;
   if (options.before !== undefined) query.before = options.before;
   return query;
+}
+
+/** `stream=1`, and the `since` to start after when there is one. */
+function streamQuery(options: SubscribeOptions): Record<string, string> {
+  return { stream: '1', ...(options.since === undefined ? {} : { since: options.since }) };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

@@ -6,7 +6,21 @@ export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, typ
 export { Query } from './query.ts';
 export { VellumError } from './errors.ts';
 export { ethPersonalSigner, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
-export { COMPARISONS, type Comparison, type Direction, type FieldCondition, type Operand, type Operator, type Operators, type Sort, type Where } from './where.ts';
+export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
+export {
+  COMPARISONS,
+  type Comparison,
+  type ComparisonFor,
+  type Direction,
+  type ElementOf,
+  type FieldCondition,
+  type Operand,
+  type Operator,
+  type Operators,
+  type Sort,
+  type SortField,
+  type Where,
+} from './where.ts';
 export {
   argumentsJson,
   base64FromBytes,

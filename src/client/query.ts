@@ -2,7 +2,8 @@
 // collection's query fields (those with an index), and a filter's value has the field's type. Each call returns
 // a new query, so a query can be kept and extended.
 import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
-import { COMPARISONS, type Comparison, type Direction, type Operand } from './where.ts';
+import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
+import { COMPARISONS, type ComparisonFor, type Direction, type Operand, type SortField, type Where } from './where.ts';
 
 type Fields<S extends CollectionSchema> = S['queryFields'];
 
@@ -13,7 +14,7 @@ export class Query<S extends CollectionSchema> {
   ) {}
 
   /** Adds a condition; conditions on one field combine (`> 1` then `< 5` is the range between). */
-  where<Path extends keyof Fields<S> & string, C extends Comparison>(field: Path, comparison: C, value: Operand<Fields<S>[Path], C>): Query<S> {
+  where<Path extends keyof Fields<S> & string, C extends ComparisonFor<Fields<S>[Path]>>(field: Path, comparison: C, value: Operand<Fields<S>[Path], C>): Query<S> {
     if (!Object.hasOwn(COMPARISONS, comparison)) {
       throw new TypeError(`where: unknown comparison ${JSON.stringify(comparison)}; expected one of ${Object.keys(COMPARISONS).join(' ')}`);
     }
@@ -25,8 +26,19 @@ export class Query<S extends CollectionSchema> {
     return this.#with({ where: where as ListOptions<Fields<S>>['where'] });
   }
 
+  /**
+   * Adds a disjunction: the records that match any of these where objects (`$or`), and the conditions given
+   * before and after it. A query has one `$or`; an alternative may have its own.
+   */
+  or(...alternatives: Where<Fields<S>>[]): Query<S> {
+    if (alternatives.length === 0) throw new TypeError('or: give at least one where object');
+    const where = this.options.where as Record<string, unknown> | undefined;
+    if (where !== undefined && Object.hasOwn(where, '$or')) throw new TypeError('or: the query already has an $or; nest the alternatives in one or(...)');
+    return this.#with({ where: { ...where, $or: alternatives } as unknown as Where<Fields<S>> });
+  }
+
   /** Adds a sort field after those already given. */
-  sort(field: keyof Fields<S> & string, direction: Direction = 'asc'): Query<S> {
+  sort(field: SortField<Fields<S>>, direction: Direction = 'asc'): Query<S> {
     return this.#with({ sort: [...(this.options.sort ?? []), [field, direction]] });
   }
 
@@ -48,6 +60,24 @@ export class Query<S extends CollectionSchema> {
 
   get(): Promise<Page<S['record']>> {
     return this.collection.list(this.options);
+  }
+
+  /** How many records match the query's where that the caller may read (the sort does not matter). */
+  count(): Promise<number> {
+    this.#refusePaging('count');
+    return this.collection.count(this.options.where);
+  }
+
+  /** Push updates of the query's records, in its sort's order at the start (see Collection.subscribe). */
+  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+    this.#refusePaging('subscribe');
+    return this.collection.subscribe(onEvent, { ...options, where: this.options.where, sort: this.options.sort });
+  }
+
+  /** A count and a stream cover the whole result (as the service's `count` and `stream` do): no page of it. */
+  #refusePaging(what: string): void {
+    const paging = (['limit', 'after', 'before'] as const).filter((option) => this.options[option] !== undefined);
+    if (paging.length > 0) throw new TypeError(`${what}: a query with ${paging.join(', ')} has no ${what}; it covers every matching record`);
   }
 
   #with(change: ListOptions<Fields<S>>): Query<S> {

@@ -8,12 +8,25 @@ import { pathToFileURL } from 'node:url';
 import { Polybase } from '@polybase/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
-import { bytesFromBase64, ethPersonalSigner, VellumError, type HexPublicKey } from '../../src/client/index.ts';
+import { bytesFromBase64, ethPersonalSigner, VellumError, type HexPublicKey, type StreamEvent as AnyStreamEvent } from '../../src/client/index.ts';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { generateFor, moduleFolder, ROOT, writeInto } from './support.ts';
 
 // The generated module's types, for this test (it is imported at run time from a temporary folder).
 type ShopModule = typeof import('../../fixtures/codegen/shop.client.ts');
+
+type StreamEvent = AnyStreamEvent<{ id: string }>;
+
+/** An event as `put <id>`, `remove <id>`, `reset` or `ready`. */
+const brief = (event: StreamEvent) => ('id' in event ? `${event.type} ${event.id}` : event.type);
+
+/** Waits until `check` holds (events arrive as the service commits), failing after 5 s. */
+async function until(check: () => boolean): Promise<void> {
+  for (let tries = 0; !check(); tries++) {
+    if (tries === 200) throw new Error(`still waiting for ${check}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
 
 const KEYS = { alice: `0x${'11'.repeat(32)}`, bob: `0x${'22'.repeat(32)}` } as const;
 const jwkOf = (key: string) => publicKeyOf(key).toJwk();
@@ -120,6 +133,92 @@ describe('a generated client against vellum serve', () => {
   it('a function that deletes its record answers null, and then the record is not found', async () => {
     expect(await bob.Product.record('stool').call('remove')).toBeNull();
     await expect(anonymous.Product.get('stool')).rejects.toMatchObject({ status: 404, code: 'not-found', reason: 'record/not-found' });
+  });
+
+  it('lists with $ne, $in, $nin, $contains and $or, and counts', async () => {
+    await alice.Product.create('shade', 'Shade', 12, alice.Seller.ref('acme'), ['light', 'soft']);
+    const ids = (page: { records: { id: string }[] }) => page.records.map((r) => r.id);
+    // Now: shade 12, lamp 30 (tags light), chair 40, desk 120.
+    expect(ids(await anonymous.Product.where('price', '!=', 30).sort('price').get())).toEqual(['shade', 'chair', 'desk']);
+    expect(ids(await anonymous.Product.where('price', 'in', [30, 120, 7]).sort('price').get())).toEqual(['lamp', 'desk']);
+    expect(ids(await anonymous.Product.where('price', 'not-in', [30, 40]).sort('price', 'desc').get())).toEqual(['desk', 'shade']);
+    expect(ids(await anonymous.Product.where('tags', 'array-contains', 'light').get())).toEqual(['lamp', 'shade']);
+    expect(ids(await anonymous.Product.list({ where: { tags: { $contains: 'soft' } } }))).toEqual(['shade']);
+    const either = anonymous.Product.or({ title: 'Chair' }, { tags: { $contains: 'soft' } });
+    expect(ids(await either.get())).toEqual(['chair', 'shade']);
+
+    expect(await anonymous.Product.count()).toBe(4);
+    expect(await anonymous.Product.where('tags', 'array-contains', 'light').count()).toBe(2);
+    expect(await either.count()).toBe(2);
+    expect(await anonymous.Product.count({ price: { $nin: [12, 30] } })).toBe(2);
+    expect(() => either.limit(1).count()).toThrow('count: a query with limit has no count');
+
+    // Branches in different orders (a range on price, an array's entries by id): the index to add is named.
+    await expect(anonymous.Product.or({ price: { $gt: 100 } }, { tags: { $contains: 'soft' } }).get()).rejects.toMatchObject({ status: 400, reason: 'indexer/missing-index' });
+  });
+
+  it('subscribes to a query: the result, then each change as it commits; a dropped connection resumes from Last-Event-ID', async () => {
+    // A fetch whose stream connections the test can cut, and which records the Last-Event-ID each one sent.
+    // New connections wait for `gate`, so a change can be made while the stream is down.
+    const connections: { lastEventId: string | null; cut: () => void }[] = [];
+    let gate = Promise.resolve();
+    const cuttable: typeof fetch = async (input, init) => {
+      await gate;
+      const cut = new AbortController();
+      connections.push({ lastEventId: new Headers(init?.headers).get('last-event-id'), cut: () => cut.abort() });
+      return fetch(input, { ...init, signal: AbortSignal.any([cut.signal, ...(init?.signal ? [init.signal] : [])]) });
+    };
+    const watcher = shop.createClient({ baseURL: `${server.url}/v0`, namespace: 'shop', fetch: cuttable });
+    const events: StreamEvent[] = [];
+    const subscription = watcher.Product.where('price', '<', 50).subscribe((event) => events.push(event), { retryDelay: 50 });
+    await until(() => events.some((e) => e.type === 'ready'));
+    expect(events.map(brief)).toEqual(['put shade', 'put lamp', 'put chair', 'ready']);
+
+    events.length = 0;
+    await alice.Product.record('chair').call('setPrice', 60);
+    await until(() => events.length > 0);
+    await alice.Product.record('shade').call('setPrice', 5);
+    await until(() => events.length > 1);
+    expect(events.map(brief)).toEqual(['remove chair', 'put shade']);
+    expect([...subscription.records.keys()].sort()).toEqual(['lamp', 'shade']);
+    expect(subscription.records.get('shade')?.price).toBe(5);
+
+    // Cut the connection, change the result while it is down: the reconnection gets only that change.
+    const resumeFrom = subscription.lastEventId;
+    expect(resumeFrom).toMatch(/^\d+(\.\d+)?$/);
+    events.length = 0;
+    let reopen = () => {};
+    gate = new Promise((resolve) => (reopen = resolve));
+    connections[0]!.cut();
+    await alice.Product.record('chair').call('setPrice', 35);
+    reopen();
+    await until(() => events.some((e) => e.type === 'ready'));
+    expect(connections.map((c) => c.lastEventId)).toEqual([null, resumeFrom]);
+    expect(events.map(brief)).toEqual(['put chair', 'ready']);
+    expect([...subscription.records.keys()].sort()).toEqual(['chair', 'lamp', 'shade']);
+
+    subscription.close();
+    await subscription.done;
+    expect(subscription.closed).toBe(true);
+  });
+
+  it('subscribes to a record, and a stream the service refuses ends with its error', async () => {
+    const events: StreamEvent[] = [];
+    const subscription = anonymous.Product.record('lamp').subscribe((event) => events.push(event));
+    await until(() => events.some((e) => e.type === 'ready'));
+    await alice.Product.record('lamp').call('describe', 'blue');
+    await until(() => events.length > 2);
+    await alice.Product.record('lamp').call('remove');
+    await until(() => events.length > 3);
+    expect(events.map(brief)).toEqual(['put lamp', 'ready', 'put lamp', 'remove lamp']);
+    expect(events[2]).toMatchObject({ record: { details: { colour: 'blue' } } });
+    subscription.close();
+
+    let refused: VellumError | undefined;
+    const unserved = anonymous.Product.where('title', '==', 'Lamp').sort('price', 'desc').subscribe(() => {}, { onError: (error) => (refused = error) });
+    await unserved.done;
+    expect(refused).toMatchObject({ status: 400, reason: 'indexer/missing-index' });
+    expect(unserved.closed).toBe(true);
   });
 
   it('ethPersonalSigner is a signer for the unchanged @polybase/client too', async () => {

@@ -43,6 +43,23 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.list({ where: { 'details.colour': 'red' } });
   await db.Product.where('owner', '==', seller.owner).get();
 
+  // The operators beyond Polybase's, $or, count and push updates.
+  await db.Product.where('price', '!=', 10).where('price', 'not-in', [3, 4]).sort('price').get();
+  await db.Product.where('title', 'in', ['Lamp', 'Desk']).get();
+  await db.Product.where('tags', 'array-contains', 'light').get();
+  await db.Product.list({ where: { tags: { $contains: 'light' }, price: { $nin: [1], $lt: 50 }, title: { $ne: 'x' } } });
+  await db.Product.list({ where: { $or: [{ price: { $lt: 10 } }, { 'details.colour': 'red', $or: [{ inStock: true }] }], inStock: true } });
+  const count = await db.Product.or({ tags: { $contains: 'light' } }, { title: { $in: ['Desk'] } }).count();
+  same<typeof count, number>(true);
+  same<Awaited<ReturnType<typeof db.Seller.count>>, number>(true);
+  const subscription = db.Product.where('price', '>', 10).subscribe((event) => {
+    if (event.type === 'put') same<typeof event.record, ProductRecord>(true);
+    if (event.type === 'ready') same<typeof event.timestamp, string>(true);
+  });
+  same<typeof subscription.records, Map<string, ProductRecord>>(true);
+  subscription.close();
+  db.Seller.record('acme').subscribe((event) => void event, { since: '1.5', onError: (error) => same<typeof error, vellum.VellumError>(true) }).close();
+
   // @ts-expect-error: price is a number
   await db.Product.create('p3', 'Desk', '30', db.Seller.ref('acme'), []);
   // @ts-expect-error: a required parameter is missing
@@ -55,8 +72,8 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.record('p1').call('setName', 'x');
   // @ts-expect-error: remove takes no argument
   await db.Product.record('p1').call('remove', 1);
-  // @ts-expect-error: tags has no index, so a where cannot use it
-  await db.Product.where('tags', '==', 'light').get();
+  // @ts-expect-error: ratings has no index, so a where cannot use it
+  await db.Product.where('ratings', '==', 'light').get();
   // @ts-expect-error: the price is a number
   await db.Product.where('price', '>', '10').get();
   // @ts-expect-error: ratings has no index, so a sort cannot use it
@@ -65,6 +82,26 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.list({ where: { title: 'Lamp', tags: ['light'] } });
   // @ts-expect-error: an operator's value has the field's type
   await db.Product.list({ where: { price: { $gte: 'ten' } } });
+  // @ts-expect-error: tags is an array: it takes only array-contains
+  await db.Product.where('tags', '==', 'light').get();
+  // @ts-expect-error: an element of tags is a string
+  await db.Product.where('tags', 'array-contains', 5).get();
+  // @ts-expect-error: $contains is for array fields, and price is a number
+  await db.Product.list({ where: { price: { $contains: 5 } } });
+  // @ts-expect-error: array-contains is for array fields
+  await db.Product.where('title', 'array-contains', 'L').get();
+  // @ts-expect-error: $contains takes one element, not a list
+  await db.Product.list({ where: { tags: { $contains: ['light'] } } });
+  // @ts-expect-error: in takes a list of the field's values
+  await db.Product.where('price', 'in', 5).get();
+  // @ts-expect-error: $nin's values have the field's type
+  await db.Product.list({ where: { price: { $nin: ['cheap'] } } });
+  // @ts-expect-error: an $or alternative is typed like any where
+  await db.Product.or({ price: 'cheap' });
+  // @ts-expect-error: an array field has no place in an order
+  await db.Product.sort('tags').get();
+  // @ts-expect-error: a put's record is a Product
+  db.Product.subscribe((event) => event.type === 'put' && event.record.name);
   // @ts-expect-error: records are typed: a Product has no name
   void product.name;
 }
@@ -90,12 +127,12 @@ describe('generated clients type-check', () => {
     expect(typeCheck(files)).toEqual([]);
   });
 
-  it('and refuse wrong arguments, unknown functions and unindexed where/sort fields at compile time', () => {
+  it('and refuse wrong arguments, unknown functions, unindexed where/sort fields and misused operators at compile time', () => {
     writeInto(dir, 'shop.ts', generateFor(['fixtures/codegen/shop.polylang']));
     const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
     const lines = usage.split('\n');
     const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
-    expect(mistakes.length).toBe(12);
+    expect(mistakes.length).toBe(22);
 
     // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
     expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);
