@@ -101,6 +101,9 @@ export class Subscription<R> {
       if (parsed?.type === 'ready') onReady();
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    // Closing ends the read at once, whether or not the fetch in use ends its body on abort.
+    const stop = () => void reader.cancel().catch(() => {});
+    this.#abort.signal.addEventListener('abort', stop, { once: true });
     try {
       for (;;) {
         const { value, done } = await reader.read();
@@ -108,7 +111,8 @@ export class Subscription<R> {
         parser.push(value);
       }
     } finally {
-      reader.cancel().catch(() => {});
+      this.#abort.signal.removeEventListener('abort', stop);
+      stop();
     }
   }
 

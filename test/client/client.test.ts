@@ -12,6 +12,8 @@ import {
   signatureHeader,
   VellumError,
   type CollectionSchema,
+  type StreamEvent,
+  type SubscribeOptions,
 } from '../../src/client/index.ts';
 
 const KEY = `0x${'11'.repeat(32)}`;
@@ -192,5 +194,133 @@ describe('requests', () => {
     }
     expect(() => new Client({ baseURL: 'http://localhost:8080/v0', namespace: '' })).toThrow('namespace must be a non-empty string');
     expect(() => new Client({ baseURL: 'http://localhost:8080/v0', namespace: 'ns', signer: 'key' as never })).toThrow('signer must be a function');
+  });
+});
+
+describe('subscriptions', () => {
+  type Event = StreamEvent<{ id: string; price: number }>;
+  const encoder = new TextEncoder();
+
+  /** An event-stream answer of these chunks; it stays open after them unless `end`. */
+  const eventStream = (chunks: readonly string[], end = true) =>
+    new Response(
+      new ReadableStream<Uint8Array>({
+        start(controller) {
+          for (const chunk of chunks) controller.enqueue(encoder.encode(chunk));
+          if (end) controller.close();
+        },
+      }),
+      { headers: { 'content-type': 'text/event-stream; charset=utf-8' } },
+    );
+
+  /** A subscription of `Item` whose fetch answers each connection with the next of `answers` (then stays open). */
+  function subscribed(answers: Response[], options: SubscribeOptions = {}) {
+    const sent: Sent[] = [];
+    const events: Event[] = [];
+    const errors: VellumError[] = [];
+    const client = new Client({
+      baseURL: 'http://service.test/v0',
+      namespace: 'ns',
+      fetch: async (input, init) => {
+        sent.push({ method: init!.method!, url: new URL(String(input)), headers: init!.headers as Record<string, string>, body: undefined });
+        return answers.shift() ?? eventStream([], false);
+      },
+    });
+    const items = client.collection<ItemSchema>('Item');
+    const subscription = items.query().where('price', '>', 1).subscribe((event) => events.push(event), { retryDelay: 1, onError: (e) => errors.push(e), ...options });
+    return { sent, events, errors, subscription };
+  }
+
+  const until = async (check: () => boolean) => {
+    for (let tries = 0; !check(); tries++) {
+      if (tries === 200) throw new Error(`still waiting for ${check}`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+  };
+
+  const STREAM = [
+    ': keep-alive\n\n',
+    'event: put\ndata: {"id":"a","data":{"id":"a","price":2}}\n\n',
+    'event: put\r\ndata: {"id":"b","data":{"id":"b","price":3}}\r\n\r\n',
+    'event: ready\rdata: {"timestamp":"10.5"}\rid: 10.5\r\r',
+    'event: later-kind\ndata: {"x":1}\n\n',
+    'id: 11\n\n',
+    'event: remove\ndata: {"id":"a"}\n\n',
+    'event: reset\ndata: {}\n\n',
+    'event: put\ndata:{"id":"c",\ndata: "data":{"id":"c","price":4}}\nid: 12\n\n',
+  ].join('');
+
+  it('parses the event stream however it is cut into chunks (LF, CRLF, CR, comments, ids alone, split data)', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.uniqueArray(fc.integer({ min: 1, max: STREAM.length - 1 }), { maxLength: 12 }), async (cuts) => {
+        const points = [0, ...cuts.sort((a, b) => a - b), STREAM.length];
+        const chunks = points.slice(1).map((end, i) => STREAM.slice(points[i], end));
+        const { events, subscription, errors, sent } = subscribed([eventStream(chunks, false)]);
+        await until(() => events.length === 6);
+        subscription.close();
+        await subscription.done;
+        expect(errors).toEqual([]);
+        expect(sent).toHaveLength(1);
+        expect(sent[0]!.url.searchParams.get('stream')).toBe('1');
+        expect(JSON.parse(sent[0]!.url.searchParams.get('where')!)).toEqual({ price: { $gt: 1 } });
+        expect(events).toEqual([
+          { type: 'put', id: 'a', record: { id: 'a', price: 2 } },
+          { type: 'put', id: 'b', record: { id: 'b', price: 3 } },
+          { type: 'ready', timestamp: '10.5' },
+          { type: 'remove', id: 'a' },
+          { type: 'reset' },
+          { type: 'put', id: 'c', record: { id: 'c', price: 4 } },
+        ]);
+        expect([...subscription.records.keys()]).toEqual(['c']);
+        expect(subscription.lastEventId).toBe('12');
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('reconnects when the stream ends, with Last-Event-ID, and a first `since` as the query', async () => {
+    const first = eventStream(['event: ready\ndata: {"timestamp":"7"}\nid: 7\n\n']);
+    const { sent, events, subscription } = subscribed([first], { since: '3' });
+    await until(() => sent.length === 2);
+    subscription.close();
+    await subscription.done;
+    expect(events).toEqual([{ type: 'ready', timestamp: '7' }]);
+    expect(sent.map((s) => [s.url.searchParams.get('since'), s.headers['Last-Event-ID']])).toEqual([
+      ['3', undefined],
+      ['3', '7'],
+    ]);
+  });
+
+  it('ends for good, through onError, on a refusal, an error event, or an answer that is not an event stream', async () => {
+    const cases: [Response, string][] = [
+      [json(400, { error: { code: 'failed-precondition', reason: 'indexer/missing-index', message: 'add @index(price)' } }), 'indexer/missing-index'],
+      [eventStream(['event: error\ndata: {"error":{"code":"invalid-argument","reason":"stream/too-many-records","message":"more than 1000"}}\n\n']), 'stream/too-many-records'],
+      [eventStream(['event: put\ndata: {"id":"a"}\n\n']), 'response/unexpected'],
+      [eventStream(['event: put\ndata: not json\n\n']), 'response/unexpected'],
+      [json(200, { data: [] }), 'response/unexpected'],
+    ];
+    for (const [answer, reason] of cases) {
+      const { sent, errors, subscription } = subscribed([answer]);
+      await subscription.done;
+      expect(subscription.closed).toBe(true);
+      expect(errors.map((e) => e.reason)).toEqual([reason]);
+      expect(sent).toHaveLength(1);
+    }
+  });
+
+  it('a count or a subscription of a paged query is refused before anything is sent', () => {
+    const { sent, items } = recordingClient(() => json(200, { count: 1 }));
+    expect(() => items.query().limit(5).count()).toThrow('count: a query with limit has no count');
+    expect(() => items.query().after('x').subscribe(() => {})).toThrow('subscribe: a query with after has no subscribe');
+    expect(sent).toEqual([]);
+  });
+
+  it('count sends count=true with the where, and checks the answer', async () => {
+    const { sent, items } = recordingClient(() => json(200, { count: 3 }));
+    expect(await items.or({ price: 1 }, { id: { $in: ['a', 'b'] } }).count()).toBe(3);
+    expect(sent[0]!.url.searchParams.get('count')).toBe('true');
+    expect(JSON.parse(sent[0]!.url.searchParams.get('where')!)).toEqual({ $or: [{ price: 1 }, { id: { $in: ['a', 'b'] } }] });
+    const wrong = recordingClient(() => json(200, { count: '3' }));
+    await expect(wrong.items.count()).rejects.toMatchObject({ reason: 'response/unexpected' });
   });
 });
