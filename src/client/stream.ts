@@ -154,8 +154,8 @@ function eventOf<R>(type: string, body: unknown): StreamEvent<R> | undefined {
       const error = isObject(object.error) ? object.error : {};
       const { code, reason, message } = error;
       if (typeof code !== 'string' || typeof reason !== 'string' || typeof message !== 'string') throw malformed();
-      // The status an answer with this error would have had: the stream's own was 200.
-      throw new VellumError(400, code, reason, message);
+      // The stream's own status: the service had answered 200 before it ended the stream with this error.
+      throw new VellumError(200, code, reason, message);
     }
     default:
       // An event of a later service: not for this client.

@@ -308,6 +308,20 @@ describe('subscriptions', () => {
     }
   });
 
+  it('a subscription of a collection that is not public is signed, on every connection', async () => {
+    let connections = 0;
+    const { sent, items } = recordingClient(() => (++connections === 1 ? eventStream(['event: ready\ndata: {"timestamp":"1"}\nid: 1\n\n']) : eventStream([], false)), { signer: true });
+    const subscription = items.record('a').subscribe(() => {}, { retryDelay: 1 });
+    await until(() => sent.length === 2);
+    subscription.close();
+    await subscription.done;
+    expect(sent.map((s) => [s.url.pathname, s.url.searchParams.get('stream'), /^v=0,t=\d+,h=eth-personal-sign,sig=0x/.test(s.headers['X-Polybase-Signature'] ?? '')])).toEqual([
+      ['/v0/collections/ns%2FItem/records/a', '1', true],
+      ['/v0/collections/ns%2FItem/records/a', '1', true],
+    ]);
+    expect(sent[1]!.headers['Last-Event-ID']).toBe('1');
+  });
+
   it('a count or a subscription of a paged query is refused before anything is sent', () => {
     const { sent, items } = recordingClient(() => json(200, { count: 1 }));
     expect(() => items.query().limit(5).count()).toThrow('count: a query with limit has no count');
