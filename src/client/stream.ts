@@ -130,7 +130,15 @@ export class Subscription<R> {
     if (event.type === 'put') this.records.set(event.id, event.record);
     else if (event.type === 'remove') this.records.delete(event.id);
     else if (event.type === 'reset') this.records.clear();
-    this.onEvent(event);
+    try {
+      this.onEvent(event);
+    } catch (error) {
+      // The listener's own failure, as an EventSource listener's is: reported (thrown outside the stream), while
+      // the stream goes on. Caught here, it would read as a dropped connection.
+      setTimeout(() => {
+        throw error;
+      });
+    }
     return event;
   }
 }

@@ -322,6 +322,29 @@ describe('subscriptions', () => {
     expect(sent[1]!.headers['Last-Event-ID']).toBe('1');
   });
 
+  it("a listener's exception is thrown outside the stream, which goes on", async () => {
+    const thrown: unknown[] = [];
+    const catchUncaught = (error: unknown) => thrown.push(error);
+    process.prependListener('uncaughtException', catchUncaught);
+    try {
+      const stream = eventStream(['event: put\ndata: {"id":"a","data":{"id":"a","price":2}}\n\n', 'event: ready\ndata: {"timestamp":"1"}\n\n'], false);
+      const seen: string[] = [];
+      const client = new Client({ baseURL: 'http://service.test/v0', namespace: 'ns', fetch: async () => stream });
+      const subscription = client.collection<ItemSchema>('Item').subscribe((event) => {
+        seen.push(event.type);
+        if (event.type === 'put') throw new Error('a bug in the listener');
+      });
+      await until(() => seen.length === 2 && thrown.length === 1);
+      subscription.close();
+      await subscription.done;
+      expect(seen).toEqual(['put', 'ready']);
+      expect(subscription.records.has('a')).toBe(true);
+      expect((thrown[0] as Error).message).toBe('a bug in the listener');
+    } finally {
+      process.off('uncaughtException', catchUncaught);
+    }
+  });
+
   it('a count or a subscription of a paged query is refused before anything is sent', () => {
     const { sent, items } = recordingClient(() => json(200, { count: 1 }));
     expect(() => items.query().limit(5).count()).toThrow('count: a query with limit has no count');
