@@ -37,7 +37,7 @@ import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
 import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkWrites, parseLimit } from './validation.ts';
 import { planUnion, type UnionPlan } from './union-planner.ts';
-import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, unionCountSource, type CountSource } from './union-read.ts';
+import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
 import { isExtendedWhere } from './where.ts';
 
 export type { JsonObject } from './index-entries.ts';
@@ -470,18 +470,18 @@ export class RecordStore {
     // The first and last entries read, and the first and last returned (in the order read). An entry's key is a
     // function of the record it holds (the commit that replaces a record relies on that to find its old
     // entries), so the keys the cursors and the next range need are computed from these records instead of being
-    // read with every entry.
-    let first: string | undefined;
-    let last: string | undefined;
-    let firstReturned: string | undefined;
-    let lastReturned: string | undefined;
+    // read with every entry; a record already parsed for the filters is not parsed again for its key.
+    let first: Entry | undefined;
+    let last: Entry | undefined;
+    let firstReturned: Entry | undefined;
+    let lastReturned: Entry | undefined;
     /**
-     * The entries of the last read, from the last one returned on (all of them when none was returned in that
-     * read): a scan-position cursor may step back among them (scanCursor), never to before a record returned.
+     * With a read filter: the latest records read from the last one returned on (from the start when none was),
+     * at most RECENT_KEYS of them, among which a scan-position cursor may step back (scanCursor), never to
+     * before a record returned.
      */
-    let lastRead: string[] = [];
-    let lastReturnedAt = -1;
-    const keyOf = (text: string) => indexes.keyOf(plan.index, JSON.parse(text) as JsonObject);
+    let recent: JsonObject[] = [];
+    const keyOf = (entry: Entry) => indexes.keyOf(plan.index, entry.parsed ?? (JSON.parse(entry.text) as JsonObject));
     let scanned = 0;
     /** Whether the range has no entries left past the last one read. */
     let exhausted = false;
@@ -497,22 +497,26 @@ export class RecordStore {
       // read stops at the rest of the byte budget too, so it never holds much more than a page's worth of texts.
       const maxBytes = pageBytes - bytes;
       const texts = await this.kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
-      lastRead = texts;
-      lastReturnedAt = -1;
       let bytesRead = 0;
-      for (let at = 0; at < texts.length; at++) {
-        const text = texts[at]!;
+      for (const text of texts) {
         scanned++;
-        first ??= text;
-        last = text;
         const size = Buffer.byteLength(text);
         bytesRead += size;
         const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
-        if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) continue;
+        const entry: Entry = { text, parsed };
+        first ??= entry;
+        last = entry;
+        if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) {
+          if (readFilter) {
+            recent.push(parsed);
+            if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
+          }
+          continue;
+        }
         records.push(output(text, parsed));
-        firstReturned ??= text;
-        lastReturned = text;
-        lastReturnedAt = at;
+        firstReturned ??= entry;
+        lastReturned = entry;
+        if (readFilter) recent = [parsed!];
         bytes += size;
         if (records.length === limit || bytes >= pageBytes) break;
       }
@@ -527,7 +531,7 @@ export class RecordStore {
     }
 
     if (backward) records.reverse();
-    const position = (text: string) => keyOf(text).subarray(prefix.length);
+    const position = (entry: Entry) => keyOf(entry).subarray(prefix.length);
     // Cursors in the order read: `start` goes back from the first entry, `end` on past the last.
     let start: string | null;
     let end: string | null;
@@ -542,7 +546,7 @@ export class RecordStore {
       start = firstReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(firstReturned), sealKey);
       end = lastReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(lastReturned), sealKey);
       const cutShort = !exhausted && records.length < limit && bytes < pageBytes;
-      if (cutShort) end = scanCursor(plan.index.id, lastRead.slice(Math.max(0, lastReturnedAt)), position, sealKey!);
+      if (cutShort) end = scanCursor(plan.index.id, recent.map((record) => position({ text: '', parsed: record })), sealKey!);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records, cursor, timestamp };
@@ -583,7 +587,7 @@ export class RecordStore {
       end = at(page.read.last);
     } else {
       start = at(page.returned.first, sealKey);
-      end = page.cutShort ? unionScanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
+      end = page.cutShort ? scanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records: page.records, cursor };
@@ -841,30 +845,27 @@ function byteBudget(bytes: number): number {
   return bytes >= 1 ? bytes : 1;
 }
 
-/**
- * The cursor of a scan stopped by its bound, at the last entry read (`read`: entries of the last read, in order,
- * that the next request may go on from). Every such cursor has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's
- * values: when the last entry's position is too long for it, the cursor steps back to the latest entry that fits
- * (the next request reads the rest again). Only when none of them fits is it the large size.
- */
-function scanCursor(indexId: string, read: readonly string[], position: (text: string) => Buffer, sealKey: Buffer): string {
-  for (let i = read.length - 1; i >= 0; i--) {
-    const cursor = encodeScanCursor(indexId, position(read[i]!), sealKey, SCAN_CURSOR_SIZES.small);
-    if (cursor !== undefined) return cursor;
-  }
-  const last = position(read.at(-1)!);
-  // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
-  return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
+/** An index entry read by a list: its record's text, and the record when it was parsed to be checked. */
+interface Entry {
+  readonly text: string;
+  readonly parsed: JsonObject | undefined;
 }
 
-/** `scanCursor` for a union page: the latest of the recent order keys that fits the fixed length (or the large one). */
-function unionScanCursor(orderId: string, recent: readonly Buffer[], sealKey: Buffer): string {
+/**
+ * The cursor of a scan stopped by its bound, at the last entry read (`recent`: the positions of the latest
+ * entries read that the next request may go on from, in the order read, at most RECENT_KEYS). Every such cursor
+ * has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's values: when the last entry's
+ * position is too long for it, the cursor steps back to the latest entry that fits (the next request reads the
+ * rest again, at most RECENT_KEYS entries). Only when none of them fits is it the large size.
+ */
+function scanCursor(indexId: string, recent: readonly Buffer[], sealKey: Buffer): string {
   for (let i = recent.length - 1; i >= 0; i--) {
-    const cursor = encodeScanCursor(orderId, recent[i]!, sealKey, SCAN_CURSOR_SIZES.small);
+    const cursor = encodeScanCursor(indexId, recent[i]!, sealKey, SCAN_CURSOR_SIZES.small);
     if (cursor !== undefined) return cursor;
   }
   const last = recent.at(-1)!;
-  return encodeScanCursor(orderId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(orderId, last, sealKey);
+  // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
+  return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
 }
 
 function maxKey(a: Buffer, b: Buffer): Buffer {

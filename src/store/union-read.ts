@@ -37,8 +37,11 @@ export interface UnionPage<T> {
   readonly recent: readonly Buffer[];
 }
 
-/** How many of the latest entries' keys a page keeps for a scan cursor to step back among. */
-const RECENT_KEYS = 64;
+/**
+ * How many of the latest entries' keys a page keeps for a scan cursor to step back among (record-store.ts's
+ * #list too): the most entries the next request reads again.
+ */
+export const RECENT_KEYS = 64;
 
 /** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's order key. */
 function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer | undefined, scanReverse: boolean): MergeSource[] {

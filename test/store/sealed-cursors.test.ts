@@ -195,6 +195,33 @@ function sealedCursorSuite(backend: Backend): void {
       expect(seen).toEqual(['i1', 'i3']);
     });
 
+    it('steps a scan cursor back at most 64 entries, so the next request goes on instead of reading the page again', async () => {
+      const store = await (await database())();
+      await store.defineCollection(WIDE, wideLayout);
+      // Entry 0's position fits the small fixed size; every later one is too long for it.
+      const records = Array.from({ length: 200 }, (_, i): JsonObject => {
+        const text = `${String(i).padStart(3, '0')}${'x'.repeat(i === 0 ? 1 : 250)}`;
+        return { id: `i${String(i).padStart(3, '0')}${'z'.repeat(i === 0 ? 1 : 400)}`, a: text, b: text, c: text };
+      });
+      await store.commit({ writes: records.map((record) => ({ kind: 'put' as const, collectionId: WIDE, record })) });
+      const query = { sort: [['a', 'asc'], ['b', 'asc'], ['c', 'asc']], limit: 150 } as ListQuery;
+      /** The ids each request's read filter was asked about (it reads none of them). */
+      const asked = (seen: string[]): ReadFilter => (record) => {
+        seen.push(record.id as string);
+        return false;
+      };
+      const firstSeen: string[] = [];
+      const first = await store.list(WIDE, query, asked(firstSeen), { scanLimit: 150 });
+      expect(first.records).toEqual([]);
+      expect(firstSeen).toHaveLength(150);
+      const nextSeen: string[] = [];
+      await store.list(WIDE, { ...query, after: first.cursor.after }, asked(nextSeen), { scanLimit: 150 });
+      // Before, the cursor stepped back to entry 0 (the one that fit) and the next request read entries 1-149 again.
+      const again = nextSeen.filter((id) => firstSeen.includes(id));
+      expect(again.length).toBeLessThanOrEqual(64);
+      expect(nextSeen).toContain(records[199]!.id);
+    });
+
     it('accepts a sealed cursor without a read filter, and a plain one with a filter (permissions may change between pages)', async () => {
       const store = await storeWith(6);
       const sealed = await store.list(ITEMS, { limit: 2 }, everyone);
