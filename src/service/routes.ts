@@ -65,16 +65,26 @@ function setTimestamp(reply: FastifyReply, timestamp: number): void {
  * down, ends the wait early (as "no change").
  */
 async function waitForChange(context: RouteContext, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  reply.raw.once('close', onClose);
+  const client = watchClient(reply);
   try {
-    const signal = AbortSignal.any([gone.signal, context.shutdown]);
+    const signal = AbortSignal.any([client.gone, context.shutdown]);
     const changed = await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal);
     return changed !== null;
   } finally {
-    reply.raw.off('close', onClose);
+    client.stop();
   }
+}
+
+/**
+ * A signal that aborts when the client goes away: at once when it already has (the response's 'close' event,
+ * emitted while the request was being read or checked, is not emitted again).
+ */
+function watchClient(reply: FastifyReply): { gone: AbortSignal; stop: () => void } {
+  const gone = new AbortController();
+  const onClose = () => gone.abort();
+  reply.raw.once('close', onClose);
+  if (reply.raw.destroyed) gone.abort();
+  return { gone: gone.signal, stop: () => reply.raw.off('close', onClose) };
 }
 
 /**
@@ -85,10 +95,8 @@ async function waitForChange(context: RouteContext, reply: FastifyReply, target:
 async function serveStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const prepared = await prepareStream(context.service, stream);
   const raw = reply.raw;
-  const gone = new AbortController();
-  const onClose = () => gone.abort();
-  raw.once('close', onClose);
-  const signal = AbortSignal.any([gone.signal, context.shutdown]);
+  const client = watchClient(reply);
+  const signal = AbortSignal.any([client.gone, context.shutdown]);
   reply.hijack();
   // The headers set so far (CORS) go out too: fastify no longer sends them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
@@ -112,7 +120,7 @@ async function serveStream(context: RouteContext, reply: FastifyReply, stream: S
       await write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }
   } finally {
-    raw.off('close', onClose);
+    client.stop();
     raw.end();
   }
 }

@@ -1,8 +1,10 @@
 // Push updates over Server-Sent Events (stream=1): a query's and a record's events as records enter, change and
 // leave the caller's readable result; permissions on every event; resuming from Last-Event-ID; the 400s of bad
 // stream requests; and the stream ending when the server shuts down.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS, errorOf, jwkOf, startTestServer, type TestServer } from './support.ts';
 
 const SCHEMA = `
@@ -280,5 +282,39 @@ describe('shutdown', () => {
     await server.close();
     expect(Date.now() - started).toBeLessThan(3000);
     await expect(reader.next()).rejects.toThrow('the stream ended');
+  });
+});
+
+describe('a client that leaves while the starting result is read', () => {
+  it('has its stream ended, not left waiting to write to the closed connection', async () => {
+    const store = openSqliteStore(':memory:');
+    const server = await startTestServer({ store });
+    await server.createCollection('sse/Task', SCHEMA);
+    // The start of the stream (reading the collection's layout) waits until the client has gone.
+    let arrived!: () => void;
+    const streamArrived = new Promise<void>((resolve) => (arrived = resolve));
+    let release!: () => void;
+    const clientGone = new Promise<void>((resolve) => (release = resolve));
+    const getLayout = store.getLayout.bind(store);
+    store.getLayout = async (collectionId) => {
+      arrived();
+      await clientGone;
+      return getLayout(collectionId);
+    };
+    const ends = vi.spyOn(ServerResponse.prototype, 'end');
+    try {
+      const controller = new AbortController();
+      const response = fetch(`${server.url}/v0/collections/sse%2FTask/records?stream=1`, { signal: controller.signal }).catch(() => undefined);
+      await streamArrived;
+      controller.abort();
+      await response;
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the server sees the connection close
+      release();
+      // Before, the 'close' it had missed never came again: the stream waited for 'drain' until shutdown.
+      await vi.waitFor(() => expect(ends).toHaveBeenCalled(), { timeout: 3000 });
+    } finally {
+      ends.mockRestore();
+      await server.close();
+    }
   });
 });
