@@ -87,6 +87,8 @@ function disjunction(layout: Layout, node: unknown, context: string, depth: numb
   if (node.length > MAX_BRANCHES) throw invalidQuery(`${context} has ${node.length} alternatives; at most ${MAX_BRANCHES} are allowed`);
   const branches: Branch[] = [];
   node.forEach((alternative, i) => {
+    // A where may be absent (null), but an alternative of an $or may not: null is not "no condition" there.
+    if (!isPlainObject(alternative)) throw invalidQuery(`${context}[${i}] must be a JSON object of field paths, got ${preview(alternative)}`);
     for (const branch of normalise(layout, alternative, `${context}[${i}]`, depth)) {
       branches.push(branch);
       if (branches.length > MAX_BRANCHES) throw tooManyBranches(context);

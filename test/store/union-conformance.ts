@@ -207,6 +207,8 @@ export function unionConformance(backend: Backend): void {
       expect((await failure({ where: { tags: { $ne: 'x' } } })).message).toBe('where: field "tags" is an array (string[]); query it with {"$contains": value}');
       expect((await failure({ where: { $or: [] } })).message).toBe('where.$or must be a non-empty JSON array of where objects, got []');
       expect((await failure({ where: { $or: [{ group: 'g' }, 3] } })).message).toBe('where.$or[1] must be a JSON object of field paths, got 3');
+      // Before, a null alternative was taken as no condition at all, and the where matched every record.
+      expect((await failure({ where: { $or: [{ group: 'g' }, null] } })).message).toBe('where.$or[1] must be a JSON object of field paths, got null');
       expect((await failure({ where: { group: 'g', $or: [{ group: 'h' }] } })).message).toContain('field "group" is filtered both inside and outside an $or');
       const many = (n: number) => Array.from({ length: n }, (_, i) => ({ group: `g${i}` }));
       expect((await failure({ where: { $or: many(31) } })).message).toBe('where.$or has 31 alternatives; at most 30 are allowed');
