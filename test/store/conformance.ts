@@ -18,6 +18,7 @@ import {
 import { CollectionIndexes, type StoredLayout } from '../../src/store/index-entries.ts';
 import { clockKey, changeLogRange, indexPrefix, layoutKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
 import { planQuery } from '../../src/store/planner.ts';
+import { expectPagingBack, pageForward } from './paging.ts';
 import { collection, itemLayout, personLayout } from './schemas.ts';
 import { layoutOf } from '../../src/store/index.ts';
 
@@ -528,43 +529,13 @@ export function conformance(backend: Backend): void {
           const expected = expectedOrder(items, q);
 
           // Forward with the read filter and a small scan bound.
-          const seen: unknown[] = [];
-          let after: string | null = null;
-          const pages: { first: unknown; last: unknown; before: string | null; after: string | null }[] = [];
-          for (let guard = 0; guard < 200; guard++) {
-            const page = await store.list(collectionId, { ...query, limit, ...(after ? { after } : {}) }, readFilter, { scanLimit: limit + slack });
-            seen.push(...ids(page.records));
-            if (page.cursor.after === after) break;
-            after = page.cursor.after;
-          }
-          expect(seen).toEqual(ids(expected).filter((id) => !hidden.has(id as string)));
+          const filtered = await pageForward(store, collectionId, query, limit, readFilter, { scanLimit: limit + slack });
+          expect(filtered.ids).toEqual(ids(expected).filter((id) => !hidden.has(id as string)));
 
           // Forward without a filter, keeping each page's cursors; then backwards from a page's cursors.
-          after = null;
-          for (let guard = 0; guard < 200; guard++) {
-            const page = await store.list(collectionId, { ...query, limit, ...(after ? { after } : {}) });
-            if (page.records.length > 0) pages.push({ first: page.records[0]!.id, last: page.records.at(-1)!.id, ...page.cursor });
-            if (page.cursor.after === after) break;
-            after = page.cursor.after;
-          }
-          if (pages.length > 0) {
-            const page = pages[seed % pages.length]!;
-            for (const [from, record] of [
-              [page.after, page.last],
-              [page.before, page.first],
-            ] as const) {
-              const back: unknown[] = [];
-              let before = from;
-              for (let guard = 0; guard < 200; guard++) {
-                const result = await store.list(collectionId, { ...query, limit, before });
-                back.unshift(...ids(result.records));
-                if (result.cursor.before === before) break;
-                before = result.cursor.before;
-              }
-              const stop = ids(expected).indexOf(record);
-              expect(back).toEqual(ids(expected).slice(0, stop));
-            }
-          }
+          const { ids: all, pages } = await pageForward(store, collectionId, query, limit);
+          expect(all).toEqual(ids(expected));
+          if (pages.length > 0) await expectPagingBack(store, collectionId, query, limit, pages[seed % pages.length]!, ids(expected));
           await store.deleteCollection(collectionId);
         }),
         { numRuns: backend.name === 'sqlite' ? 150 : 40 },

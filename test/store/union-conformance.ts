@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planUnion, RecordStore, StoreError, layoutOf, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
 import type { Backend } from './conformance.ts';
+import { expectPagingBack, pageForward } from './paging.ts';
 import { collection } from './schemas.ts';
 
 const TAGGED = 'ns/Tagged';
@@ -283,44 +284,14 @@ export function unionConformance(backend: Backend): void {
           const visible = ids(expected).filter((id) => !hidden.has(id as string));
 
           // Forward with the read filter and a small scan bound; the count agrees.
-          const seen: unknown[] = [];
-          let after: string | null = null;
-          for (let guard = 0; guard < 200; guard++) {
-            const page = await store.list(collectionId, { ...query, limit, ...(after ? { after } : {}) }, readFilter, { scanLimit: limit + slack });
-            seen.push(...ids(page.records));
-            if (page.cursor.after === after) break;
-            after = page.cursor.after;
-          }
-          expect(seen).toEqual(visible);
+          const filtered = await pageForward(store, collectionId, query, limit, readFilter, { scanLimit: limit + slack });
+          expect(filtered.ids).toEqual(visible);
           expect((await store.count(collectionId, { where: query.where }, readFilter)).count).toBe(visible.length);
 
           // Forward without a filter, keeping each page's cursors; then backwards from one page's cursors.
-          const pages: { first: unknown; last: unknown; before: string | null; after: string | null }[] = [];
-          after = null;
-          for (let guard = 0; guard < 200; guard++) {
-            const page = await store.list(collectionId, { ...query, limit, ...(after ? { after } : {}) });
-            if (page.records.length > 0) pages.push({ first: page.records[0]!.id, last: page.records.at(-1)!.id, ...page.cursor });
-            if (page.cursor.after === after) break;
-            after = page.cursor.after;
-          }
-          expect(pages.flatMap((p) => p.first)).toEqual(pages.map((p) => p.first));
-          if (pages.length > 0) {
-            const page = pages[seed % pages.length]!;
-            for (const [from, record] of [
-              [page.after, page.last],
-              [page.before, page.first],
-            ] as const) {
-              const back: unknown[] = [];
-              let before = from;
-              for (let guard = 0; guard < 200; guard++) {
-                const result = await store.list(collectionId, { ...query, limit, before });
-                back.unshift(...ids(result.records));
-                if (result.cursor.before === before) break;
-                before = result.cursor.before;
-              }
-              expect(back).toEqual(ids(expected).slice(0, ids(expected).indexOf(record)));
-            }
-          }
+          const { ids: all, pages } = await pageForward(store, collectionId, query, limit);
+          expect(all).toEqual(ids(expected));
+          if (pages.length > 0) await expectPagingBack(store, collectionId, query, limit, pages[seed % pages.length]!, ids(expected));
           await store.deleteCollection(collectionId);
         }),
         { numRuns: backend.name === 'sqlite' ? 150 : 40 },
