@@ -7,9 +7,13 @@ export function timestampToSeconds(timestamp: number): string {
   return `${micros / 1_000_000n}.${(micros % 1_000_000n).toString().padStart(6, '0')}`;
 }
 
-/** Seconds (a number or decimal text, as the client sends `since`) to a store timestamp; null when not a time. */
+/**
+ * Seconds (a number or decimal text, as the client sends `since`) to a store timestamp; null when not a time,
+ * or past 2^53 microseconds (the year 2255), which is no exact integer and so no timestamp the store gives out.
+ */
 export function secondsToTimestamp(seconds: number | string): number | null {
   const n = typeof seconds === 'number' ? seconds : /^\s*\d+(\.\d*)?\s*$/.test(seconds) ? Number(seconds) : NaN;
   if (!Number.isFinite(n) || n < 0) return null;
-  return Math.round(n * 1_000_000);
+  const timestamp = Math.round(n * 1_000_000);
+  return Number.isSafeInteger(timestamp) ? timestamp : null;
 }

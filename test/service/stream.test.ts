@@ -259,6 +259,9 @@ describe('bad stream requests', () => {
       [queryPath('sse/Task', { owner: { $nope: 1 } }), {}, 400, 'indexer/invalid-query'],
       [`${queryPath('sse/Task', { done: true })}&sort=${encodeURIComponent('[["owner","desc"]]')}`, {}, 400, 'indexer/missing-index'],
       ['/v0/collections/sse%2FTask/records?stream=1', { 'last-event-id': 'yesterday' }, 400, 'request/invalid-header'],
+      // Before, a time past 2^53 microseconds went on to the change log's keys: an internal-error event.
+      ['/v0/collections/sse%2FTask/records?stream=1', { 'last-event-id': '99999999999999999999' }, 400, 'request/invalid-header'],
+      ['/v0/collections/sse%2FTask/records/t1?stream=1&since=9007199254.740993', {}, 400, 'request/invalid-query'],
       ['/v0/collections/sse%2FNope/records?stream=1', {}, 404, 'collection/not-found'],
       ['/v0/collections/sse%2FNope/records/x?stream=1', {}, 404, 'collection/not-found'],
     ];

@@ -21,5 +21,10 @@ describe('timestamps over HTTP', () => {
     expect(secondsToTimestamp('abc')).toBeNull();
     expect(secondsToTimestamp('-1')).toBeNull();
     expect(secondsToTimestamp(Number.NaN)).toBeNull();
+    // Past 2^53 microseconds (the year 2255) a time is no longer an exact integer, and no store timestamp.
+    expect(secondsToTimestamp('9007199254.74')).toBe(9007199254740000);
+    expect(secondsToTimestamp('9007199254.740993')).toBeNull();
+    expect(secondsToTimestamp('99999999999999999999')).toBeNull();
+    expect(secondsToTimestamp(1e300)).toBeNull();
   });
 });
