@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { VELLUM } from '../support/cli.ts';
+import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'vellum-cli-ops-'));
@@ -30,7 +30,7 @@ function vellum(args: string[], stdin: 'ignore' | number = 'ignore') {
   const result = spawnSync(process.execPath, [...VELLUM, ...args], {
     cwd: root,
     encoding: 'utf8',
-    timeout: 10_000,
+    timeout: CLI_TIMEOUT_MS,
     stdio: [stdin, 'pipe', 'pipe'],
     maxBuffer: 1024 * 1024,
   });

@@ -7,14 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import vectors from '../../fixtures/vectors/signatures.json' with { type: 'json' };
 import { verifySignatureHeader } from '../../src/auth/index.ts';
-import { VELLUM } from '../support/cli.ts';
+import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const scratch = mkdtempSync(join(tmpdir(), 'vellum-sign-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 function vellum(args: string[], input?: string) {
-  const result = spawnSync(process.execPath, [...VELLUM, 'sign', ...args], { cwd: root, input, encoding: 'utf8', timeout: 30_000 });
+  const result = spawnSync(process.execPath, [...VELLUM, 'sign', ...args], { cwd: root, input, encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
-import { CLI_MAIN, VELLUM } from '../support/cli.ts';
+import { CLI_MAIN, CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-serve-ops-'));
 const running: ServeProcess[] = [];
@@ -39,7 +39,7 @@ writeFileSync(binarySchema, Buffer.alloc(4096, 0xff));
 
 /** Runs `vellum serve --port 0 <args>` to its end (it must end by itself: every case here is a refusal). */
 function serveFails(args: string[]): { status: number | null; stderr: string; stdout: string } {
-  const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: 20_000 });
+  const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', ...args], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
   return { status: result.status, stderr: result.stderr, stdout: result.stdout };
 }
 
@@ -63,7 +63,7 @@ describe('bad flags are refused with the flag named', () => {
     const both = serveFails(['--db', 'postgres://u@127.0.0.1/db', '--data', join(dir, 'ignored')]);
     expect(both.status).toBe(2);
     expect(both.stderr).toBe("error: option '--db <url>' cannot be used with option '--data <dir>'\n(run 'vellum <command> --help' for the usage)\n");
-    const port = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '99999'], { encoding: 'utf8', timeout: 20_000 });
+    const port = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '99999'], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
     expect(port.status).toBe(2);
     expect(port.stderr).toBe("error: option '--port <n>' argument '99999' is invalid. expected a port number from 0 to 65535\n(run 'vellum <command> --help' for the usage)\n");
   });
@@ -124,7 +124,7 @@ describe('the data folder', () => {
   it.skipIf(!canRun)('a folder this user may not write', () => {
     const locked = join(dir, 'read-only');
     mkdirSync(locked, { mode: 0o555 });
-    const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', '--data', join(locked, 'sub')], { encoding: 'utf8', timeout: 20_000, cwd: '/', ...asNobody });
+    const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', '--data', join(locked, 'sub')], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS, cwd: '/', ...asNobody });
     expect(result.status).toBe(1);
     expect(oneLine(result.stderr)).toBe(`vellum serve: cannot use ${join(locked, 'sub')} as the data folder: permission denied`);
   }, 30_000);
@@ -243,7 +243,7 @@ describe('listening', () => {
     await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
     const port = (blocker.address() as { port: number }).port;
     try {
-      const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', String(port), '--data', join(dir, 'listen')], { encoding: 'utf8', timeout: 20_000 });
+      const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', String(port), '--data', join(dir, 'listen')], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
       expect(result.status).toBe(1);
       expect(oneLine(result.stderr)).toBe(`vellum serve: cannot listen on 127.0.0.1:${port}: the port is already in use`);
     } finally {

@@ -9,3 +9,10 @@ export const CLI_MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.me
 
 /** Node's arguments before the command's own: `spawn(process.execPath, [...VELLUM, 'check', file])`. */
 export const VELLUM: readonly string[] = ['--import', createRequire(import.meta.url).resolve('tsx'), CLI_MAIN];
+
+/**
+ * How long a test lets one run of the command line take before it is killed: a safety net, not a speed check. A
+ * run takes about 2 s through tsx, but in CI the first runs of a fresh clone transpile every module while the
+ * consumer test compiles better-sqlite3 on the other core, and 20 s was not always enough there.
+ */
+export const CLI_TIMEOUT_MS = 60_000;

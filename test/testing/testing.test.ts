@@ -1,7 +1,6 @@
 // The property-testing helpers: arbitraries derived from types are accepted by execute, and
 // propertyTest reports failing properties with a counterexample.
 import fc from 'fast-check';
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { execute } from '../../src/runtime/index.ts';
 import { argumentsOf, compileSchema, propertyTest, recordOf, testKeys } from '../../src/testing/index.ts';
@@ -72,15 +71,5 @@ describe('propertyTest', () => {
 
   it('refuses a schema with errors', () => {
     expect(() => propertyTest('collection T { id: string; f () { this.x = 1; } }', 'T.f', () => true)).toThrow(/the schema has errors/);
-  });
-});
-
-describe('the README example', () => {
-  it('is this repository’s example test, verbatim', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const section = readme.slice(readme.indexOf('## Property-testing your functions'));
-    const block = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-    const example = readFileSync(new URL('./readme-example.test.ts', import.meta.url), 'utf8').replace('../../src/testing/index.ts', 'vellum/testing');
-    expect(block).toBe(example);
   });
 });
