@@ -10,6 +10,7 @@ import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { HTTP_SERVER_OPTIONS, answerClientError, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
+import { DEFAULT_MAX_STREAMS } from './stream.ts';
 
 /** Largest request body accepted (a schema text is the largest thing a client sends). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
@@ -29,6 +30,8 @@ export interface AppOptions {
   recoveryPool?: RecoveryPool;
   /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
   explorer?: ExplorerOptions | false;
+  /** The most push-update streams (`stream=1`) open at once; one more is 503 `stream/too-many-streams` (default 1000). */
+  maxStreams?: number;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -72,7 +75,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false });
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the

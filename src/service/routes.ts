@@ -16,7 +16,7 @@ import { homePage, wantsHtml } from './explorer.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
 import { authenticate, type Caller } from './signature.ts';
-import { prepareStream, runStream, type StreamRequest } from './stream.ts';
+import { prepareStream, runStream, tooManyStreams, type StreamRequest } from './stream.ts';
 
 export const SERVICE_VERSION = '0.1.0';
 /** Polybase never filled in a block hash; the client only reads the field. */
@@ -32,6 +32,8 @@ export interface RouteContext {
   recoveryPool: RecoveryPool;
   /** Whether the explorer is served (then a browser asking for `/` gets a page that links to it). */
   explorer?: boolean;
+  /** The streams open now, and the most this server keeps open at once. */
+  streams: { open: number; readonly max: number };
 }
 
 interface RecordParams {
@@ -93,6 +95,17 @@ function watchClient(reply: FastifyReply): { gone: AbortSignal; stop: () => void
  * goes away or the server shuts down (which ends the stream at once).
  */
 async function serveStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+  const { streams } = context;
+  if (streams.open >= streams.max) throw tooManyStreams(streams.max);
+  streams.open++;
+  try {
+    await followStream(context, reply, stream);
+  } finally {
+    streams.open--;
+  }
+}
+
+async function followStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const prepared = await prepareStream(context.service, stream);
   const raw = reply.raw;
   const client = watchClient(reply);

@@ -33,6 +33,8 @@ export interface ServerOptions {
   shutdownGraceMs?: number;
   /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
   explorer?: ExplorerOptions | false;
+  /** The most push-update streams open at once (default 1000; see AppOptions). */
+  maxStreams?: number;
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -140,6 +142,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       shutdown: shutdown.signal,
       now: options.now,
       explorer: options.explorer,
+      maxStreams: options.maxStreams,
     });
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;

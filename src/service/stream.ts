@@ -22,6 +22,12 @@ import type { Caller } from './signature.ts';
 
 /** The most records a stream follows (a query with more readable results is refused at the start). */
 export const MAX_STREAM_RECORDS = 1000;
+/**
+ * The most streams one server keeps open at once (AppOptions.maxStreams). Each open stream reads the change log at
+ * every commit and holds a connection and up to MAX_STREAM_RECORDS ids, so their number is bounded like any other
+ * resource: a stream past it is refused with 503 before anything is read.
+ */
+export const DEFAULT_MAX_STREAMS = 1000;
 /** A comment line keeps idle connections (and proxies) open. */
 export const KEEP_ALIVE_MS = 15_000;
 /** A resume replays at most this many commits of the change log... */
@@ -91,6 +97,11 @@ export async function prepareStream(service: RecordService, request: StreamReque
     after = result.cursor.after;
   }
   return { request, matches, members, timestamp: timestamp! };
+}
+
+/** The answer to a stream asked for while `max` are open. */
+export function tooManyStreams(max: number): ServiceError {
+  return new ServiceError('unavailable', 'stream/too-many-streams', `this server has ${max} streams open, its most; retry later or use a long-poll (since)`);
 }
 
 function tooLarge(what: string): ServiceError {

@@ -321,3 +321,38 @@ describe('a client that leaves while the starting result is read', () => {
     }
   });
 });
+
+describe('how many streams a server keeps open', () => {
+  it('refuses one past maxStreams with 503 stream/too-many-streams, and takes one again when another ends', async () => {
+    const server = await startTestServer({ maxStreams: 2 });
+    await server.createCollection('sse/Task', SCHEMA);
+    const path = `${server.url}/v0/collections/sse%2FTask/records?stream=1`;
+    const controllers: AbortController[] = [];
+    const openOne = async () => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      return fetch(path, { signal: controller.signal });
+    };
+    try {
+      expect((await openOne()).status).toBe(200);
+      expect((await openOne()).status).toBe(200);
+      const refused = await openOne();
+      expect(refused.status).toBe(503);
+      expect((await refused.json()).error).toEqual({
+        code: 'unavailable',
+        reason: 'stream/too-many-streams',
+        message: 'this server has 2 streams open, its most; retry later or use a long-poll (since)',
+      });
+      // Long-polls and lists are not streams: still answered.
+      expect((await fetch(`${server.url}/v0/collections/sse%2FTask/records`)).status).toBe(200);
+      controllers[0]!.abort();
+      await vi.waitFor(async () => {
+        const again = await openOne();
+        expect(again.status).toBe(200);
+      }, { timeout: 3000 });
+    } finally {
+      for (const controller of controllers) controller.abort();
+      await server.close();
+    }
+  });
+});
