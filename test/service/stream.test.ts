@@ -338,7 +338,7 @@ describe('how many streams a server keeps open', () => {
       expect((await openOne()).status).toBe(200);
       const refused = await openOne();
       expect(refused.status).toBe(503);
-      expect((await refused.json()).error).toEqual({
+      expect(((await refused.json()) as { error: unknown }).error).toEqual({
         code: 'unavailable',
         reason: 'stream/too-many-streams',
         message: 'this server has 2 streams open, its most; retry later or use a long-poll (since)',
