@@ -7,7 +7,7 @@ import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
-import { HTTP_SERVER_OPTIONS, answerClientError, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
+import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 import { DEFAULT_MAX_STREAMS } from './stream.ts';
@@ -48,7 +48,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
-    http: HTTP_SERVER_OPTIONS,
+    serverFactory: createHttpServer,
   });
   registerHttpEdges(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
 
