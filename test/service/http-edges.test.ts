@@ -4,6 +4,8 @@
 
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, RecordService } from '../../src/service/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
 const BODY_LIMIT = 64 * 1024;
@@ -205,5 +207,18 @@ describe('a body refused for its size', () => {
     const created = await small.response();
     expect(created?.status, created?.body).toBe(200);
     small.socket.destroy();
+  });
+});
+
+describe("the service's own HTTP server (fastify's serverFactory, for the Host check)", () => {
+  it('keeps the timeouts fastify sets on a server it makes itself', async () => {
+    const app = buildApp({ service: new RecordService(openSqliteStore(':memory:')), explorer: false });
+    try {
+      expect(app.server.keepAliveTimeout).toBe(72_000); // fastify's default, not Node's 5 s
+      expect(app.server.requestTimeout).toBe(0);
+      expect(app.server.timeout).toBe(0);
+    } finally {
+      await app.close();
+    }
   });
 });
