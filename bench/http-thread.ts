@@ -16,6 +16,7 @@ import { RecoveryPool, signRequest, verifySignatureHeader, verifySignatureHeader
 import { startServer } from '../src/service/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { row, type BenchRow } from './harness.ts';
+import { ITEM_SCHEMA } from './http.ts';
 import { LoadDriver } from './load-client.ts';
 import { signedPosts, type Post } from './signed-posts.ts';
 
@@ -38,25 +39,6 @@ const SIGNED_REQUESTS = 4000;
 /** The one-connection latency run is shorter: it measures service time, not throughput. */
 const SINGLE_CONNECTION_REQUESTS = 3000;
 const KEY = `0x${'42'.repeat(32)}`;
-
-const SCHEMA = `
-@public
-collection Item {
-  id: string;
-  n: number;
-  label: string;
-  owner?: PublicKey;
-  constructor (id: string, n: number, label: string) {
-    this.id = id;
-    this.n = n;
-    this.label = label;
-    this.owner = ctx.publicKey;
-  }
-  increment () {
-    this.n += 1;
-  }
-}
-`;
 
 interface Figures {
   rps: number;
@@ -122,7 +104,7 @@ export async function runHttpBench(client: Client, SUITE: string): Promise<Bench
   const server = await startServer({ port: 0, store: openSqliteStore(join(dir, 'bench.sqlite')) });
   try {
     const collection = 'bench%2FItem';
-    await server.service.installSchema('bench/Item', SCHEMA);
+    await server.service.installSchema('bench/Item', ITEM_SCHEMA);
     for (let i = 0; i < 1000; i++) await server.service.create('bench/Item', [`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`], {});
 
     const now = Date.now();
