@@ -2,7 +2,7 @@
 // changed (record-service.md, "Index and data rebuild on update"): a missing required field gets its type's
 // default ('' / 0 / false / empty bytes / [] / {} / an object of defaults / the empty reference
 // `{collectionId: '', id: ''}`), a field the schema no longer declares is dropped, and a value of a field whose
-// type changed is cast where a cast is defined: a number or boolean to its text, a text of a finite number to
+// type changed is cast where a cast is defined: a number or boolean to its text, a text of a finite decimal number to
 // that number, "true"/"false" to a boolean; element by element inside arrays, maps and objects. Unlike
 // Polybase, a value that cannot be cast is not replaced by a default: the cast fails and says where, so the
 // service can refuse the update (and count the records it would break) instead of losing data. PublicKey has
@@ -44,12 +44,17 @@ function castFields(fields: readonly FieldDeclaration[], value: { readonly [key:
   return out;
 }
 
+// A decimal number (Polybase parsed one with Rust's f64 parse; surrounding spaces are forgiven here): `Number()`
+// alone would also read `0x10`, `0b11` and `0o7`, turning a stored text such as a hex id into an unrelated
+// number without a word.
+const DECIMAL_NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
 /** The value cast towards the type where a cast is defined; anything else unchanged (the wire check judges it). */
 function castValue(type: TypeNode, value: unknown): unknown {
   switch (type.kind) {
     case 'primitiveType':
       if (type.name === 'string' && ((typeof value === 'number' && Number.isFinite(value)) || typeof value === 'boolean')) return String(value);
-      if (type.name === 'number' && typeof value === 'string' && value.trim() !== '' && Number.isFinite(Number(value))) return Number(value);
+      if (type.name === 'number' && typeof value === 'string' && DECIMAL_NUMBER.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
       if (type.name === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
       return value;
     case 'arrayType':

@@ -82,4 +82,17 @@ describe('castStoredRecord', () => {
     const keyed = load('collection K { id: string; owner: PublicKey; constructor (id: string) { this.id = id; this.owner = ctx.publicKey; } }', 'K', { check: false });
     expect(castStoredRecord(keyed, { id: 'k' })).toEqual({ ok: false, path: 'owner', message: 'required field "owner" is missing and type PublicKey has no default' });
   });
+
+  it('casts only decimal number text to a number: hex, binary or octal text is refused, not rewritten', () => {
+    const base = { id: 't', text: '', count: 0, flag: false, data: '', list: [], names: {}, info: { a: 0 }, other: { collectionId: '', id: '' } };
+    for (const [text, number] of [['12', 12], ['-1.5', -1.5], ['+3', 3], ['.5', 0.5], ['2.', 2], ['1e3', 1000], ['1E-2', 0.01]] as const) {
+      const cast = castStoredRecord(thing, { ...base, count: text });
+      expect(cast, text).toEqual({ ok: true, changed: true, record: { ...base, count: number } });
+    }
+    for (const text of ['0x10', '0b11', '0o7', ' 0x10 ', '1_000', 'Infinity', '1e400', '1e', '.']) {
+      const cast = castStoredRecord(thing, { ...base, count: text });
+      expect(cast.ok, JSON.stringify(text)).toBe(false);
+      if (!cast.ok) expect(cast.path).toBe('count');
+    }
+  });
 });
