@@ -58,6 +58,8 @@ export class CollectionRegistry {
   readonly #cache = new Map<string, CacheEntry>();
   readonly #cacheBudget: number;
   #cachedChars = 0;
+  /** The layout pass (index builds, record casts) running in this process for each collection, by its layout. */
+  readonly #ensuring = new Map<string, { layout: string; done: Promise<void> }>();
 
   constructor(store: RecordStore, options: CollectionRegistryOptions = {}) {
     this.#store = store;
@@ -167,6 +169,22 @@ export class CollectionRegistry {
    * cannot follow), or finishes what an interrupted update left.
    */
   async #ensureLayout(collectionId: string, layout: Layout, compiled?: CompiledCollection): Promise<void> {
+    // Every request that finds the new schema while its records are still being cast or indexed waits for the
+    // one pass already running here instead of starting its own over the whole collection.
+    const wanted = JSON.stringify(layout);
+    const running = this.#ensuring.get(collectionId);
+    if (running?.layout === wanted) return running.done;
+    const done = this.#defineLayout(collectionId, layout, compiled);
+    const entry = { layout: wanted, done };
+    this.#ensuring.set(collectionId, entry);
+    try {
+      await done;
+    } finally {
+      if (this.#ensuring.get(collectionId) === entry) this.#ensuring.delete(collectionId);
+    }
+  }
+
+  async #defineLayout(collectionId: string, layout: Layout, compiled?: CompiledCollection): Promise<void> {
     const current = await this.#store.getLayout(collectionId);
     if (current && JSON.stringify(current) === JSON.stringify(layout)) {
       if ((await this.#store.buildingIndexes(collectionId)).length === 0 && !(await this.#store.conforming(collectionId))) return;

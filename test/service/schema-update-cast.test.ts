@@ -1,0 +1,42 @@
+// A schema update that casts stored records, seen by requests that arrive while the cast is running.
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import { startTestServer, type TestServer } from './support.ts';
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.close());
+
+it('requests arriving during the cast wait for the one pass running, rather than each casting the whole collection again', async () => {
+  const before = '@public collection P { id: string; constructor (id: string) { this.id = id; } }';
+  const after = '@public collection P { id: string; n: number; constructor (id: string) { this.id = id; this.n = 1; } }';
+  await s.createCollection('t/P', before);
+  for (const id of ['a', 'b', 'c']) expect((await s.create('t/P', [id])).status).toBe(200);
+
+  const store = s.server.service.store;
+  const define = store.defineCollection.bind(store);
+  let started!: () => void;
+  const passStarted = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  // The update's own pass is held until the reads below have found the new schema.
+  const spy = vi.spyOn(store, 'defineCollection').mockImplementation(async (...args) => {
+    started();
+    await gate;
+    return define(...args);
+  });
+  try {
+    const update = s.call('Collection', 't/P', 'updateCode', [after]);
+    await passStarted;
+    const reads = ['a', 'b', 'c', 'a', 'b'].map((id) => s.record('t/P', id));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    release();
+    expect((await update).status).toBe(200);
+    for (const read of await Promise.all(reads)) expect(read.status).toBe(200);
+    expect(spy).toHaveBeenCalledTimes(1);
+    for (const id of ['a', 'b', 'c']) expect((await s.record('t/P', id)).json.data).toEqual({ id, n: 0 });
+  } finally {
+    spy.mockRestore();
+  }
+});
