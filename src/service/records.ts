@@ -140,9 +140,10 @@ export class RecordService {
   /** Runs the constructor and stores the new record; returns it. */
   async create(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
     if (collectionId === META_COLLECTION_ID) return this.#createCollection(args, caller);
-    const collection = await this.#userCollection(collectionId);
-    this.#checkFunction(collection, 'constructor', args);
+    // The schema is looked up on every attempt: a conflict may come from a schema update casting the records.
     return this.#retry(async () => {
+      const collection = await this.#userCollection(collectionId);
+      this.#checkFunction(collection, 'constructor', args);
       const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail'));
       const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
       if (!result.ok) throw fromRuntimeError(result.error);
@@ -163,13 +164,16 @@ export class RecordService {
   /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */
   async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
     if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
-    const collection = await this.#userCollection(collectionId);
-    // Polybase let `call/constructor` run the constructor over an existing record, with no permission check.
-    if (functionName === 'constructor') {
-      throw notFound('function/not-found', `the constructor of "${collectionId}" runs only when a record is created (POST …/records)`);
-    }
-    this.#checkFunction(collection, functionName, args);
+    // The schema is looked up on every attempt, not once before the queue: a call that waited behind others, or
+    // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
+    // function on the cast record and write it back in the old form (a new required field gone).
     const run = () => this.#retry(async () => {
+      const collection = await this.#userCollection(collectionId);
+      // Polybase let `call/constructor` run the constructor over an existing record, with no permission check.
+      if (functionName === 'constructor') {
+        throw notFound('function/not-found', `the constructor of "${collectionId}" runs only when a record is created (POST …/records)`);
+      }
+      this.#checkFunction(collection, functionName, args);
       const { record: current, version } = await this.store.get(collectionId, id);
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
       const loader = this.#requestLoader('fail');

@@ -40,3 +40,39 @@ it('requests arriving during the cast wait for the one pass running, rather than
     spy.mockRestore();
   }
 });
+
+it('a call whose write conflicts with the cast runs again under the new schema, so it cannot undo the cast', async () => {
+  const before = '@public collection Q { id: string; s: string; constructor (id: string) { this.id = id; this.s = ""; } function set(s: string) { this.s = s; } }';
+  const after = '@public collection Q { id: string; s: string; n: number; constructor (id: string) { this.id = id; this.s = ""; this.n = 1; } function set(s: string) { this.s = s; } }';
+  await s.createCollection('t/Q', before);
+  expect((await s.create('t/Q', ['r'])).status).toBe(200);
+
+  const store = s.server.service.store;
+  const commit = store.commit.bind(store);
+  let held!: () => void;
+  const callHeld = new Promise<void>((resolve) => (held = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let first = true;
+  // The call's first commit (read under the old schema) is held until the update has cast the record.
+  const spy = vi.spyOn(store, 'commit').mockImplementation(async (request) => {
+    if (first && request.writes?.some((write) => write.collectionId === 't/Q')) {
+      first = false;
+      held();
+      await gate;
+    }
+    return commit(request);
+  });
+  try {
+    const call = s.call('t/Q', 'r', 'set', ['y']);
+    await callHeld;
+    expect((await s.call('Collection', 't/Q', 'updateCode', [after])).status).toBe(200);
+    expect((await s.record('t/Q', 'r')).json.data).toEqual({ id: 'r', s: '', n: 0 });
+    release();
+    const answer = await call;
+    expect(answer.status, answer.text).toBe(200);
+    expect((await s.record('t/Q', 'r')).json.data).toEqual({ id: 'r', s: 'y', n: 0 });
+  } finally {
+    spy.mockRestore();
+  }
+});
