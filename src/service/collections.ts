@@ -47,6 +47,12 @@ interface CacheEntry {
   collection: UserCollection;
 }
 
+/** A user collection's schema code, and the collection compiled from it. */
+interface Schema {
+  compiled: CompiledCollection;
+  code: string;
+}
+
 const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
 
 export class CollectionRegistry {
@@ -126,7 +132,7 @@ export class CollectionRegistry {
 
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
   async install(checked: CheckedCollection): Promise<void> {
-    await this.#ensureLayout(checked.collectionId, checked.layout, compileChecked(checked));
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code });
     this.#forget(checked.collectionId);
   }
 
@@ -158,7 +164,7 @@ export class CollectionRegistry {
     const checked = checkCollectionSchema(collectionId, code);
     const compiled = compileChecked(checked);
     // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
-    await this.#ensureLayout(collectionId, checked.layout, compiled);
+    await this.#ensureLayout(collectionId, checked.layout, { compiled, code });
     const publicRead = checked.node.decorators.some((d) => d.name === 'public' || d.name === 'read');
     return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
   }
@@ -168,13 +174,13 @@ export class CollectionRegistry {
    * record as `castStoredRecord` makes it; see records.ts for the check that refuses an update some record
    * cannot follow), or finishes what an interrupted update left.
    */
-  async #ensureLayout(collectionId: string, layout: Layout, compiled?: CompiledCollection): Promise<void> {
+  async #ensureLayout(collectionId: string, layout: Layout, schema?: Schema): Promise<void> {
     // Every request that finds the new schema while its records are still being cast or indexed waits for the
     // one pass already running here instead of starting its own over the whole collection.
     const wanted = JSON.stringify(layout);
     const running = this.#ensuring.get(collectionId);
     if (running?.layout === wanted) return running.done;
-    const done = this.#defineLayout(collectionId, layout, compiled);
+    const done = this.#defineLayout(collectionId, layout, schema);
     const entry = { layout: wanted, done };
     this.#ensuring.set(collectionId, entry);
     try {
@@ -184,12 +190,24 @@ export class CollectionRegistry {
     }
   }
 
-  async #defineLayout(collectionId: string, layout: Layout, compiled?: CompiledCollection): Promise<void> {
+  async #defineLayout(collectionId: string, layout: Layout, schema?: Schema): Promise<void> {
     const current = await this.#store.getLayout(collectionId);
     if (current && JSON.stringify(current) === JSON.stringify(layout)) {
       if ((await this.#store.buildingIndexes(collectionId)).length === 0 && !(await this.#store.conforming(collectionId))) return;
     }
-    await this.#store.defineCollection(collectionId, layout, compiled ? { conform: (record) => conformed(compiled, record) } : {});
+    if (!schema) {
+      await this.#store.defineCollection(collectionId, layout);
+      return;
+    }
+    const { compiled, code } = schema;
+    // Stored only while the schema record still holds this code: a request that read a schema just before an
+    // update replaced it (or an update whose install ran late) would otherwise put the older layout back and cast
+    // every record to the older schema, dropping the newer fields' values. The newer schema's install, or the
+    // next request that loads it, stores its own layout.
+    await this.#store.defineCollection(collectionId, layout, {
+      conform: (record) => conformed(compiled, record),
+      onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
+    });
   }
 }
 

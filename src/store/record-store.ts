@@ -170,6 +170,12 @@ export interface DefineOptions {
    * so long-polls see it. The pass is marked in the stored layout and resumes if interrupted.
    */
   readonly conform?: (record: JsonObject) => JsonObject | null;
+  /**
+   * A record that must still hold what the caller expects when the layout is stored (read in the same
+   * transaction): the service's schema record, so that a layout made from a schema that a later update has
+   * already replaced is never stored over the later one's. When it does not hold, nothing is written or built.
+   */
+  readonly onlyIf?: { readonly collectionId: string; readonly id: string; readonly holds: (record: JsonObject | null) => boolean };
 }
 
 /** The default `batchBytes` of an index build: 16 MiB of record JSON. */
@@ -182,6 +188,8 @@ export interface DefineResult {
   readonly removed: readonly string[];
   /** How many records were indexed by the rebuild. */
   readonly rebuilt: number;
+  /** True when `onlyIf` did not hold: nothing was stored. */
+  readonly superseded?: true;
 }
 
 export interface StoreOptions {
@@ -224,7 +232,10 @@ export class RecordStore {
   async defineCollection(collectionId: string, layout: Layout, options: DefineOptions = {}): Promise<DefineResult> {
     checkCollectionId(collectionId);
     const key = layoutKey(collectionId);
-    const { result } = await this.kv.transact([key], ([current]) => {
+    const onlyIf = options.onlyIf;
+    const keys = onlyIf ? [key, recordKey(onlyIf.collectionId, onlyIf.id)] : [key];
+    const { result } = await this.kv.transact(keys, ([current, required]) => {
+      if (onlyIf && !onlyIf.holds(required ? parseRecord(required) : null)) return { ops: [], result: undefined };
       const old = current ? parseStoredLayout(current) : undefined;
       const oldIds = new Set(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []);
       const newIds = new Set(layout.indexes.filter((i) => !i.primary).map((i) => i.id));
@@ -239,6 +250,7 @@ export class RecordStore {
       for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
       return { ops, result: { added, removed, building, conforming, bytes } };
     });
+    if (!result) return { added: [], removed: [], rebuilt: 0, superseded: true };
     let rebuilt = 0;
     if (result.building.length > 0 || (result.conforming && options.conform)) {
       rebuilt = await this.#build(collectionId, result.bytes, result.building, options);

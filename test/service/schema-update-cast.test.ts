@@ -76,3 +76,39 @@ it('a call whose write conflicts with the cast runs again under the new schema, 
     spy.mockRestore();
   }
 });
+
+it('an update whose install runs after a later update has been installed does not put its older layout back', async () => {
+  const schema = (fields: string) => `@public collection R { id: string; ${fields} constructor (id: string) { this.id = id; } }`;
+  const setY = 'function setY(y: string) { this.y = y; }';
+  await s.createCollection('t/R', schema(`y?: string; ${setY}`));
+  expect((await s.create('t/R', ['a'])).status).toBe(200);
+
+  const store = s.server.service.store;
+  const define = store.defineCollection.bind(store);
+  let started!: () => void;
+  const firstInstall = new Promise<void>((resolve) => (started = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let calls = 0;
+  // The first update's install is held until a second update has been installed and used.
+  const spy = vi.spyOn(store, 'defineCollection').mockImplementation(async (...args) => {
+    if (calls++ === 0) {
+      started();
+      await gate;
+    }
+    return define(...args);
+  });
+  try {
+    // The first update drops y; the second brings it back, and a call sets it.
+    const first = s.call('Collection', 't/R', 'updateCode', [schema('x?: number;')]);
+    await firstInstall;
+    expect((await s.call('Collection', 't/R', 'updateCode', [schema(`y?: string; x?: number; z: boolean; ${setY}`)])).status).toBe(200);
+    expect((await s.call('t/R', 'a', 'setY', ['kept'])).status).toBe(200);
+    release();
+    expect((await first).status).toBe(200);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(Object.keys((await store.getLayout('t/R'))!.fields)).toEqual(['id', 'y', 'x', 'z']);
+  expect((await store.get('t/R', 'a')).record).toEqual({ id: 'a', y: 'kept', z: false });
+});

@@ -852,6 +852,24 @@ export function conformance(backend: Backend): void {
       expect(await store.conforming(ITEMS)).toBe(false);
     });
 
+    it('stores a layout with onlyIf only while the record it names holds what the caller expects', async () => {
+      const v1 = layoutOf(collection('Item', { id: 'string', group: 'string' }));
+      const v2 = layoutOf(collection('Item', { id: 'string', group: 'string', 'n?': 'number' }));
+      const { store } = await fresh([ITEMS, v1], [PEOPLE, personLayout]);
+      await store.commit({ writes: [put(ITEMS, { id: 'a', group: 'g' }), put(PEOPLE, { id: 'schema', name: 'v1' })] });
+      const onlyIf = (name: string) => ({ collectionId: PEOPLE, id: 'schema', holds: (record: JsonObject | null) => record?.name === name });
+      const cast = (r: JsonObject): JsonObject | null => (r.n === undefined ? { ...r, n: 0 } : null);
+
+      expect(await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: onlyIf('v2') })).toEqual({ added: [], removed: [], rebuilt: 0, superseded: true });
+      expect(await store.getLayout(ITEMS)).toEqual(v1);
+      expect((await store.get(ITEMS, 'a')).record).toEqual({ id: 'a', group: 'g' });
+      expect(await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: { ...onlyIf('v1'), id: 'missing' } })).toMatchObject({ superseded: true });
+
+      expect((await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: onlyIf('v1') })).superseded).toBeUndefined();
+      expect(await store.getLayout(ITEMS)).toEqual(v2);
+      expect((await store.get(ITEMS, 'a')).record).toEqual({ id: 'a', group: 'g', n: 0 });
+    });
+
     it('forEachRecordBatch visits every record once, in batches bounded by count and bytes', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       const items = Array.from({ length: 25 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, group: 'g'.repeat(i === 3 ? 50_000 : 10) }));
