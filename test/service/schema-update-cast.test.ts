@@ -1,5 +1,6 @@
 // A schema update that casts stored records, seen by requests that arrive while the cast is running.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
+import type { RecordStore } from '../../src/store/index.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
 let s: TestServer;
@@ -8,27 +9,40 @@ beforeAll(async () => {
 });
 afterAll(() => s.close());
 
+/**
+ * Holds calls of the store's `method` that `when` picks (each one, or only the first) until `release()`;
+ * `held` settles when the first arrives. `calls` counts every call of the method.
+ */
+function hold<M extends 'defineCollection' | 'commit'>(method: M, options: { when?: (...args: Parameters<RecordStore[M]>) => boolean; once?: boolean } = {}) {
+  const store = s.server.service.store;
+  const original = (store[method] as (...args: unknown[]) => unknown).bind(store);
+  let arrived!: () => void;
+  const held = new Promise<void>((resolve) => (arrived = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let holding = true;
+  const spy = vi.spyOn(store, method as 'commit').mockImplementation((async (...args: Parameters<RecordStore[M]>) => {
+    if (holding && (options.when?.(...args) ?? true)) {
+      if (options.once) holding = false;
+      arrived();
+      await gate;
+    }
+    return original(...args);
+  }) as never);
+  return { held, release, spy };
+}
+
 it('requests arriving during the cast wait for the one pass running, rather than each casting the whole collection again', async () => {
   const before = '@public collection P { id: string; constructor (id: string) { this.id = id; } }';
   const after = '@public collection P { id: string; n: number; constructor (id: string) { this.id = id; this.n = 1; } }';
   await s.createCollection('t/P', before);
   for (const id of ['a', 'b', 'c']) expect((await s.create('t/P', [id])).status).toBe(200);
 
-  const store = s.server.service.store;
-  const define = store.defineCollection.bind(store);
-  let started!: () => void;
-  const passStarted = new Promise<void>((resolve) => (started = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
   // The update's own pass is held until the reads below have found the new schema.
-  const spy = vi.spyOn(store, 'defineCollection').mockImplementation(async (...args) => {
-    started();
-    await gate;
-    return define(...args);
-  });
+  const { held, release, spy } = hold('defineCollection');
   try {
     const update = s.call('Collection', 't/P', 'updateCode', [after]);
-    await passStarted;
+    await held;
     const reads = ['a', 'b', 'c', 'a', 'b'].map((id) => s.record('t/P', id));
     await new Promise((resolve) => setTimeout(resolve, 100));
     release();
@@ -47,25 +61,11 @@ it('a call whose write conflicts with the cast runs again under the new schema, 
   await s.createCollection('t/Q', before);
   expect((await s.create('t/Q', ['r'])).status).toBe(200);
 
-  const store = s.server.service.store;
-  const commit = store.commit.bind(store);
-  let held!: () => void;
-  const callHeld = new Promise<void>((resolve) => (held = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let first = true;
   // The call's first commit (read under the old schema) is held until the update has cast the record.
-  const spy = vi.spyOn(store, 'commit').mockImplementation(async (request) => {
-    if (first && request.writes?.some((write) => write.collectionId === 't/Q')) {
-      first = false;
-      held();
-      await gate;
-    }
-    return commit(request);
-  });
+  const { held, release, spy } = hold('commit', { once: true, when: (request) => request.writes?.some((write) => write.collectionId === 't/Q') === true });
   try {
     const call = s.call('t/Q', 'r', 'set', ['y']);
-    await callHeld;
+    await held;
     expect((await s.call('Collection', 't/Q', 'updateCode', [after])).status).toBe(200);
     expect((await s.record('t/Q', 'r')).json.data).toEqual({ id: 'r', s: '', n: 0 });
     release();
@@ -84,24 +84,12 @@ it('an update whose install runs after a later update has been installed does no
   expect((await s.create('t/R', ['a'])).status).toBe(200);
 
   const store = s.server.service.store;
-  const define = store.defineCollection.bind(store);
-  let started!: () => void;
-  const firstInstall = new Promise<void>((resolve) => (started = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let calls = 0;
   // The first update's install is held until a second update has been installed and used.
-  const spy = vi.spyOn(store, 'defineCollection').mockImplementation(async (...args) => {
-    if (calls++ === 0) {
-      started();
-      await gate;
-    }
-    return define(...args);
-  });
+  const { held, release, spy } = hold('defineCollection', { once: true });
   try {
     // The first update drops y; the second brings it back, and a call sets it.
     const first = s.call('Collection', 't/R', 'updateCode', [schema('x?: number;')]);
-    await firstInstall;
+    await held;
     expect((await s.call('Collection', 't/R', 'updateCode', [schema(`y?: string; x?: number; z: boolean; ${setY}`)])).status).toBe(200);
     expect((await s.call('t/R', 'a', 'setY', ['kept'])).status).toBe(200);
     release();
