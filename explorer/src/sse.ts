@@ -17,12 +17,18 @@ export async function* serverEvents(body: ReadableStream<Uint8Array>): AsyncGene
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
+  // A chunk ended in CR: a line end already (so an event it closes is not held back until more bytes come, or
+  // lost when the stream ends there), but an LF opening the next chunk belongs to it.
+  let afterCR = false;
   try {
     for (;;) {
       const { value, done } = await reader.read();
       if (done) return;
-      // A CR at the end of a chunk may be the first half of a CRLF: normalised once the rest arrives.
-      buffer = (buffer + decoder.decode(value, { stream: true })).replace(/\r\n|\r(?=.)/gs, '\n');
+      let text = decoder.decode(value, { stream: true });
+      if (text === '') continue;
+      if (afterCR && text.startsWith('\n')) text = text.slice(1);
+      afterCR = text.endsWith('\r');
+      buffer += text.replace(/\r\n?/g, '\n');
       let end: number;
       while ((end = buffer.indexOf('\n\n')) !== -1) {
         const block = buffer.slice(0, end);

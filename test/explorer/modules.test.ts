@@ -179,6 +179,14 @@ describe('serverEvents', () => {
     );
   });
 
+  it('reads CR-only line ends, however split, including an event whose closing CR ends a chunk or the stream', async () => {
+    const bytes = new TextEncoder().encode(STREAM.replace(/\n/g, '\r'));
+    expect(await read([bytes])).toEqual(EXPECTED);
+    for (let cut = 1; cut < bytes.length; cut++) expect(await read([bytes.slice(0, cut), bytes.slice(cut)])).toEqual(EXPECTED);
+    // A CRLF split across chunks is still one line end, not a line end and an empty line.
+    expect(await read([new TextEncoder().encode('data: a\r'), new TextEncoder().encode('\ndata: b\r\n\r\n')])).toEqual([{ event: 'message', data: 'a\nb' }]);
+  });
+
   it('joins data lines, skips comment-only blocks, and drops an unfinished last event', async () => {
     expect(parseEvent('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
     expect(parseEvent(': only a comment')).toBeNull();
