@@ -7,7 +7,8 @@
 // (a number field gets a number, a reference the {collectionId, id} of an id).
 import type { ListQuery, Sort, Where } from './api.ts';
 import { h, replaceChildren } from './dom.ts';
-import { indexLabel, referencedCollectionId, type CollectionInfo, type IndexField, type StableType } from './schema.ts';
+import { conditionValue, listValues } from './conditions.ts';
+import { indexLabel, type CollectionInfo, type IndexField, type StableType } from './schema.ts';
 
 const OPERATORS = [
   ['', 'any'],
@@ -82,10 +83,10 @@ export class QueryBuilder {
       if (operator.value === '') continue;
       const type = elementType(field.type);
       if (operator.value === '$in' || operator.value === '$nin') {
-        where[field.path] = { [operator.value]: this.listOf(field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
+        where[field.path] = { [operator.value]: listValues(this.info, field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
         continue;
       }
-      const parsed = this.valueOf(field.path, type, value.value);
+      const parsed = conditionValue(this.info, field.path, type, value.value);
       if (operator.value === 'eq') where[field.path] = parsed;
       else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
     }
@@ -96,42 +97,6 @@ export class QueryBuilder {
     const limit = Number(this.limit.value);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('page size: expected a whole number from 1 to 1000');
     return { where, sort, limit };
-  }
-
-  /** The values of an `in` / `not in`: `a, b, c`, or a JSON array (`["a,b", "c"]`) for values holding commas. */
-  private listOf(path: string, type: StableType, text: string, max: number): unknown[] {
-    let items: string[];
-    if (text.trim().startsWith('[')) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        throw new Error(`${path}: expected a JSON array of values, such as ["a", "b"], got ${JSON.stringify(text)}`);
-      }
-      if (!Array.isArray(parsed)) throw new Error(`${path}: expected a JSON array of values, got ${JSON.stringify(text)}`);
-      items = parsed.map((item) => (typeof item === 'string' ? item : JSON.stringify(item)));
-    } else {
-      items = text.split(',').map((item) => item.trim());
-      if (items.some((item) => item === '')) throw new Error(`${path}: expected values separated by commas, got an empty one in ${JSON.stringify(text)}`);
-    }
-    if (items.length === 0) throw new Error(`${path}: expected at least one value`);
-    if (items.length > max) throw new Error(`${path}: at most ${max} values, got ${items.length}`);
-    return items.map((item) => this.valueOf(path, type, item));
-  }
-
-  private valueOf(path: string, type: StableType, text: string): unknown {
-    if (type.kind === 'primitive' && type.value === 'number') {
-      const number = Number(text.trim());
-      if (text.trim() === '' || !Number.isFinite(number)) throw new Error(`${path}: expected a number, got ${JSON.stringify(text)}`);
-      return number;
-    }
-    if (type.kind === 'primitive' && type.value === 'boolean') {
-      if (text.trim() !== 'true' && text.trim() !== 'false') throw new Error(`${path}: expected true or false`);
-      return text.trim() === 'true';
-    }
-    if (type.kind === 'foreignrecord') return { collectionId: referencedCollectionId(this.info, type.collection), id: text.trim() };
-    if (type.kind === 'publickey') return text.trim();
-    return text;
   }
 }
 

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Api } from '../../explorer/src/api.ts';
 import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
 import { LiveList, type LiveMode } from '../../explorer/src/live.ts';
+import { listValues } from '../../explorer/src/conditions.ts';
 import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
 import { SigningKey } from '../../explorer/src/signing.ts';
 import { parseEvent, serverEvents } from '../../explorer/src/sse.ts';
@@ -108,6 +109,27 @@ describe('collectionInfo', () => {
     expect(info.constructorParameters[1]!.type).toEqual({ kind: 'foreignrecord', collection: 'Author' });
     expect(info.functions.map((f) => f.name)).not.toContain('constructor');
     expect(() => collectionInfo('app/Missing', JSON.stringify(toStableAst(result.program!, result.source, 'app')))).toThrow('does not define collection Missing');
+  });
+});
+
+describe('listValues', () => {
+  const text = 'collection Task { id: string; title: string; priority: number; @index(title); @index(priority); constructor (id: string) { this.id = id; } }';
+  const result = checkSchema(text, 'task.polylang');
+  const info = collectionInfo('app/Task', JSON.stringify(toStableAst(result.program!, result.source, 'app')));
+  const string = { kind: 'primitive', value: 'string' } as const;
+  const number = { kind: 'primitive', value: 'number' } as const;
+
+  it('reads a comma list or a JSON array by the field type, within the bound', () => {
+    expect(listValues(info, 'title', string, 'a, b ,c', 30)).toEqual(['a', 'b', 'c']);
+    expect(listValues(info, 'title', string, '["a,b", "c"]', 30)).toEqual(['a,b', 'c']);
+    expect(listValues(info, 'priority', number, '[1, "2"]', 30)).toEqual([1, 2]);
+    expect(() => listValues(info, 'priority', number, '1, 2, 3', 2)).toThrow('priority: at most 2 values, got 3');
+  });
+
+  it('refuses a null, array or object in a JSON array instead of searching for its text', () => {
+    expect(() => listValues(info, 'title', string, '["a", null]', 30)).toThrow('title: expected texts, numbers or booleans in the array, got null');
+    expect(() => listValues(info, 'title', string, '[{"x": 1}]', 30)).toThrow('got {"x":1}');
+    expect(() => listValues(info, 'title', string, '[["a"]]', 30)).toThrow('got ["a"]');
   });
 });
 
