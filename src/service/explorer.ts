@@ -62,7 +62,7 @@ async function serveFile(dir: string, name: string, request: FastifyRequest, rep
     info = undefined;
   }
   if (!info?.isFile()) {
-    if (name === 'index.html') return notBuilt(reply, dir);
+    if (name === 'index.html') return notBuilt(reply);
     throw notFound(name);
   }
   const etag = `"${info.size.toString(36)}-${Math.floor(info.mtimeMs).toString(36)}"`;
@@ -78,13 +78,14 @@ function notFound(name: string): ServiceError {
 }
 
 /** What a browser gets at /explorer/ when the package was not built: what to run, or how to turn it off. */
-function notBuilt(reply: FastifyReply, dir: string): FastifyReply {
+function notBuilt(reply: FastifyReply): FastifyReply {
   return reply
     .code(503)
     .headers({ ...PAGE_SECURITY_HEADERS, 'Cache-Control': 'no-store' })
     .type('text/html; charset=utf-8')
     .send(htmlPage('The explorer is not built', [
-      `<p>This server serves the Vellum Explorer from <code>${escapeHtml(dir)}</code>, which holds no <code>index.html</code>.</p>`,
+      // The folder is not named: any visitor sees this page, and the server's paths are none of theirs.
+      '<p>The folder this server serves the Vellum Explorer from holds no <code>index.html</code>.</p>',
       '<p>Build it with <code>npm run build:explorer</code> (or give the folder with the <code>explorer.dir</code> option), then reload this page. ',
       'Start the server with <code>vellum serve --no-explorer</code> to serve the API alone.</p>',
       '<p>The record service itself is running: its API is under <a href="/v0/health">/v0</a>.</p>',

@@ -143,6 +143,7 @@ describe('/explorer/', () => {
       expect(html).toContain('The explorer is not built');
       expect(html).toContain('npm run build:explorer');
       expect(html).toContain('--no-explorer');
+      expect(html).not.toContain(emptyDir);
       const api = await fetch(`${url}/v0/health`);
       expect(await api.json()).toEqual({ status: 'OK' });
     });
