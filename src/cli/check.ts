@@ -5,7 +5,7 @@
 // message` block with a code frame per diagnostic, then a summary line; `--format json` prints a single
 // JSON document instead. Exit status: 0 when every file is valid, 1 when any file has an error (or cannot
 // be read), 2 on bad usage.
-import { readdirSync, statSync } from 'node:fs';
+import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
@@ -59,15 +59,9 @@ export function expandPaths(paths: string[]): Target[] {
       add({ file: path }); // a missing path is reported by checkFile, with the reason
       continue;
     }
-    let files: string[];
-    try {
-      files = schemaFilesUnder(path).sort();
-    } catch (error) {
-      add({ file: path, error: `cannot read directory: ${reason(error)}` });
-      continue;
-    }
-    if (files.length === 0) add({ file: path, error: 'no .polylang files in this directory' });
-    for (const name of files) add({ file: join(path, name) });
+    const found = targetsUnder(path);
+    if (found.length === 0) add({ file: path, error: 'no .polylang files in this directory' });
+    for (const target of found) add(target);
   }
   return [...targets.values()];
 }
@@ -80,21 +74,49 @@ function skippedFolder(name: string): boolean {
   return name === 'node_modules' || name.startsWith('.');
 }
 
-/** The `*.polylang` files under a directory, as paths relative to it. Symbolic links to folders are not followed. */
-function schemaFilesUnder(directory: string): string[] {
-  const files: string[] = [];
-  const visit = (relative: string) => {
-    for (const entry of readdirSync(join(directory, relative), { withFileTypes: true })) {
-      const path = join(relative, entry.name);
+/**
+ * The `*.polylang` files under a directory, sorted, with a folder that cannot be read as a target of its own (so
+ * one unreadable folder neither hides the rest of the tree nor is blamed on the directory named). Symbolic links to
+ * folders are not followed. Only files are opened: a pipe, socket or device named `*.polylang` is reported instead,
+ * since opening a pipe waits for a writer that may never come.
+ */
+function targetsUnder(directory: string): Target[] {
+  const targets: Target[] = [];
+  const visit = (folder: string) => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(folder, { withFileTypes: true });
+    } catch (error) {
+      targets.push({ file: folder, error: `cannot read directory: ${reason(error)}` });
+      return;
+    }
+    for (const entry of entries) {
+      const path = join(folder, entry.name);
       if (entry.isDirectory()) {
         if (!skippedFolder(entry.name)) visit(path);
-      } else if (entry.name.endsWith('.polylang') && !isDirectory(join(directory, path))) {
-        files.push(path);
+      } else if (entry.name.endsWith('.polylang')) {
+        const kind = fileKind(path);
+        if (kind === 'file') targets.push({ file: path });
+        else if (kind === 'other') targets.push({ file: path, error: 'not a regular file (a pipe, socket or device)' });
       }
     }
   };
-  visit('');
-  return files;
+  visit(directory);
+  return targets.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+}
+
+/**
+ * What a path is once links are followed; a link that leads nowhere (missing, a loop) counts as a file, so that
+ * checking it reports why it cannot be read.
+ */
+function fileKind(path: string): 'file' | 'directory' | 'other' {
+  let stats: Stats;
+  try {
+    stats = statSync(path);
+  } catch {
+    return 'file';
+  }
+  return stats.isFile() ? 'file' : stats.isDirectory() ? 'directory' : 'other';
 }
 
 function isDirectory(path: string): boolean {

@@ -1,21 +1,21 @@
 // `vellum check` end to end: spawns the real command line (from the sources, see test/support/cli.ts) on fixtures and temporary
 // files and asserts what it prints and how it exits.
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { CheckFileJson } from '../../src/cli/check.ts';
 import { loadFixtures } from '../lang/corpus.ts';
-import { VELLUM } from '../support/cli.ts';
+import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), 'vellum-check-'));
 afterAll(() => rmSync(temp, { recursive: true, force: true }));
 
 function vellumCheck(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [...VELLUM, 'check', ...args], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [...VELLUM, 'check', ...args], { cwd: root, encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -138,6 +138,38 @@ describe('directories', () => {
     const named = vellumCheck(join(temp, 'project/node_modules'), join(temp, 'project/.cache'));
     expect(named.stdout).toMatch(/errors? in 2 of 2 files\n$/);
     expect(named.status).toBe(1);
+  });
+
+  test('a walk reads only files: a named pipe among the schemas is reported, not opened (which would wait for a writer forever)', () => {
+    tempFile('piped/a.polylang', valid);
+    mkdirSync(join(temp, 'piped'), { recursive: true });
+    execFileSync('mkfifo', [join(temp, 'piped/b.polylang')]);
+    const { status, stdout } = vellumCheck(join(temp, 'piped'));
+    expect(stdout).toContain(`${join(temp, 'piped/b.polylang')}: error: not a regular file`);
+    expect(stdout).toMatch(/1 error in 1 of 2 files\n$/);
+    expect(status).toBe(1);
+  });
+
+  test('an unreadable folder in a walk is reported by its own name and the rest of the tree is still checked', () => {
+    // Root reads any folder, so the command runs as nobody over a tree nobody may read but for one folder.
+    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+    const tree = mkdtempSync(join(tmpdir(), 'vellum-check-unreadable-'));
+    try {
+      mkdirSync(join(tree, 'locked'));
+      writeFileSync(join(tree, 'locked/hidden.polylang'), typeError);
+      writeFileSync(join(tree, 'z.polylang'), valid);
+      writeFileSync(join(tree, 'a.polylang'), valid);
+      chmodSync(tree, 0o755);
+      chmodSync(join(tree, 'locked'), 0o000);
+      const result = spawnSync(process.execPath, [...VELLUM, 'check', tree], { cwd: root, encoding: 'utf8', timeout: CLI_TIMEOUT_MS, ...asNobody });
+      expect(result.stdout).toBe(
+        `${join(tree, 'locked')}: error: cannot read directory: permission denied\n\n1 error in 1 of 3 files\n`,
+      );
+      expect(result.status).toBe(1);
+    } finally {
+      chmodSync(join(tree, 'locked'), 0o755);
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 
   test('the whole fixtures/schemas folder is valid', () => {
