@@ -1,8 +1,8 @@
 // Running the record service: open the store (SQLite in a folder, or PostgreSQL), install schema files, listen,
 // and shut down cleanly (long-polls end, in-flight requests finish, then the store closes).
 
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
@@ -60,11 +60,19 @@ export async function openStore(options: Pick<ServerOptions, 'dataDir' | 'databa
   }
   const dir = options.dataDir ?? './data';
   try {
-    mkdirSync(dir, { recursive: true });
+    makeFolder(dir);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     const why =
-      code === 'EEXIST' ? 'it is a file' : code === 'ENOTDIR' ? 'a part of its path is a file' : code === 'EACCES' ? 'permission denied' : (error as Error).message;
+      code === 'EEXIST'
+        ? 'it is a file'
+        : code === 'ENOTDIR'
+          ? 'a part of its path is a file'
+          : code === 'EACCES'
+            ? 'permission denied'
+            : code === 'ENOENT'
+              ? 'the folder it would be in does not take new folders'
+              : (error as Error).message;
     throw new Error(`cannot use ${dir} as the data folder: ${why}`);
   }
   const file = join(dir, 'vellum.sqlite');
@@ -72,6 +80,24 @@ export async function openStore(options: Pick<ServerOptions, 'dataDir' | 'databa
     return openSqliteStore(file);
   } catch (error) {
     throw new Error(`cannot open the SQLite database ${file}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Makes the folder and any missing folders above it. Not Node 20's `mkdirSync(dir, { recursive: true })`: where a
+ * folder exists but refuses new entries with ENOENT (anywhere under /proc), that loops for ever at full CPU, and
+ * `vellum serve --data /proc/x` never started nor stopped on SIGTERM.
+ */
+function makeFolder(dir: string): void {
+  try {
+    mkdirSync(dir);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && statSync(dir).isDirectory()) return;
+    const parent = dirname(dir);
+    if (code !== 'ENOENT' || parent === dir || existsSync(parent)) throw error;
+    makeFolder(parent);
+    mkdirSync(dir);
   }
 }
 

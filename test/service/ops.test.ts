@@ -2,13 +2,14 @@
 // damaged or locked SQLite file, schema files that cannot be read or that conflict, signals at awkward moments.
 // Each must be one clear line on stderr (no stack trace) and a non-zero exit; never a hang. Signals: ops-shutdown.test.ts.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
+import { openStore } from '../../src/service/index.ts';
 import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
 import { CLI_MAIN, CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
 
@@ -84,6 +85,20 @@ describe('the data folder', () => {
     const run = serveFails(['--data', file]);
     expect(run.status).toBe(1);
     expect(oneLine(run.stderr)).toBe(`vellum serve: cannot use ${file} as the data folder: it is a file`);
+  });
+
+  it.runIf(existsSync('/proc/self'))('a folder under one that takes no new folders (/proc): one line, exit 1, not an endless loop', () => {
+    // Node 20's recursive mkdir looped for ever here: the server neither started nor stopped on SIGTERM.
+    const run = serveFails(['--data', '/proc/vellum-test/data']);
+    expect(run.status).toBe(1);
+    expect(oneLine(run.stderr)).toBe('vellum serve: cannot use /proc/vellum-test/data as the data folder: the folder it would be in does not take new folders');
+  });
+
+  it('missing folders above the data folder are made', async () => {
+    const nested = join(dir, 'made', 'on', 'the', 'way');
+    const store = await openStore({ dataDir: nested });
+    await store.close();
+    expect(existsSync(join(nested, 'vellum.sqlite'))).toBe(true);
   });
 
   it('a SQLite file that is not a database, or a folder in its place', () => {
