@@ -18,7 +18,7 @@ import {
 import { CollectionIndexes, type StoredLayout } from '../../src/store/index-entries.ts';
 import { clockKey, changeLogRange, indexPrefix, layoutKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
 import { planQuery } from '../../src/store/planner.ts';
-import { expectPagingBack, pageForward } from './paging.ts';
+import { expectPagingBack, inFieldOrder, pageForward } from './paging.ts';
 import { collection, itemLayout, personLayout } from './schemas.ts';
 import { layoutOf } from '../../src/store/index.ts';
 
@@ -92,18 +92,6 @@ async function expectIndexesMatchRecords(store: RecordStore, collectionId: strin
   expect([...actual].sort()).toEqual([...expected].sort());
 }
 
-// -------------------------------------------------------------------------------------------------------------
-// Value order for the paging properties, written independently of the key encoding.
-
-function compareField(a: unknown, b: unknown): number {
-  const rank = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === 'string' ? 1 : typeof v === 'number' ? 2 : 3);
-  if (rank(a) !== rank(b)) return rank(a) - rank(b);
-  if (typeof a === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b as string));
-  if (typeof a === 'number') return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
-  if (typeof a === 'boolean') return Number(a) - Number(b);
-  return 0;
-}
-
 interface ItemQuery {
   group?: string;
   flag?: boolean;
@@ -139,14 +127,7 @@ function expectedOrder(records: readonly JsonObject[], q: ItemQuery): JsonObject
     }
     return true;
   });
-  const ordered = [...matching].sort((a, b) => {
-    for (const field of plan.index.fields) {
-      const c = compareField(a[field.path], b[field.path]);
-      if (c !== 0) return field.direction === 'asc' ? c : -c;
-    }
-    return 0;
-  });
-  return plan.reverse ? ordered.reverse() : ordered;
+  return inFieldOrder(matching, plan.index.fields, plan.reverse);
 }
 
 const groups = ['a', 'b', 'ä', ''];

@@ -2,7 +2,39 @@
 // forward page by page, and back from a page's cursors.
 
 import { expect } from 'vitest';
-import type { ListOptions, ListQuery, ReadFilter, RecordStore } from '../../src/store/index.ts';
+import type { JsonObject, ListOptions, ListQuery, ReadFilter, RecordStore } from '../../src/store/index.ts';
+
+// Value order for the properties, written independently of the key encoding.
+
+/** Two values of one type: strings by UTF-8 bytes, numbers numerically, booleans false first. */
+export function compareSameType(a: unknown, b: unknown): number {
+  if (typeof a === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b as string));
+  if (typeof a === 'number') return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
+  return Number(a) - Number(b);
+}
+
+/** Two field values as an index orders them: missing first, then strings, numbers, booleans. */
+export function compareField(a: unknown, b: unknown): number {
+  const rank = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === 'string' ? 1 : typeof v === 'number' ? 2 : 3);
+  if (rank(a) !== rank(b)) return rank(a) - rank(b);
+  return rank(a) === 0 ? 0 : compareSameType(a, b);
+}
+
+/** The records in the order of an index's fields, reversed when the query reads it backwards. */
+export function inFieldOrder(
+  records: readonly JsonObject[],
+  fields: readonly { readonly path: string; readonly direction: 'asc' | 'desc' }[],
+  reverse: boolean,
+): JsonObject[] {
+  const ordered = [...records].sort((a, b) => {
+    for (const field of fields) {
+      const c = compareField(a[field.path], b[field.path]);
+      if (c !== 0) return field.direction === 'asc' ? c : -c;
+    }
+    return 0;
+  });
+  return reverse ? ordered.reverse() : ordered;
+}
 
 /** One page's first and last record ids, and its cursors. */
 export interface PageSeen {

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { planUnion, RecordStore, StoreError, layoutOf, type JsonObject, type ListQuery, type ReadFilter } from '../../src/store/index.ts';
 import type { Backend } from './conformance.ts';
-import { expectPagingBack, pageForward } from './paging.ts';
+import { compareSameType, expectPagingBack, inFieldOrder, pageForward } from './paging.ts';
 import { collection } from './schemas.ts';
 
 const TAGGED = 'ns/Tagged';
@@ -24,12 +24,6 @@ type Where = Record<string, unknown>;
 /** Whether a value is one the field's type holds (missing, null and other types match no $ne, $nin or range). */
 function ofType(value: unknown, example: unknown): boolean {
   return value !== undefined && value !== null && typeof value === typeof example;
-}
-
-function compare(a: unknown, b: unknown): number {
-  if (typeof a === 'string') return Buffer.compare(Buffer.from(a), Buffer.from(b as string));
-  if (typeof a === 'number') return a < (b as number) ? -1 : a > (b as number) ? 1 : 0;
-  return Number(a) - Number(b);
 }
 
 /** The brute-force meaning of a where, written from the operators' definitions. */
@@ -52,13 +46,13 @@ export function bruteMatches(record: JsonObject, where: Where): boolean {
         case '$contains':
           return Array.isArray(value) && value.includes(operand);
         case '$gt':
-          return ofType(value, operand) && compare(value, operand) > 0;
+          return ofType(value, operand) && compareSameType(value, operand) > 0;
         case '$gte':
-          return ofType(value, operand) && compare(value, operand) >= 0;
+          return ofType(value, operand) && compareSameType(value, operand) >= 0;
         case '$lt':
-          return ofType(value, operand) && compare(value, operand) < 0;
+          return ofType(value, operand) && compareSameType(value, operand) < 0;
         case '$lte':
-          return ofType(value, operand) && compare(value, operand) <= 0;
+          return ofType(value, operand) && compareSameType(value, operand) <= 0;
         default:
           throw new Error(`test: unknown operator ${op}`);
       }
@@ -66,24 +60,11 @@ export function bruteMatches(record: JsonObject, where: Where): boolean {
   });
 }
 
-function compareField(a: unknown, b: unknown): number {
-  const rank = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === 'string' ? 1 : typeof v === 'number' ? 2 : 3);
-  if (rank(a) !== rank(b)) return rank(a) - rank(b);
-  return rank(a) === 0 ? 0 : compare(a, b);
-}
-
 /** The records a query must return, in order: the brute-force filter, ordered by the plan's merged order. */
 function expectedOrder(records: readonly JsonObject[], query: ListQuery): JsonObject[] {
   const plan = planUnion(taggedLayout, taggedLayout.indexes, query.where, query.sort);
   const matching = records.filter((r) => bruteMatches(r, query.where as Where));
-  const ordered = [...matching].sort((a, b) => {
-    for (const field of plan.order.fields) {
-      const c = compareField(a[field.path], b[field.path]);
-      if (c !== 0) return field.direction === 'asc' ? c : -c;
-    }
-    return 0;
-  });
-  return plan.reverse ? ordered.reverse() : ordered;
+  return inFieldOrder(matching, plan.order.fields, plan.reverse);
 }
 
 const groups = ['a', 'b', 'ä', ''];
