@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, test } from 'vitest';
 import type { CheckFileJson } from '../../src/cli/check.ts';
 import { loadFixtures } from '../lang/corpus.ts';
-import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { CLI_TIMEOUT_MS, VELLUM, asUnprivilegedUser } from '../support/cli.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const temp = mkdtempSync(join(tmpdir(), 'vellum-check-'));
@@ -150,9 +150,8 @@ describe('directories', () => {
     expect(status).toBe(1);
   });
 
-  test('an unreadable folder in a walk is reported by its own name and the rest of the tree is still checked', () => {
-    // Root reads any folder, so the command runs as nobody over a tree nobody may read but for one folder.
-    const asNobody = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {};
+  const unprivileged = asUnprivilegedUser();
+  test.skipIf(!unprivileged.canRun)('an unreadable folder in a walk is reported by its own name and the rest of the tree is still checked', () => {
     const tree = mkdtempSync(join(tmpdir(), 'vellum-check-unreadable-'));
     try {
       mkdirSync(join(tree, 'locked'));
@@ -161,7 +160,7 @@ describe('directories', () => {
       writeFileSync(join(tree, 'a.polylang'), valid);
       chmodSync(tree, 0o755);
       chmodSync(join(tree, 'locked'), 0o000);
-      const result = spawnSync(process.execPath, [...VELLUM, 'check', tree], { cwd: root, encoding: 'utf8', timeout: CLI_TIMEOUT_MS, ...asNobody });
+      const result = spawnSync(process.execPath, [...VELLUM, 'check', tree], { cwd: root, encoding: 'utf8', timeout: CLI_TIMEOUT_MS, ...unprivileged.options });
       expect(result.stdout).toBe(
         `${join(tree, 'locked')}: error: cannot read directory: permission denied\n\n1 error in 1 of 3 files\n`,
       );

@@ -1,7 +1,7 @@
 // `vellum serve` under bad operating conditions: bad or conflicting flags, a data folder that is not one, a
 // damaged or locked SQLite file, schema files that cannot be read or that conflict, signals at awkward moments.
 // Each must be one clear line on stderr (no stack trace) and a non-zero exit; never a hang. Signals: ops-shutdown.test.ts.
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -11,7 +11,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openStore } from '../../src/service/index.ts';
 import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
-import { CLI_MAIN, CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { CLI_TIMEOUT_MS, VELLUM, asUnprivilegedUser } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-serve-ops-'));
 const running: ServeProcess[] = [];
@@ -132,14 +132,11 @@ describe('the data folder', () => {
     expect(oneLine(run.stderr)).toBe(`vellum serve: cannot open the SQLite database ${join(cut, 'vellum.sqlite')}: database disk image is malformed`);
   }, 30_000);
 
-  // As root every folder is writable, so the server runs as nobody then; that needs a checkout nobody may read
-  // (a clone in a private temporary folder is not), so the case is skipped where it is not.
-  const asNobody = process.getuid?.() === 0 ? { uid: Number(execFileSync('id', ['-u', 'nobody']).toString()), gid: Number(execFileSync('id', ['-g', 'nobody']).toString()) } : {};
-  const canRun = spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(CLI_MAIN)}, require('node:fs').constants.R_OK)`], { cwd: '/', ...asNobody }).status === 0;
-  it.skipIf(!canRun)('a folder this user may not write', () => {
+  const unprivileged = asUnprivilegedUser();
+  it.skipIf(!unprivileged.canRun)('a folder this user may not write', () => {
     const locked = join(dir, 'read-only');
     mkdirSync(locked, { mode: 0o555 });
-    const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', '--data', join(locked, 'sub')], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS, cwd: '/', ...asNobody });
+    const result = spawnSync(process.execPath, [...VELLUM, 'serve', '--port', '0', '--data', join(locked, 'sub')], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS, cwd: '/', ...unprivileged.options });
     expect(result.status).toBe(1);
     expect(oneLine(result.stderr)).toBe(`vellum serve: cannot use ${join(locked, 'sub')} as the data folder: permission denied`);
   }, 30_000);
