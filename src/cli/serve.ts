@@ -17,6 +17,7 @@ interface ServeFlags {
   namespace: string;
   quiet?: boolean;
   explorer: boolean;
+  privateLists: 'confined' | 'filtered';
 }
 
 function portNumber(text: string): number {
@@ -65,6 +66,11 @@ export function registerServe(program: Command): void {
     .option('--namespace <ns>', 'namespace of the collections of --schema files', namespace, 'app')
     .option('--quiet', 'do not log each request')
     .option('--no-explorer', 'do not serve the web explorer at /explorer/')
+    .addOption(
+      new Option('--private-lists <mode>', 'lists of private collections: confined (a list must be limited by its where to records the caller may read, else 403) or filtered (unreadable records left out, as Polybase 0.6 did; leaks, see docs/service.md)')
+        .choices(['confined', 'filtered'])
+        .default('confined'),
+    )
     .action(async (flags: ServeFlags) => {
       const write = (line: string) => process.stdout.write(`${line}\n`);
       let stop: (signal: Signal) => void = (signal) => {
@@ -84,6 +90,7 @@ export function registerServe(program: Command): void {
           schemaFiles: flags.schema ?? [],
           namespace: flags.namespace,
           explorer: flags.explorer ? {} : false,
+          privateLists: flags.privateLists,
           // Quiet: no per-request line, so no per-request hook either; internal errors still go to stderr.
           logRequests: !flags.quiet,
           log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,

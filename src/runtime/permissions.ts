@@ -86,7 +86,8 @@ class Walk {
     return false;
   }
 
-  private async reference(value: unknown, depth: number): Promise<boolean> {
+  /** Whether the referenced record's @delegate fields hold the key, directly or through further references. */
+  async reference(value: unknown, depth: number): Promise<boolean> {
     if (depth >= MAX_DELEGATE_DEPTH || this.loads >= MAX_DELEGATE_LOADS) return false;
     if (typeof value !== 'object' || value === null) return false;
     const { collectionId, id } = value as { collectionId?: unknown; id?: unknown };
@@ -102,17 +103,38 @@ class Walk {
   }
 }
 
+/** Whether anyone may read every record of the collection: it is `@public` or has a collection-level `@read`. */
+export function readableByEveryone(collection: CompiledCollection | Collection): boolean {
+  const node = nodeOf(collection);
+  return hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'read');
+}
+
+/**
+ * The fields whose values grant read of a record (canRead looks at nothing else): the top-level `@read` and
+ * `@delegate` fields of a PublicKey or reference type, or an array of them.
+ */
+export function readGrantingFields(collection: CompiledCollection | Collection): FieldDeclaration[] {
+  return fieldsOf(nodeOf(collection)).filter((f) => fieldHas(f, 'read') || fieldHas(f, 'delegate'));
+}
+
 export async function canRead(
   collection: CompiledCollection | Collection,
   record: WireRecord,
   publicKey: PublicKey | undefined,
   loader: PermissionLoader,
 ): Promise<boolean> {
-  const node = nodeOf(collection);
-  if (hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'read')) return true;
+  if (readableByEveryone(collection)) return true;
   if (!publicKey) return false;
-  const fields = fieldsOf(node).filter((f) => fieldHas(f, 'read') || fieldHas(f, 'delegate'));
-  return new Walk(publicKey, loader).anyField(fields, record, 0);
+  return new Walk(publicKey, loader).anyField(readGrantingFields(collection), record, 0);
+}
+
+/**
+ * Whether a reference (`{collectionId, id}`) held by a read-granting field grants the key read: the referenced
+ * record's @delegate fields hold the key, directly or through further references. The same walk canRead makes
+ * for that field, with the same bounds on depth and loads.
+ */
+export function delegatesTo(reference: unknown, publicKey: PublicKey, loader: PermissionLoader): Promise<boolean> {
+  return new Walk(publicKey, loader).reference(reference, 0);
 }
 
 export async function canCall(

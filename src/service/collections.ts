@@ -7,7 +7,7 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { castStoredRecord, compileCollection, type CompiledCollection } from '../runtime/index.ts';
+import { castStoredRecord, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
@@ -165,7 +165,7 @@ export class CollectionRegistry {
     const compiled = compileChecked(checked);
     // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
     await this.#ensureLayout(collectionId, checked.layout, { compiled, code });
-    const publicRead = checked.node.decorators.some((d) => d.name === 'public' || d.name === 'read');
+    const publicRead = readableByEveryone(checked.node);
     return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
   }
 

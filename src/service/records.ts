@@ -16,8 +16,9 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type ScanCheck, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { confinementCheck } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
@@ -42,7 +43,16 @@ export interface RecordServiceOptions {
   schemaCacheChars?: number;
   /** How many records one request's permission checks may load (default `MAX_REQUEST_DELEGATE_LOADS`, 10,000). */
   delegateLoadsPerRequest?: number;
+  /**
+   * Lists (and counts, and list streams) of a collection not readable by everyone: 'confined' (the default)
+   * refuses one whose where does not limit it to records the caller may read (confinement.ts); 'filtered' serves
+   * any, leaving out the records the caller may not read, as Polybase 0.6 did, which leaks what docs/service.md
+   * "Private records in lists" says.
+   */
+  privateLists?: PrivateLists;
 }
+
+export type PrivateLists = 'confined' | 'filtered';
 
 export interface GetAnswer {
   /** The record as JSON text, as stored (so the answer need not parse and serialise it again). */
@@ -56,6 +66,7 @@ export class RecordService {
   readonly #limits: Partial<ExecutionLimits>;
   readonly #maxAttempts: number;
   readonly #delegateLoadsPerRequest: number;
+  readonly #privateLists: PrivateLists;
   readonly #queue = new RecordQueue();
 
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
@@ -64,6 +75,10 @@ export class RecordService {
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
     this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
+    this.#privateLists = options.privateLists ?? 'confined';
+    if (this.#privateLists !== 'confined' && this.#privateLists !== 'filtered') {
+      throw new TypeError(`privateLists must be 'confined' or 'filtered', got ${JSON.stringify(options.privateLists)}`);
+    }
   }
 
   initialise(): Promise<void> {
@@ -97,7 +112,9 @@ export class RecordService {
 
   /**
    * A page of the records the caller may read, each as its stored JSON text (see `RecordStore.listJson`). Its
-   * cursors carry the query, which a request giving only a cursor goes on with (see cursor.ts).
+   * cursors carry the query, which a request giving only a cursor goes on with (see cursor.ts). On a private
+   * collection the query must be confined to records the caller may read (confinement.ts), unless the service
+   * filters private lists instead; the read filter stays either way, as a second line.
    */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     const collection = await this.collections.resolve(collectionId);
@@ -105,7 +122,8 @@ export class RecordService {
     const loader = this.#requestLoader('absent');
     const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
     const resumed = resumeQuery(query);
-    return withQuery(await this.store.listJson(collectionId, resumed, filter), resumed);
+    const confine = this.#confinement(collection, caller, loader, 'list');
+    return withQuery(await this.store.listJson(collectionId, resumed, filter, confine ? { confine } : {}), resumed);
   }
 
   /**
@@ -117,7 +135,8 @@ export class RecordService {
     const collection = await this.collections.resolve(collectionId);
     const loader = this.#requestLoader('fail');
     const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
-    return this.store.count(collectionId, { where }, filter);
+    const confine = this.#confinement(collection, caller, loader, 'count');
+    return this.store.count(collectionId, { where }, filter, confine ? { confine } : {});
   }
 
   /**
@@ -345,6 +364,10 @@ export class RecordService {
   #canRead(collection: ResolvedCollection, record: JsonObject, caller: Caller, loader: RequestLoader): Promise<boolean> | boolean {
     if (collection.publicRead) return true;
     return canRead(collection.kind === 'user' ? collection.compiled : collection.node, record as WireRecord, caller.publicKey, loader.load);
+  }
+
+  #confinement(collection: ResolvedCollection, caller: Caller, loader: RequestLoader, operation: 'list' | 'count'): ScanCheck | undefined {
+    return this.#privateLists === 'confined' ? confinementCheck(collection, caller.publicKey, loader.load, operation) : undefined;
   }
 
   /** The loader of one request's permission checks (see permission-loader.ts). */

@@ -10,7 +10,7 @@ import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
-import { RecordService } from './records.ts';
+import { RecordService, type PrivateLists } from './records.ts';
 
 export interface ServerOptions {
   port?: number;
@@ -35,6 +35,12 @@ export interface ServerOptions {
   explorer?: ExplorerOptions | false;
   /** The most push-update streams open at once (default 1000; see AppOptions). */
   maxStreams?: number;
+  /**
+   * Lists of collections not readable by everyone: 'confined' (default) refuses a list whose where does not limit
+   * it to records the caller may read; 'filtered' leaves unreadable records out instead, as Polybase 0.6 did, and
+   * leaks what docs/service.md "Private records in lists" says (RecordServiceOptions.privateLists).
+   */
+  privateLists?: PrivateLists;
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -157,7 +163,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
   try {
-    const service = new RecordService(store);
+    const service = new RecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
     app = buildApp({

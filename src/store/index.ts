@@ -40,6 +40,7 @@ export { encodeValue, encodeTuple, MAX_INDEXED_STRING_BYTES, type Direction, typ
 export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 export { planQuery, type Plan } from './planner.ts';
 export { planUnion, MAX_RANGES, type UnionPlan } from './union-planner.ts';
+export type { FixedField, ScanBounds, ScanCheck, ScanRange } from './scan-bounds.ts';
 export { MAX_IN_VALUES, MAX_NIN_VALUES, MAX_BRANCHES, whereMatcher } from './where.ts';
 export { DEFAULT_COUNT_SCAN_LIMIT } from './union-read.ts';
 export { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type OverfullArrayField } from './index-entries.ts';

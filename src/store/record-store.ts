@@ -37,6 +37,7 @@ import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
 import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkWrites, parseLimit } from './validation.ts';
 import { planUnion, type UnionPlan } from './union-planner.ts';
+import { planScanBounds, type ScanBounds, type ScanCheck } from './scan-bounds.ts';
 import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
 import { isExtendedWhere } from './where.ts';
 
@@ -71,6 +72,8 @@ export interface CountQuery {
 export interface CountOptions {
   /** The most index entries one count may read (default 100,000); past it the count is a 400. */
   readonly scanLimit?: number;
+  /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
+  readonly confine?: ScanCheck;
 }
 
 export interface CountResult {
@@ -84,6 +87,8 @@ export interface ListOptions {
   readonly scanLimit?: number;
   /** The page ends at the record that brings its texts to this many bytes (default: the store's `pageBytes`). */
   readonly pageBytes?: number;
+  /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
+  readonly confine?: ScanCheck;
 }
 
 export interface ListResult {
@@ -455,9 +460,11 @@ export class RecordStore {
     const indexes = this.#indexes(collectionId, layoutBytes);
     if (isExtendedWhere(query.where)) {
       const union = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
+      await options.confine?.(unionScanBounds(union));
       return { ...(await this.#listUnion(indexes, union, query, limit, readFilter, options, output)), timestamp };
     }
     const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
+    await options.confine?.(planScanBounds(plan));
     const prefix = indexes.prefixOf(plan.index);
     let { gte, lt } = absoluteRange(prefix, plan.range);
 
@@ -618,9 +625,12 @@ export class RecordStore {
     const indexes = this.#indexes(collectionId, layoutBytes);
     let source: CountSource;
     if (isExtendedWhere(query.where)) {
-      source = unionCountSource(indexes, planUnion(indexes.layout, indexes.usable, query.where, undefined));
+      const union = planUnion(indexes.layout, indexes.usable, query.where, undefined);
+      await options.confine?.(unionScanBounds(union));
+      source = unionCountSource(indexes, union);
     } else {
       const plan = planQuery(indexes.layout, indexes.usable, query.where, undefined);
+      await options.confine?.(planScanBounds(plan));
       const prefix = indexes.prefixOf(plan.index);
       source = {
         sources: [{ base: prefix, range: absoluteRange(prefix, plan.range) }],
@@ -878,6 +888,10 @@ function scanCursor(indexId: string, recent: readonly Buffer[], sealKey: Buffer)
   const last = recent.at(-1)!;
   // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
   return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
+}
+
+function unionScanBounds(plan: UnionPlan): ScanBounds {
+  return { ranges: plan.segments.map((segment) => segment.bounds) };
 }
 
 function maxKey(a: Buffer, b: Buffer): Buffer {

@@ -18,6 +18,7 @@ import { recordKeyValue } from './cast.ts';
 import { invalidQuery, StoreError } from './errors.ts';
 import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 import { keyRange, matches, parseSort, type Condition, type SortRequirement } from './planner.ts';
+import { fixesExactly, type FixedField, type ScanRange } from './scan-bounds.ts';
 import { branchesMatcher, exactKey, parseExtendedWhere, type Bound, type Branch, type FieldFilter } from './where.ts';
 
 /** The most index ranges one query may read: every `$in` value, `$ne`/`$nin` gap and `$or` branch is one. */
@@ -29,6 +30,8 @@ export interface Segment {
   readonly equalPrefix: Buffer;
   /** The range of keys, relative to the index's prefix; `lt` undefined means "to the end of the index". */
   readonly range: { readonly gte: Buffer; readonly lt: Buffer | undefined };
+  /** The alternative of the where this range serves, and the fields it fixes (scan-bounds.ts). */
+  readonly bounds: ScanRange;
 }
 
 export interface UnionPlan {
@@ -64,11 +67,11 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   const order = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
   let target: { suffix: readonly IndexField[]; reverse: boolean } | undefined;
   const segments: Segment[] = [];
-  for (const branch of branches) {
+  for (const [number, branch] of branches.entries()) {
     const shape = branchShape(branch, order ?? sorts, order !== undefined);
     const { index, reverse } = chooseIndex(layout, indexes, shape, target);
     target ??= { suffix: index.fields.slice(shape.prefix.length), reverse };
-    for (const segment of expand(index, shape)) {
+    for (const segment of expand(index, shape, number)) {
       if (segments.length === MAX_RANGES) {
         throw invalidQuery(`where: the query reads more than ${MAX_RANGES} index ranges (each $in value, each gap left by $ne or $nin, and each $or alternative is one); narrow it`);
       }
@@ -179,7 +182,7 @@ function sameFields(a: readonly IndexField[], b: readonly IndexField[]): boolean
 }
 
 /** The branch's ranges: one per combination of its prefix values and its range's intervals (empty ones left out). */
-function expand(index: IndexDefinition, shape: BranchShape): Segment[] {
+function expand(index: IndexDefinition, shape: BranchShape, branch: number): Segment[] {
   let combinations: Map<string, KeyValue>[] = [new Map()];
   for (const { filter, values } of shape.prefix) {
     combinations = combinations.flatMap((combination) => values.map((value) => new Map(combination).set(filter.path, value)));
@@ -206,7 +209,11 @@ function expand(index: IndexDefinition, shape: BranchShape): Segment[] {
           : undefined;
       const range = keyRange(index, equalities, rangeCondition);
       if (range.lt !== undefined && Buffer.compare(range.gte, range.lt) >= 0) continue;
-      segments.push({ index, equalPrefix, range });
+      // The prefix's values are fixed; so is the range field's when an equality, `$in` or `$contains` put it there
+      // (a field of the shared order): its interval is then one value.
+      const fixed: FixedField[] = index.fields.slice(0, k).map((f) => ({ path: f.path, value: values.get(f.path)! }));
+      if (interval && shape.range && shape.range.filter.kind !== 'range') fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
+      segments.push({ index, equalPrefix, range, bounds: { branch, fixed: fixed.filter((f) => fixesExactly(f.value)) } });
     }
   }
   return segments;

@@ -1,0 +1,76 @@
+// Lists of a private collection must be confined (docs/service.md "Private records in lists"): on a collection
+// that is not readable by everyone, a list, a count or a list stream runs only when the index ranges its plan
+// reads fix, in every range, a read-granting field (a `@read` or `@delegate` field, as canRead has them) to a
+// value that grants the caller read. Then it reads only records the caller may read, and its answer (records,
+// cursors, timing, where a scan bound stops) cannot depend on any other record. Any other query is refused
+// before an entry is read: a read filter applied while scanning, however its page is shaped, lets a caller
+// learn about records it may not read (by bisection on a range, by planting records to reach the scan bound,
+// by timing), so it is served only under the `privateLists: 'filtered'` option.
+//
+// The decision is made from the schema, the plan and the caller, and, for a reference, the one referenced
+// record's @delegate fields (the same walk canRead makes, within the request's load budget).
+
+import type { PublicKey } from '../auth/index.ts';
+import type { FieldDeclaration } from '../lang/index.ts';
+import { delegatesTo, readGrantingFields, type PermissionLoader } from '../runtime/index.ts';
+import type { FixedField, KeyValue, ScanBounds, ScanCheck } from '../store/index.ts';
+import type { ResolvedCollection } from './collections.ts';
+import { ServiceError } from './errors.ts';
+
+/** The reason of the 403 a list, count or stream gets when it is not confined. */
+export const UNCONFINED_REASON = 'permission/unconfined-query';
+
+/**
+ * The check a list, count or stream of `collection` must pass (given to the store, which calls it once the query
+ * is planned and before it reads anything); undefined when every record is readable by everyone.
+ */
+export function confinementCheck(collection: ResolvedCollection, publicKey: PublicKey | undefined, loader: PermissionLoader, operation: 'list' | 'count'): ScanCheck | undefined {
+  if (collection.publicRead) return undefined;
+  const fields = readGrantingFields(collection.kind === 'user' ? collection.compiled : collection.node);
+  const granting = new Set(fields.map((field) => field.name.name));
+  const refuse = (detail: string) =>
+    new ServiceError('permission-denied', UNCONFINED_REASON, `${operation} of "${collection.collectionId}" must be limited to records you may read${detail}`);
+  return async (bounds: ScanBounds) => {
+    if (fields.length === 0) {
+      throw refuse(': no record of it can be listed, as it is not @public and has no @read or @delegate field; get a record by its id instead');
+    }
+    if (!publicKey) throw refuse(`, and an unsigned request may read none: sign the request and add ${hint(fields)}`);
+    const key = publicKey.toUncompressed().subarray(1);
+    const delegated = new Map<string, Promise<boolean>>();
+    const grants = (fixed: FixedField): Promise<boolean> | boolean => {
+      if (!granting.has(fixed.path)) return false;
+      return grantsRead(fixed.value, key, (reference) => {
+        const id = JSON.stringify([reference.collectionId, reference.id]);
+        let answer = delegated.get(id);
+        if (!answer) delegated.set(id, (answer = delegatesTo(reference, publicKey, loader)));
+        return answer;
+      });
+    };
+    const alternatives = new Set(bounds.ranges.map((range) => range.branch)).size;
+    for (const range of bounds.ranges) {
+      let confined = false;
+      for (const fixed of range.fixed) if ((confined = await grants(fixed))) break;
+      if (confined) continue;
+      const which = alternatives > 1 || range.branch > 0 ? ` (alternative ${range.branch + 1} of the where's $or is not)` : '';
+      throw refuse(`${which}: add ${hint(fields)}`);
+    }
+  };
+}
+
+function grantsRead(value: KeyValue, key: Uint8Array, delegates: (reference: { collectionId: string; id: string }) => Promise<boolean>): Promise<boolean> | boolean {
+  if (value.kind === 'publicKey') return Buffer.from(value.value).equals(key);
+  if (value.kind === 'reference') return delegates({ collectionId: value.collectionId, id: value.id });
+  return false;
+}
+
+/** What to add to the where: one way per read-granting field, then the fields' names. */
+function hint(fields: readonly FieldDeclaration[]): string {
+  const ways = fields.map((field) => {
+    const name = JSON.stringify(field.name.name);
+    const array = field.type.kind === 'arrayType';
+    const element = array ? (field.type as Extract<FieldDeclaration['type'], { kind: 'arrayType' }>).element : field.type;
+    const value = element.kind === 'publicKeyType' ? 'your public key' : 'a record ({"collectionId", "id"}) whose @delegate fields hold your key';
+    return array ? `on ${name} with {"$contains": ${value}}` : `on ${name} equal to ${value}`;
+  });
+  return `a where ${ways.join(', or ')} (fields that grant read: ${fields.map((field) => field.name.name).join(', ')})`;
+}

@@ -1,0 +1,49 @@
+// What a planned query will read, told before it reads anything: for each index range, the fields whose value
+// that range fixes. A caller that must know a query reads only certain records (the service's confinement of
+// lists on private collections, docs/service.md "Private records in lists") decides from this, because it is
+// the plan actually run, not the where as written: a filter the planner applied only as a re-check after the
+// read would not appear here.
+
+import { encodeValue, type KeyValue } from './encoding.ts';
+import type { Plan } from './planner.ts';
+
+/** A field every entry of a range holds exactly this value in (for an array field: holds as an element). */
+export interface FixedField {
+  readonly path: string;
+  readonly value: KeyValue;
+}
+
+export interface ScanRange {
+  /** Which alternative of the where (its `$or` multiplied out, docs/service.md) the range serves; 0 without `$or`. */
+  readonly branch: number;
+  readonly fixed: readonly FixedField[];
+}
+
+export interface ScanBounds {
+  readonly ranges: readonly ScanRange[];
+}
+
+/**
+ * Called once the query is planned and before any entry is read; throwing refuses the query, and nothing is read.
+ */
+export type ScanCheck = (bounds: ScanBounds) => void | Promise<void>;
+
+/**
+ * Whether the index key of the value is the value itself: a string (or a reference's collection id or id) longer
+ * than an index keeps is cut, and a range on it holds every value sharing the kept start, so it fixes nothing.
+ */
+export function fixesExactly(value: KeyValue): boolean {
+  return encodeValue(value).equals(encodeValue(value, 'asc', false));
+}
+
+/** A single-range plan's fixed fields: its equalities, which its range fixes as its index's first fields. */
+export function planScanBounds(plan: Plan): ScanBounds {
+  const equalities = new Map(plan.conditions.filter((c) => c.equal !== undefined).map((c) => [c.path, c.equal!]));
+  const fixed: FixedField[] = [];
+  // The same fields keyRange (planner.ts) builds the range's prefix from.
+  for (const field of plan.index.fields.slice(0, equalities.size)) {
+    const value = equalities.get(field.path);
+    if (value !== undefined && fixesExactly(value)) fixed.push({ path: field.path, value });
+  }
+  return { ranges: [{ branch: 0, fixed }] };
+}
