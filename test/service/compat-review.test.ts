@@ -113,8 +113,16 @@ describe('a list of records the caller may not read', () => {
   // the indexed values and the id of its record: in plain cursors, a caller who may read nothing learnt the sort
   // field of private records. Sealing them (AES-256-GCM, src/store/cursor.ts) hid their content but not their
   // presence: a range holding an unreadable record answered sealed cursors, an empty range null ones, and
-  // narrowing the range recovered a private text in a few hundred requests (issue 13). A filtered list's cursors
-  // now come from the records it returns, as Polybase's did (docs/store.md, "Lists with a read filter").
+  // narrowing the range recovered a private text in a few hundred requests (issue 13). Such a list is now refused
+  // under the default (its where does not limit it to the caller's records: private-lists.test.ts); under
+  // privateLists: 'filtered', a filtered list's cursors come from the records it returns, as Polybase's did
+  // (docs/store.md, "Lists with a read filter").
+  let f: TestServer;
+  beforeAll(async () => {
+    f = await startTestServer({ privateLists: 'filtered' });
+  });
+  afterAll(() => f.close());
+
   const PRIVATE = `
 collection Secret {
   id: string;
@@ -129,11 +137,21 @@ collection Secret {
 }
 `;
 
-  it('shows nothing of those records in its cursors', async () => {
+  it('is refused under the default, the same whether the range holds a record the caller may not read', async () => {
     await s.createCollection('review/Secret', PRIVATE);
-    expect((await s.create('review/Secret', ['s1', 'the password is hunter2'], KEYS.alice)).status).toBe(200);
-    expect((await s.create('review/Secret', ['s2', 'launch code 0000'], KEYS.alice)).status).toBe(200);
-    const answer = await s.list('review/Secret', { sort: [['text', 'asc']] }, KEYS.bob);
+    expect((await s.create('review/Secret', ['s1', 'QZa secret'], KEYS.alice)).status).toBe(200);
+    const range = (from: string, to: string) => ({ where: { text: { $gte: from, $lt: to } }, limit: '1' });
+    const holding = await s.list('review/Secret', range('QZa', 'QZb'), KEYS.bob);
+    expect(holding.status).toBe(403);
+    expect(errorOf(holding)?.reason).toBe('permission/unconfined-query');
+    expect((await s.list('review/Secret', range('QZb', 'QZc'), KEYS.bob)).text).toBe(holding.text);
+  });
+
+  it("under 'filtered', shows nothing of those records in its cursors", async () => {
+    await f.createCollection('review/Secret', PRIVATE);
+    expect((await f.create('review/Secret', ['s1', 'the password is hunter2'], KEYS.alice)).status).toBe(200);
+    expect((await f.create('review/Secret', ['s2', 'launch code 0000'], KEYS.alice)).status).toBe(200);
+    const answer = await f.list('review/Secret', { sort: [['text', 'asc']] }, KEYS.bob);
     expect(answer.json.data).toEqual([]);
     const shown = [answer.json.cursor.before, answer.json.cursor.after]
       .filter((cursor): cursor is string => typeof cursor === 'string')
@@ -143,13 +161,13 @@ collection Secret {
     expect(shown).not.toContain('launch code');
   });
 
-  it('answers a range holding records the caller may not read exactly as it answers an empty range', async () => {
-    await s.createCollection('hidden/Secret', PRIVATE);
-    expect((await s.create('hidden/Secret', ['h1', 'QZa secret'], KEYS.alice)).status).toBe(200);
-    expect((await s.create('hidden/Secret', ['h2', 'mine'], KEYS.bob)).status).toBe(200);
+  it("under 'filtered', answers a range holding records the caller may not read exactly as it answers an empty range", async () => {
+    await f.createCollection('hidden/Secret', PRIVATE);
+    expect((await f.create('hidden/Secret', ['h1', 'QZa secret'], KEYS.alice)).status).toBe(200);
+    expect((await f.create('hidden/Secret', ['h2', 'mine'], KEYS.bob)).status).toBe(200);
     const range = (from: string, to: string) => ({ where: { text: { $gte: from, $lt: to } }, limit: '1' });
     const answer = async (query: Record<string, unknown>) => {
-      const response = await s.list('hidden/Secret', query, KEYS.bob);
+      const response = await f.list('hidden/Secret', query, KEYS.bob);
       expect(response.status).toBe(200);
       return response.json;
     };

@@ -1,7 +1,8 @@
 // Read and call permissions over HTTP, with signed requests: @read/@call fields, delegate chains through
-// references, list filtering (and pages filled after filtering), the constructor needing no permission.
+// references, lists of private collections limited by their where to the caller's records (private-lists.test.ts
+// has the rest), the constructor needing no permission.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, errorOf, jwkOf, startTestServer, type TestServer } from './support.ts';
+import { KEYS, errorOf, hexOf, jwkOf, startTestServer, type TestServer } from './support.ts';
 
 // A User delegates to its key; a Team delegates to its users; a Doc is readable by its team and callable by its
 // owner; a private Diary is readable only by its @read key.
@@ -94,25 +95,35 @@ describe('read permission', () => {
     expect((await s.record('perm/Doc', 'd1', KEYS.carol)).status).toBe(403);
   });
 
-  it('lists only readable records, and fills the page after filtering', async () => {
+  it('lists a private collection through a where that limits it to the caller: its records, paged, the rest refused', async () => {
     for (let i = 0; i < 6; i++) {
       const reader = i % 2 === 0 ? jwkOf(KEYS.alice) : jwkOf(KEYS.bob);
       expect((await s.create('perm/Diary', [`e${i}`, reader, i])).status).toBe(200);
     }
-    const alice = await s.list('perm/Diary', { limit: 2 }, KEYS.alice);
+    const alice = await s.list('perm/Diary', { where: { reader: jwkOf(KEYS.alice) }, limit: 2 }, KEYS.alice);
     expect(alice.json.data.map((r: any) => r.data.id)).toEqual(['e0', 'e2']);
-    const next = await s.list('perm/Diary', { limit: 2, after: alice.json.cursor.after }, KEYS.alice);
+    const next = await s.list('perm/Diary', { after: alice.json.cursor.after }, KEYS.alice);
     expect(next.json.data.map((r: any) => r.data.id)).toEqual(['e4']);
-    const bob = await s.list('perm/Diary', {}, KEYS.bob);
-    expect(bob.json.data.map((r: any) => r.data.id)).toEqual(['e1', 'e3', 'e5']);
-    const anonymous = await s.list('perm/Diary', {});
-    expect(anonymous.status).toBe(200);
-    expect(anonymous.json.data).toEqual([]);
+    // Not limited to the caller's records (docs/service.md "Private records in lists"): refused, signed or not.
+    for (const key of [KEYS.alice, undefined]) {
+      const all = await s.list('perm/Diary', {}, key);
+      expect(all.status).toBe(403);
+      expect(errorOf(all)?.reason).toBe('permission/unconfined-query');
+    }
   });
 
   it('a where on a PublicKey field accepts the JWK or the hex form', async () => {
     const byJwk = await s.list('perm/Diary', { where: { reader: jwkOf(KEYS.bob) } }, KEYS.bob);
     expect(byJwk.json.data.map((r: any) => r.data.id)).toEqual(['e1', 'e3', 'e5']);
+    const byHex = await s.list('perm/Diary', { where: { reader: hexOf(KEYS.bob) } }, KEYS.bob);
+    expect(byHex.json.data).toEqual(byJwk.json.data);
+  });
+
+  it('lists the records of a delegate chain through a where on the reference: Doc → Team → User → key', async () => {
+    const bob = await s.list('perm/Doc', { where: { team: { collectionId: 'perm/Team', id: 't1' } } }, KEYS.bob);
+    expect(bob.status, bob.text).toBe(200);
+    expect(bob.json.data.map((r: any) => r.data.id)).toEqual(['d1']);
+    expect((await s.list('perm/Doc', { where: { team: { collectionId: 'perm/Team', id: 't1' } } }, KEYS.carol)).status).toBe(403);
   });
 });
 
