@@ -131,8 +131,22 @@ describe('@polybase/client 0.6', () => {
     expect(read.data.text).toBe('hidden');
     const stranger = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: 'compat', signer: signerFor(KEYS.bob) });
     await expect(stranger.collection('Secret').record('s1').get()).rejects.toMatchObject({ reason: 'unauthorized' });
-    const listed = await stranger.collection('Secret').get();
-    expect(listed.data).toEqual([]);
+    // A list of a private collection must be limited by its where to the caller's records (docs/service.md
+    // "Private records in lists"): the owner's is, through the client's where with the key's JWK; the stranger's
+    // is refused, where Polybase answered [] (as Vellum does under privateLists: 'filtered', below).
+    const mine = await secrets.where('owner', '==', jwkOf(KEYS.alice) as never).get();
+    expect(mine.data.map((r) => r.data.id)).toEqual(['s1']);
+    await expect(stranger.collection('Secret').get()).rejects.toMatchObject({ reason: 'permission/unconfined-query' });
+    const filtered = await startTestServer({ privateLists: 'filtered' });
+    try {
+      const owner = new Polybase({ baseURL: `${filtered.url}/v0`, defaultNamespace: 'compat', signer: signerFor(KEYS.alice) });
+      await owner.applySchema(SCHEMA);
+      await owner.collection('Secret').create(['s1', 'hidden']);
+      const other = new Polybase({ baseURL: `${filtered.url}/v0`, defaultNamespace: 'compat', signer: signerFor(KEYS.bob) });
+      expect((await other.collection('Secret').get()).data).toEqual([]);
+    } finally {
+      await filtered.close();
+    }
   });
 
   it('receives a change through onSnapshot (long-poll)', async () => {

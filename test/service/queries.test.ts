@@ -1,7 +1,7 @@
 // The extended where ($ne, $in, $nin, $contains, $or) and count=true over HTTP: answers, paging with cursors
 // alone (they carry the query), read permissions, and the 400s of bad queries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KEYS, errorOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
+import { KEYS, errorOf, hexOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
 const SCHEMA = `
 @public
@@ -25,6 +25,7 @@ collection Note {
   @read
   reader: PublicKey;
   kind: string;
+  @index(reader, kind);
   constructor (id: string, reader: PublicKey, kind: string) {
     this.id = id;
     this.reader = reader;
@@ -144,11 +145,16 @@ describe('count=true', () => {
     expect((await s.list('q/Post', { count: 'false', limit: 2 })).json.data).toHaveLength(2);
   });
 
-  it('counts only the records the caller may read', async () => {
-    expect((await s.list('q/Note', { count: 'true' }, KEYS.alice)).json).toEqual({ count: 4 });
-    expect((await s.list('q/Note', { count: 'true' }, KEYS.bob)).json).toEqual({ count: 2 });
-    expect((await s.list('q/Note', { count: 'true', where: { kind: { $ne: 'odd' } } }, KEYS.bob)).json).toEqual({ count: 1 });
-    expect((await s.list('q/Note', { count: 'true' })).json).toEqual({ count: 0 });
+  it('counts the records of a private collection through a where limited to the caller, and refuses any other', async () => {
+    const mine = (key: string, where: Record<string, unknown> = {}) => ({ count: 'true', where: { reader: hexOf(key), ...where } });
+    expect((await s.list('q/Note', mine(KEYS.alice), KEYS.alice)).json).toEqual({ count: 4 });
+    expect((await s.list('q/Note', mine(KEYS.bob), KEYS.bob)).json).toEqual({ count: 2 });
+    expect((await s.list('q/Note', mine(KEYS.bob, { kind: { $ne: 'odd' } }), KEYS.bob)).json).toEqual({ count: 1 });
+    for (const [query, key] of [[{ count: 'true' }, KEYS.alice], [mine(KEYS.alice), KEYS.bob], [mine(KEYS.alice), undefined]] as const) {
+      const refused = await s.list('q/Note', query, key);
+      expect(refused.status).toBe(403);
+      expect(errorOf(refused)?.reason).toBe('permission/unconfined-query');
+    }
   });
 
   it('refuses paging parameters and values other than true and false', async () => {
