@@ -5,10 +5,15 @@
 // list, or a JSON array when a value holds a comma); an array field (an index on `tags: string[]`) serves only
 // `contains` ($contains), so it must have one and is left out of the sort. Values are read by the field's type
 // (a number field gets a number, a reference the {collectionId, id} of an id).
+// On a collection not readable by everyone, a list must be limited by its where to records the caller may read
+// (docs/service.md "Private records in lists"): a "Records" choice pins a PublicKey field that grants read (`@read`
+// or `@delegate`) to the key in use, which is the default; choosing "all" (or having no key) sends the where as
+// built, and the server's 403 says what to add.
 import type { ListQuery, Sort, Where } from './api.ts';
+import type { SigningKey } from './signing.ts';
 import { h, replaceChildren } from './dom.ts';
 import { conditionValue, listValues } from './conditions.ts';
-import { indexLabel, type CollectionInfo, type IndexField, type StableType } from './schema.ts';
+import { indexLabel, type CollectionInfo, type IndexField, type ReadField, type StableType } from './schema.ts';
 
 const OPERATORS = [
   ['', 'any'],
@@ -35,11 +40,21 @@ export class QueryBuilder {
   private readonly limit: HTMLInputElement;
   private readonly problem = h('div', { class: 'form-problem', role: 'alert' });
   private fields: { field: IndexField; operator: HTMLSelectElement; value: HTMLInputElement }[] = [];
+  /** A private collection's PublicKey fields that grant read, one of which the list pins to the key in use. */
+  private readonly keyFields: ReadField[];
+  private readonly mine: HTMLSelectElement | undefined;
 
   constructor(
     private readonly info: CollectionInfo,
     onRun: (query: ListQuery) => void,
+    private readonly key: () => SigningKey | undefined,
   ) {
+    this.keyFields = info.publicRead ? [] : info.readFields.filter((field) => field.element.kind === 'publickey');
+    this.mine = info.publicRead
+      ? undefined
+      : h('select', { id: 'query-mine', 'aria-label': 'records' },
+        ...this.keyFields.map((field) => h('option', { value: field.name }, `mine: ${field.name} ${field.array ? 'contains' : '='} my key`)),
+        h('option', { value: '' }, 'all (a private collection refuses this)'));
     this.indexSelect = h('select', { id: 'query-index', 'aria-label': 'index', onchange: () => this.renderRows() },
       ...info.indexes.map((index, i) => h('option', { value: String(i) }, indexLabel(index))));
     this.order = h('select', { id: 'query-order', 'aria-label': 'order' }, h('option', { value: 'index' }, 'index order'), h('option', { value: 'reversed' }, 'reversed'));
@@ -57,6 +72,7 @@ export class QueryBuilder {
         h('label', { for: 'query-index' }, 'Index'), this.indexSelect,
         h('label', { for: 'query-order' }, 'Order'), this.order,
         h('label', { for: 'query-limit' }, 'Page'), this.limit,
+        ...(this.mine ? [h('label', { for: 'query-mine' }, 'Records'), this.mine] : []),
         h('button', { type: 'submit', id: 'run-query' }, 'Run')),
       this.rows, this.problem);
     this.renderRows();
@@ -90,6 +106,10 @@ export class QueryBuilder {
       if (operator.value === 'eq') where[field.path] = parsed;
       else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
     }
+    const pinned = this.keyFields.find((field) => field.name === this.mine?.value);
+    const key = this.key();
+    // Pinned to the key in use, unless a condition on that field is given already (the server judges it).
+    if (pinned && key && !(pinned.name in where)) where[pinned.name] = pinned.array ? { $contains: key.publicKeyHex } : key.publicKeyHex;
     const reversed = this.order.value === 'reversed';
     const flip = (direction: 'asc' | 'desc'): 'asc' | 'desc' => (reversed ? (direction === 'asc' ? 'desc' : 'asc') : direction);
     // An array index is read only through `contains`, which fixes its array field: the order is the other fields'.

@@ -37,7 +37,7 @@ export class RecordsView {
     private readonly info: CollectionInfo,
     private readonly key: () => SigningKey | undefined,
   ) {
-    const builder = new QueryBuilder(info, (query) => void this.load({ ...query }));
+    const builder = new QueryBuilder(info, (query) => void this.load({ ...query }), key);
     this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
     this.element = h('div', { class: 'records-view' },
       builder.element,

@@ -55,6 +55,19 @@ export interface CollectionInfo {
   indexes: IndexField[][];
   /** `@public` or a collection-level `@read`: anyone may list it. */
   publicRead: boolean;
+  /**
+   * The fields that grant read of a record: `@read` or `@delegate` fields of a PublicKey or record type, or an array
+   * of them. A list of a collection not readable by everyone must fix one of them to the caller (docs/service.md,
+   * "Private records in lists").
+   */
+  readFields: ReadField[];
+}
+
+export interface ReadField {
+  name: string;
+  /** The field's type, or its element's for an array. */
+  element: StableType;
+  array: boolean;
 }
 
 const INDEXABLE = new Set(['string', 'number', 'boolean']);
@@ -70,11 +83,18 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
   const collection = collections.find((c) => c.kind === 'collection' && c.name === name);
   if (!collection) throw new Error(`the schema of ${id} does not define collection ${name}`);
   const fields: Parameter[] = [];
+  const readFields: ReadField[] = [];
   const functions: FunctionInfo[] = [];
   const explicit: { direction: 'asc' | 'desc'; fieldPath: string[] }[][] = [];
   let publicRead = false;
   for (const attribute of collection.attributes) {
-    if (attribute.kind === 'property') fields.push({ name: attribute.name, type: attribute.type, required: attribute.required });
+    if (attribute.kind === 'property') {
+      fields.push({ name: attribute.name, type: attribute.type, required: attribute.required });
+      const array = attribute.type.kind === 'array';
+      const element = attribute.type.kind === 'array' ? attribute.type.value : attribute.type;
+      const grants = attribute.directives.some((d) => d.name === 'read' || d.name === 'delegate');
+      if (grants && (element.kind === 'publickey' || element.kind === 'foreignrecord')) readFields.push({ name: attribute.name, element, array });
+    }
     else if (attribute.kind === 'method') {
       const parameters = attribute.attributes.filter((a): a is Extract<StableMethodAttribute, { kind: 'parameter' }> => a.kind === 'parameter');
       functions.push({ name: attribute.name, parameters: parameters.map(({ name, type, required }) => ({ name, type, required })) });
@@ -108,6 +128,7 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
     functions: functions.filter((f) => f.name !== 'constructor'),
     indexes,
     publicRead,
+    readFields,
   };
 }
 

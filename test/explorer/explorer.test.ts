@@ -1,8 +1,9 @@
 // The explorer in a real browser (Chromium through playwright-core) against a live server: create a collection
 // from the editor (after seeing a broken one refused at line:col), generate a key, create a signed record, call a
 // function, see a refused call's error envelope, filter (with $in, $nin, $ne too) and page a list and see how many
-// match, watch a change made through the API arrive live over the push stream, and edit the schema. A screenshot is taken on the way (docs/explorer.png is one; set
-// VELLUM_UPDATE_SCREENSHOT=1 to write it there again).
+// match, watch a change made through the API arrive live over the push stream, list a private collection through
+// the key in use (and see the server's refusal of a list of all), and edit the schema. A screenshot is taken on the
+// way (docs/explorer.png is one; set VELLUM_UPDATE_SCREENSHOT=1 to write it there again).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -352,6 +353,32 @@ describe('the explorer in Chromium', () => {
     await page.click('#run-query');
     await expect.poll(rowIds).toEqual(['d', 'a']);
     await expect.poll(() => page.locator('#record-count').textContent()).toBe('2 matching records');
+    await page.goto(`${server.url}/explorer/#/c/app%2FTask`);
+    await page.locator('#records tr[data-id="task-1"]').waitFor();
+  });
+
+  it("lists a private collection's records of the key in use, and shows the server's 403 for a list of all", async () => {
+    const notes = 'collection Note { id: string; @read owner: PublicKey; text: string; constructor (id: string, text: string) { this.id = id; this.owner = ctx.publicKey; this.text = text; } }';
+    const post = (path: string, args: unknown[], key?: string) => {
+      const body = JSON.stringify({ args });
+      return fetch(`${server.url}/v0/collections/${path}/records`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-polybase-signature': signRequest(key, body) } : {}) }, body });
+    };
+    expect((await post('Collection', ['app/Note', notes])).status).toBe(200);
+    expect((await post('app%2FNote', ['n1', 'mine'], API_KEY)).status).toBe(200);
+    expect((await post('app%2FNote', ['n2', 'not mine'], `0x${'55'.repeat(32)}`)).status).toBe(200);
+    await page.goto(`${server.url}/explorer/#/c/app%2FNote`);
+    // No key in use: nothing to pin, and the server's refusal says to sign.
+    await expect.poll(() => page.locator('#records .error-box').textContent()).toContain('an unsigned request may read none');
+    await page.fill('#paste-key', API_KEY);
+    await page.click('#paste-key + button');
+    expect(await page.inputValue('#query-mine')).toBe('owner');
+    await page.click('#run-query');
+    await expect.poll(rowIds).toEqual(['n1']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('1 matching record');
+    await expect.poll(() => page.locator('#live-status').getAttribute('data-mode')).toBe('stream');
+    await page.selectOption('#query-mine', '');
+    await page.click('#run-query');
+    await expect.poll(() => page.locator('#records .error-box').textContent()).toContain('list of "app/Note" must be limited to records you may read: add a where on "owner" equal to your public key');
     await page.goto(`${server.url}/explorer/#/c/app%2FTask`);
     await page.locator('#records tr[data-id="task-1"]').waitFor();
   });

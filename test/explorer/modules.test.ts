@@ -110,6 +110,19 @@ describe('collectionInfo', () => {
     expect(info.functions.map((f) => f.name)).not.toContain('constructor');
     expect(() => collectionInfo('app/Missing', JSON.stringify(toStableAst(result.program!, result.source, 'app')))).toThrow('does not define collection Missing');
   });
+
+  it("reads the fields that grant read, which a private collection's list must pin", () => {
+    const text = 'collection Team { id: string; constructor (id: string) { this.id = id; } }\n' +
+      'collection Doc { id: string; @read owner: PublicKey; @delegate editors: PublicKey[]; @read team: Team; @call(owner) x: PublicKey; constructor (id: string) { this.id = id; this.owner = ctx.publicKey; this.editors = []; this.team = { collectionId: "", id: "" }; this.x = ctx.publicKey; } }';
+    const result = checkSchema(text, 'doc.polylang');
+    const info = collectionInfo('app/Doc', JSON.stringify(toStableAst(result.program!, result.source, 'app')));
+    expect(info.publicRead).toBe(false);
+    expect(info.readFields).toEqual([
+      { name: 'owner', element: { kind: 'publickey' }, array: false },
+      { name: 'editors', element: { kind: 'publickey' }, array: true },
+      { name: 'team', element: { kind: 'foreignrecord', collection: 'Team' }, array: false },
+    ]);
+  });
 });
 
 describe('listValues', () => {
