@@ -148,6 +148,16 @@ export class RecordService {
     return this.#canRead(collection, record, caller, this.#requestLoader('absent'));
   }
 
+  /**
+   * Throws what the list would throw before reading (an unknown collection, a query no index serves, a list of a
+   * private collection not confined to the caller), so that a long-poll is refused before it waits.
+   */
+  async assertList(collectionId: string, query: ListQuery, caller: Caller, operation: 'list' | 'count'): Promise<void> {
+    const collection = await this.collections.resolve(collectionId);
+    const confine = this.#confinement(collection, caller, this.#requestLoader('absent'), operation);
+    if (confine) await this.store.checkQuery(collectionId, resumeQuery(query), confine);
+  }
+
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */
   async assertCollection(collectionId: string): Promise<void> {
     await this.collections.resolve(collectionId);

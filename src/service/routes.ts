@@ -164,7 +164,8 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
       return serveStream(context, reply, { target: { collectionId }, query, caller, resumeAfter });
     }
     if (longPoll) {
-      await service.assertCollection(collectionId);
+      // A list the service would refuse is refused now, not after the wait.
+      await service.assertList(collectionId, count ? { where: query.where } : query, caller, count ? 'count' : 'list');
       if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
     }
     if (count) {

@@ -613,6 +613,19 @@ export class RecordStore {
   }
 
   /**
+   * Plans the query (its where and sort) as `list` would, and hands `check` what it would read, reading nothing:
+   * so a request that will wait before it lists (a long-poll) is refused at once rather than after the wait.
+   */
+  async checkQuery(collectionId: string, query: Pick<ListQuery, 'where' | 'sort'>, check: ScanCheck): Promise<void> {
+    checkCollectionId(collectionId);
+    const layoutBytes = await this.kv.get(layoutKey(collectionId));
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const indexes = this.#indexes(collectionId, layoutBytes);
+    if (isExtendedWhere(query.where)) await check(unionScanBounds(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
+    else await check(planScanBounds(planQuery(indexes.layout, indexes.usable, query.where, query.sort)));
+  }
+
+  /**
    * How many records match the where and pass the read filter. It reads every entry of the query's ranges, so
    * it stops with 400 `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
    */

@@ -191,6 +191,16 @@ describe('under the default (confined)', () => {
     expect(text).not.toContain('a1');
   });
 
+  it('refuses an unconfined long-poll at once, before it waits', async () => {
+    const started = Date.now();
+    const since = (await s.list('pl/Secret', { where: { owner: hexOf(KEYS.bob) } }, KEYS.bob)).headers.get('x-service-timestamp')!;
+    expectRefused(await s.list('pl/Secret', { since, waitFor: '5s' }, KEYS.bob), /^list of "pl\/Secret" must be limited/);
+    expectRefused(await s.list('pl/Secret', { since, waitFor: '5s', count: 'true' }, KEYS.bob), /^count of "pl\/Secret" must be limited/);
+    expect(Date.now() - started).toBeLessThan(4000);
+    // A confined one waits as before: nothing changed, so 304.
+    expect((await s.list('pl/Secret', { where: { owner: hexOf(KEYS.bob) }, since, waitFor: '200ms' }, KEYS.bob)).status).toBe(304);
+  });
+
   it('keeps a get of one record as it was: 403 when unreadable, 404 when absent (ids are not private)', async () => {
     const denied = await s.record('pl/Secret', 'a1', KEYS.bob);
     expect(denied.status).toBe(403);
