@@ -79,7 +79,10 @@ export class Collection<S extends CollectionSchema> {
     return { collectionId: this.id, id };
   }
 
-  /** One page of records. */
+  /**
+   * One page of records. On a collection not readable by everyone the where must limit it to records the caller
+   * may read (a read-granting field equal to its key), else VellumError 403 `permission/unconfined-query`.
+   */
   async list(options: ListOptions<S['queryFields']> = {}): Promise<Page<S['record']>> {
     const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query: listQuery(options), sign: this.signReads });
     return pageOf(answer.status, answer.body, answer.headers);

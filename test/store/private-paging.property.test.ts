@@ -4,7 +4,9 @@
 // records and the presence of each cursor are identical, and so is each cursor's length; only a sealed cursor's
 // bytes differ (a random IV, and each store's own key). The record counts stay below the scan bound, whose one
 // exception is tested in sealed-cursors.test.ts. The queries include the extended where ($ne, $in, $nin, $or),
-// whose pages are merged from several index ranges. On SQLite and PostgreSQL.
+// whose pages are merged from several index ranges. On SQLite and PostgreSQL. This is the store's filtered path,
+// which the service takes for every query under `privateLists: 'filtered'`; under the default it serves only
+// queries confined to the caller's records (test/service/private-lists.property.test.ts).
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
