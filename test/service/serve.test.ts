@@ -59,6 +59,21 @@ describe('vellum serve', () => {
     await stopServe(again);
   }, 60_000);
 
+  it('confines lists of private collections, unless --private-lists filtered', async () => {
+    const schemaFile = join(dir, 'note.polylang');
+    writeFileSync(schemaFile, 'collection Note { id: string; @read owner: PublicKey; constructor (id: string) { this.id = id; this.owner = ctx.publicKey; } }');
+    for (const [flags, status] of [[[], 403], [['--private-lists', 'filtered'], 200]] as const) {
+      const server = await spawnServe(['--data', join(dir, `data-private-${status}`), '--schema', schemaFile, '--namespace', 'demo', '--quiet', ...flags]);
+      running.push(server);
+      const list = await json(`${server.url}/v0/collections/demo%2FNote/records`);
+      expect(list.status).toBe(status);
+      if (status === 200) expect(list.body.data).toEqual([]);
+      else expect(list.body.error.reason).toBe('permission/unconfined-query');
+      await stopServe(server);
+    }
+    await expect(spawnServe(['--data', join(dir, 'data-private-bad'), '--private-lists', 'open'])).rejects.toThrow(/--private-lists.*(confined|filtered)/s);
+  }, 60_000);
+
   it('refuses a schema file with errors, with file:line:col', async () => {
     const bad = join(dir, 'bad.polylang');
     writeFileSync(bad, 'collection Bad {\n  id: string;\n  n: nope[;\n}\n');
