@@ -67,10 +67,9 @@ function grantsRead(value: KeyValue, key: Uint8Array, delegates: (reference: { c
 function hint(fields: readonly FieldDeclaration[]): string {
   const ways = fields.map((field) => {
     const name = JSON.stringify(field.name.name);
-    const array = field.type.kind === 'arrayType';
-    const element = array ? (field.type as Extract<FieldDeclaration['type'], { kind: 'arrayType' }>).element : field.type;
+    const element = field.type.kind === 'arrayType' ? field.type.element : field.type;
     const value = element.kind === 'publicKeyType' ? 'your public key' : 'a record ({"collectionId", "id"}) whose @delegate fields hold your key';
-    return array ? `on ${name} with {"$contains": ${value}}` : `on ${name} equal to ${value}`;
+    return field.type.kind === 'arrayType' ? `on ${name} with {"$contains": ${value}}` : `on ${name} equal to ${value}`;
   });
   return `a where ${ways.join(', or ')} (fields that grant read: ${fields.map((field) => field.name.name).join(', ')})`;
 }
