@@ -7,6 +7,7 @@ import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
+import { withFastGet } from './fast-get.ts';
 import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
@@ -32,10 +33,19 @@ export interface AppOptions {
   explorer?: ExplorerOptions | false;
   /** The most push-update streams (`stream=1`) open at once; one more is 503 `stream/too-many-streams` (default 1000). */
   maxStreams?: number;
+  /**
+   * Whether plain gets are answered before fastify (fast-get.ts; default true). false: every get goes through the
+   * route, the reference the fast path is tested against.
+   */
+  fastGet?: boolean;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const log = options.log ?? (() => {});
+  const shutdown = options.shutdown ?? new AbortController().signal;
+  const logRequests = options.log !== undefined && options.logRequests !== false;
+  let closing = false;
+  const fastGet = options.fastGet === false ? undefined : { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined };
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
@@ -48,7 +58,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
-    serverFactory: createHttpServer,
+    serverFactory: (handler, serverOptions) => createHttpServer(fastGet ? withFastGet(handler, fastGet) : handler, serverOptions),
+  });
+  // Set as fastify starts closing, when it begins to answer new requests with 503 itself.
+  app.addHook('preClose', (done) => {
+    closing = true;
+    done();
   });
   registerHttpEdges(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
 
@@ -65,7 +80,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
     else done(null, (body as Buffer).toString('utf8'));
   });
 
-  const shutdown = options.shutdown ?? new AbortController().signal;
   registerCors(app);
   const recoveryPool = options.recoveryPool ?? new RecoveryPool();
   if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
@@ -93,7 +107,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
   });
 
-  if (options.log && options.logRequests !== false) {
+  if (logRequests) {
     app.addHook('onResponse', (request, reply, done) => {
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
       done();

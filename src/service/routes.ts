@@ -56,6 +56,11 @@ function param(request: FastifyRequest, name: keyof RecordParams): string {
   return value;
 }
 
+/** The answer to a get: the record's stored JSON text, as it is, in Polybase's envelope (also fast-get.ts). */
+export function recordEnvelope(json: string): string {
+  return `{"data":${json},"block":${BLOCK_JSON}}`;
+}
+
 function setTimestamp(reply: FastifyReply, timestamp: number): void {
   const seconds = timestampToSeconds(timestamp);
   reply.header('X-Service-Timestamp', seconds);
@@ -197,7 +202,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const { json, timestamp } = await service.get(collectionId, id, caller);
     setTimestamp(reply, timestamp);
     // The record is already JSON text (as stored): it goes into the answer as it is.
-    return reply.type(JSON_TYPE).send(bare ? json : `{"data":${json},"block":${BLOCK_JSON}}`);
+    return reply.type(JSON_TYPE).send(bare ? json : recordEnvelope(json));
   });
 
   app.post('/v0/collections/:collection/records', async (request) => {

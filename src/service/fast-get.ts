@@ -1,0 +1,133 @@
+// The get route's fast path: `GET /v0/collections/:collection/records/:id`, unsigned, without a query string,
+// answered in Node's request listener before fastify, with the same status, headers and body as the fastify route
+// (routes.ts). Why: fastify's per-request machinery (request and reply objects, routing, hooks, the reply path)
+// cost a get about as much CPU as everything of ours on it; the hand-written server this is measured against
+// (bench/http.ts) pays it too, but does less besides.
+//
+// It answers only the plainest case: a readable record, found. Everything else goes to fastify unchanged, before
+// anything is written: another method (HEAD, OPTIONS, POST), another path, a query string (long-polls, streams,
+// `format`), a signature header (a signed read's key recovery and time window), a request with a body, a path
+// segment that is unusual (characters outside the unreserved and sub-delims set, a percent-encoding that does
+// not decode, a segment past the router's length limit), and every answer that is not a 200 (an unknown
+// collection or record, a read the permissions refuse, an internal error: fastify's route then runs the same
+// read again and answers, and logs, as it always does). While the server shuts down, fastify answers every
+// request (its 503 for new ones); a get answered here while the shutdown begins gets `Connection: close`, as the
+// onSend hook in app.ts gives it.
+//
+// test/service/fast-get.test.ts checks sameness against the route over a generated corpus of requests.
+
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { timestampToSeconds } from '../store/index.ts';
+import { EXPOSED_HEADERS } from './cors.ts';
+import { MAX_PARAM_LENGTH } from './errors.ts';
+import type { RecordService } from './records.ts';
+import { recordEnvelope } from './routes.ts';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface FastGetContext {
+  service: RecordService;
+  /** Aborted when the server shuts down. */
+  shutdown: AbortSignal;
+  /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
+  closing: () => boolean;
+  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
+  logRequest?: (line: string) => void;
+}
+
+/**
+ * A path segment as the fast path takes it: RFC 3986's unreserved characters, sub-delims but `;`, `:`, `@`, and
+ * percent-encodings (checked when decoded). Anything else (`;`, which a router may read as a delimiter, bytes
+ * outside ASCII, an empty segment) goes to fastify.
+ */
+const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
+const GET_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})$`);
+
+/** Node's request listener that answers plain gets itself and gives every other request to `fastify`. */
+export function withFastGet(fastify: Listener, context: FastGetContext): Listener {
+  // A get reads the clock, which changes only with a commit: most answers in a row carry the same timestamp.
+  let lastTimestamp = -1;
+  let lastSeconds = '';
+  const secondsOf = (timestamp: number): string => {
+    if (timestamp !== lastTimestamp) {
+      lastSeconds = timestampToSeconds(timestamp);
+      lastTimestamp = timestamp;
+    }
+    return lastSeconds;
+  };
+
+  const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number): Promise<void> => {
+    let json: string;
+    let timestamp: number;
+    try {
+      ({ json, timestamp } = await context.service.get(collectionId, id, {}));
+    } catch {
+      // Every failure is answered (and an internal one logged) by the route itself.
+      fastify(request, response);
+      return;
+    }
+    const body = recordEnvelope(json);
+    const seconds = secondsOf(timestamp);
+    const headers: Record<string, string | number> = {
+      'x-service-timestamp': seconds,
+      'x-polybase-timestamp': seconds,
+      'content-type': 'application/json; charset=utf-8',
+    };
+    const origin = request.headers.origin;
+    if (typeof origin === 'string') {
+      headers['access-control-allow-origin'] = origin;
+      headers['access-control-allow-credentials'] = 'true';
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+      headers.vary = 'Origin';
+    }
+    if (context.shutdown.aborted) headers.connection = 'close';
+    headers['content-length'] = Buffer.byteLength(body);
+    const { logRequest } = context;
+    // Written when the answer is handed to the system, as fastify's onResponse hook is (not at all for an answer
+    // whose connection was destroyed before).
+    if (logRequest) {
+      response.once('finish', () => {
+        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
+        logRequest(`GET ${url} 200 ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
+    response.writeHead(200, headers);
+    response.end(body);
+  };
+
+  return (request, response) => {
+    const target = plainGet(request);
+    if (target === undefined || context.shutdown.aborted || context.closing()) {
+      fastify(request, response);
+      return;
+    }
+    void answer(request, response, target.collectionId, target.id, performance.now());
+  };
+}
+
+/** The collection and record ids of a request the fast path may answer; undefined for any other request. */
+function plainGet(request: IncomingMessage): { collectionId: string; id: string } | undefined {
+  if (request.method !== 'GET') return undefined;
+  const match = GET_PATH.exec(request.url!);
+  if (match === null) return undefined;
+  const { headers } = request;
+  if (headers['x-service-signature'] !== undefined || headers['x-polybase-signature'] !== undefined) return undefined;
+  if (headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0')) return undefined;
+  const collectionId = decodeSegment(match[1]!);
+  const id = decodeSegment(match[2]!);
+  if (collectionId === undefined || id === undefined) return undefined;
+  return { collectionId, id };
+}
+
+/** A path segment percent-decoded as fastify's router decodes a parameter; undefined when the router would refuse it. */
+function decodeSegment(segment: string): string | undefined {
+  let decoded = segment;
+  if (segment.includes('%')) {
+    try {
+      decoded = decodeURIComponent(segment);
+    } catch {
+      return undefined;
+    }
+  }
+  return decoded.length > MAX_PARAM_LENGTH ? undefined : decoded;
+}

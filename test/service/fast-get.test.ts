@@ -1,0 +1,186 @@
+// The get fast path (src/service/fast-get.ts) against the fastify route as the reference: two apps over the same
+// records, one with the fast path and one without, receive the same generated requests (ids with escapes and
+// percent-encodings, unknown collections, missing and unreadable records, signed and unsigned, query strings,
+// odd headers, other methods), and must answer with the same status, headers (but Date) and body, and log the same
+// request lines (but the elapsed time).
+import { Agent, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
+import { buildApp, RecordService } from '../../src/service/index.ts';
+import { openSqliteStore } from '../../src/store/index.ts';
+import { KEYS } from './support.ts';
+
+const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constructor (id: string, n: number) { this.id = id; this.n = n; }\n}\n';
+const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;\n  constructor (id: string) { this.id = id; this.owner = ctx.publicKey; }\n}\n';
+const ODD_IDS = ['item-1', 'a b', 'é', 'x/y', 'per%cent', 'semi;colon', 'q?mark', 'hash#', 'plus+sign', 'quote"', "'(*)!", 'A~._-', '日本'];
+
+interface Answer {
+  status: number;
+  headers: string[];
+  body: string;
+}
+
+interface Served {
+  app: FastifyInstance;
+  port: number;
+  agent: Agent;
+  lines: string[];
+}
+
+interface Case {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+let service: RecordService;
+const served: Served[] = [];
+
+async function serve(fastGet: boolean): Promise<Served> {
+  const lines: string[] = [];
+  const app = buildApp({ service, fastGet, log: (line) => lines.push(line), explorer: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  return { app, port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines };
+}
+
+function send(server: Served, sent: Case): Promise<Answer> {
+  return new Promise((resolve) => {
+    // The path goes as written (not through URL, which would normalise it).
+    const target = { hostname: '127.0.0.1', port: server.port, path: sent.path, method: sent.method, headers: sent.headers, agent: server.agent };
+    const outgoing = request(target, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () => {
+        const headers: string[] = [];
+        for (let i = 0; i < response.rawHeaders.length; i += 2) {
+          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+        }
+        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
+      });
+    });
+    // A client-side failure (Node's parser refusing what came back) is an outcome to compare like any other.
+    outgoing.setTimeout(3000, () => outgoing.destroy(Object.assign(new Error('no answer'), { code: 'NO_ANSWER' })));
+    outgoing.on('error', (error: NodeJS.ErrnoException) => resolve({ status: -1, headers: [], body: String(error.code) }));
+    outgoing.end(sent.body);
+  });
+}
+
+const withoutTime = (line: string) => line.replace(/ [\d.]+ms$/, ' <time>');
+
+beforeAll(async () => {
+  service = new RecordService(openSqliteStore(':memory:'));
+  await service.initialise();
+  await service.installSchema('fast/Item', ITEM);
+  await service.installSchema('fast/Secret', SECRET);
+  for (const [n, id] of ODD_IDS.entries()) await service.create('fast/Item', [id, n], {});
+  await service.create('fast/Secret', ['s1'], { publicKey: publicKeyOf(KEYS.alice) });
+  served.push(await serve(true), await serve(false));
+});
+
+afterAll(async () => {
+  for (const server of served) {
+    server.agent.destroy();
+    await server.app.close();
+  }
+  await service.store.close();
+});
+
+/** A path segment as a client might write it: plain, percent-encoded (all or some characters), or broken. */
+function segmentArb(values: readonly string[]): fc.Arbitrary<string> {
+  const value = fc.constantFrom(...values);
+  return fc.oneof(
+    { weight: 8, arbitrary: value.map((v) => encodeURIComponent(v)) },
+    value.map((v) => [...v].map((c) => `%${Buffer.from(c).toString('hex').match(/../g)!.join('%')}`).join('').toUpperCase()),
+    value.map((v) => encodeURIComponent(v).toLowerCase()),
+    value.filter((v) => /^[\x21-\x7e]+$/.test(v)),
+    fc.constantFrom('%', '%E9', '%zz', '%C3', 'a%2', `${'x'.repeat(4097)}`, `${'%41'.repeat(4097)}`, `${'y'.repeat(4096)}`, '..', '.', '', 'a;b', 'a|b', 'a{b}', 'a^b', 'a`b'),
+  );
+}
+
+/** Mostly `usual`, sometimes one of `others`: so that most requests come near the fast path's case. */
+function mostly<T>(usual: fc.Arbitrary<T>, ...others: T[]): fc.Arbitrary<T> {
+  return fc.oneof({ weight: 10, arbitrary: usual }, { weight: 1, arbitrary: fc.constantFrom(...others) });
+}
+
+const caseArb: fc.Arbitrary<Case> = fc
+  .record({
+    method: mostly(fc.constant('GET'), 'HEAD', 'OPTIONS', 'DELETE', 'POST'),
+    prefix: mostly(fc.constant('/v0/collections/'), '/v0//collections/', '/V0/collections/', '/v0/collections', 'http://127.0.0.1/v0/collections/'),
+    collection: segmentArb(['fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Secret', 'fast/Nothing', 'Collection', 'fast/item', 'fast']),
+    middle: mostly(fc.constant('/records/'), '/records//', '/record/', '/records'),
+    id: segmentArb([...ODD_IDS, 'missing', 's1', 'fast/Item', 'Collection']),
+    suffix: mostly(fc.constant(''), '/', '?', '?format=nft', '?since=0&waitFor=1ms', '?x=1', '?waitFor=1s', '#frag', ';x', '/call/f'),
+    origin: mostly(fc.constant(undefined), 'https://app.example', '', 'null'),
+    signature: mostly(fc.constant(undefined), 'alice', 'bob', 'garbage', 'both-alice', 'service-alice'),
+    extra: mostly(fc.constant<Record<string, string>>({}), { accept: 'text/html' }, { 'content-length': '0' }, { 'content-type': 'text/plain' }, { 'last-event-id': '3' }, { 'content-encoding': 'gzip' }, { connection: 'close' }),
+    body: mostly(fc.constant(undefined), 'hello'),
+  })
+  .map(({ method, prefix, collection, middle, id, suffix, origin, signature, extra, body }) => {
+    const headers: Record<string, string> = { ...extra };
+    if (origin !== undefined) headers.origin = origin;
+    const signed = (key: string) => signRequest(key, '', Date.now());
+    if (signature === 'alice' || signature === 'bob') headers['x-polybase-signature'] = signed(KEYS[signature]);
+    if (signature === 'service-alice') headers['x-service-signature'] = signed(KEYS.alice);
+    if (signature === 'garbage') headers['x-polybase-signature'] = 'v=0,t=1,sig=0x12';
+    if (signature === 'both-alice') headers['x-service-signature'] = headers['x-polybase-signature'] = signed(KEYS.alice);
+    const withBody = body !== undefined && method !== 'HEAD' && extra['content-length'] === undefined;
+    return { method, path: `${prefix}${collection}${middle}${id}${suffix}`, headers, ...(withBody ? { body } : {}) };
+  });
+
+describe('the get fast path', () => {
+  it('answers a plain get itself, with the route answer', async () => {
+    const [fast, route] = served;
+    const sent = { method: 'GET', path: '/v0/collections/fast%2FItem/records/a%20b', headers: { origin: 'https://app.example' } };
+    const answers = [await send(fast!, sent), await send(route!, sent)];
+    expect(answers[0]).toEqual(answers[1]);
+    expect(answers[0]!.status).toBe(200);
+    expect(JSON.parse(answers[0]!.body).data).toEqual({ id: 'a b', n: 1 });
+    expect(answers[0]!.headers).toContain('access-control-allow-origin: https://app.example');
+  });
+
+  it('answers every request as the fastify route does', async () => {
+    const [fast, route] = served;
+    fast!.lines.length = 0;
+    route!.lines.length = 0;
+    let answeredPlain = 0;
+    await fc.assert(
+      fc.asyncProperty(caseArb, async (sent) => {
+        const viaFast = await send(fast!, sent);
+        const viaRoute = await send(route!, sent);
+        expect(viaFast, `${sent.method} ${sent.path} ${JSON.stringify(sent.headers)}`).toEqual(viaRoute);
+        const unsigned = sent.headers['x-polybase-signature'] === undefined && sent.headers['x-service-signature'] === undefined;
+        if (viaFast.status === 200 && sent.method === 'GET' && unsigned && !sent.path.includes('?')) answeredPlain++;
+      }),
+      { numRuns: 500 },
+    );
+    // The corpus reached the fast path's own answers (unsigned plain gets that succeed), not only the cases it hands on.
+    expect(answeredPlain).toBeGreaterThan(50);
+    await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
+    expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
+  });
+});
+
+describe('the get fast path while shutting down', () => {
+  it('leaves gets to fastify, whose answer closes the connection', async () => {
+    const shutdown = new AbortController();
+    const app = buildApp({ service, shutdown: shutdown.signal, explorer: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const server: Served = { app, port: (app.server.address() as AddressInfo).port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines: [] };
+    try {
+      const sent = { method: 'GET', path: '/v0/collections/fast%2FItem/records/item-1', headers: {} };
+      expect((await send(server, sent)).headers).toContain('Connection: keep-alive');
+      shutdown.abort();
+      const answer = await send(server, sent);
+      expect(answer.status).toBe(200);
+      expect(answer.headers).toContain('connection: close');
+    } finally {
+      server.agent.destroy();
+      await app.close();
+    }
+  });
+});
