@@ -236,3 +236,8 @@ export function decodeU64(bytes: Uint8Array, offset = 0): number {
   const view = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   return view.readUInt32BE(offset) * TWO_32 + view.readUInt32BE(offset + 4);
 }
+
+/** `decodeU64` of the bytes whose hex (16 digits, as SQLite's `hex()` writes them) starts `hex`. */
+export function decodeU64Hex(hex: string): number {
+  return Number.parseInt(hex.slice(0, 8), 16) * TWO_32 + Number.parseInt(hex.slice(8, 16), 16);
+}

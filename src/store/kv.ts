@@ -35,6 +35,12 @@ export interface TextScanOptions extends ScanOptions {
   readonly maxBytes?: number;
 }
 
+export interface ClockedText {
+  readonly clock: number;
+  readonly version: number | undefined;
+  readonly text: string | undefined;
+}
+
 export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: number) => { ops: KvOp[]; result: T };
 
 export interface KvStore {
@@ -46,6 +52,15 @@ export interface KvStore {
    * (one snapshot, one round trip).
    */
   getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]>;
+  /**
+   * A get's read: the clock (the last commit's timestamp; 0 before the first) and, read with it (SQLite: one
+   * statement, without yielding; PostgreSQL: one statement, one snapshot), a versioned value (an 8-byte version,
+   * then UTF-8 text: a record) as its version and its text; both undefined when the key is absent. On SQLite the
+   * database makes the numbers' hex and the text itself: no buffer per value (each buffer SQLite hands over is an
+   * allocation of its own, and two of them cost a get about as much CPU as the read, much of it in the garbage
+   * collector's threads).
+   */
+  getWithClock(key: Buffer): Promise<ClockedText>;
   scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]>;
   /**
    * The values `scan` would return, each as the UTF-8 text of its bytes from `skip` on (a record value: after its

@@ -8,8 +8,8 @@
 import pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
-import { encodeU64 } from './encoding.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
+import { decodeU64, encodeU64 } from './encoding.ts';
+import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 import { StoreError, databaseUnavailable } from './errors.ts';
 
 export interface PostgresOptions {
@@ -188,6 +188,11 @@ export class PostgresKv implements KvStore {
     if (keys.length === 0) return [];
     const result = await this.#query<{ key: Buffer; value: Buffer }>({ name: `${this.table}_reads`, text: this.#sql.reads, values: [keys] });
     return inKeyOrder(keys, result.rows);
+  }
+
+  async getWithClock(key: Buffer): Promise<ClockedText> {
+    const [clock, value] = await this.getMany([clockKey, key]);
+    return { clock: clockTimestamp(clock), version: value && decodeU64(value), text: value?.toString('utf8', 8) };
   }
 
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {

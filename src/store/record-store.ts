@@ -415,9 +415,8 @@ export class RecordStore {
     checkRecordId(id);
     // The timestamp is read before (or, on PostgreSQL, with) the record, so that long-polling `since` it cannot
     // miss a change.
-    const [clock, value] = await this.kv.getMany([clockKey, recordKey(collectionId, id)]);
-    const timestamp = clockTimestamp(clock);
-    if (value) return { text: recordText(value), version: decodeU64(value), timestamp };
+    const { clock: timestamp, version, text } = await this.kv.getWithClock(recordKey(collectionId, id));
+    if (version !== undefined && text !== undefined) return { text, version, timestamp };
     // A record exists only while its collection's layout does (both go in one commit), so the layout is read
     // only to tell an unknown collection from an unknown record.
     if (!(await this.kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);

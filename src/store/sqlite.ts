@@ -26,9 +26,9 @@ import { openDatabase } from './sqlite-native.ts';
 import { EventEmitter } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
-import { encodeU64 } from './encoding.ts';
+import { decodeU64Hex, encodeU64 } from './encoding.ts';
 import { databaseUnavailable } from './errors.ts';
-import { nextTimestamp, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
@@ -65,6 +65,7 @@ export class SqliteKv implements KvStore {
   readonly #events = new EventEmitter();
   readonly #get: Database.Statement<[Buffer]>;
   readonly #getTwo: Database.Statement<[Buffer, Buffer]>;
+  readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
   readonly #put: Database.Statement<[Buffer, Buffer]>;
   readonly #delete: Database.Statement<[Buffer]>;
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
@@ -95,6 +96,10 @@ export class SqliteKv implements KvStore {
     // outside a transaction every statement opens a read transaction of its own, so this is one WAL snapshot
     // instead of two, the values are from the same snapshot, and one call into SQLite instead of two.
     this.#getTwo = this.db.prepare<[Buffer, Buffer]>('SELECT (SELECT value FROM kv WHERE key = ?), (SELECT value FROM kv WHERE key = ?)').raw();
+    // The version's hex and the text in one string: one value to hand over instead of two.
+    this.#getWithClock = this.db
+      .prepare<[Buffer, Buffer]>('SELECT (SELECT hex(value) FROM kv WHERE key = ?), (SELECT hex(substr(value, 1, 8)) || CAST(substr(value, 9) AS TEXT) FROM kv WHERE key = ?)')
+      .raw();
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
     this.#put = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
@@ -170,6 +175,15 @@ export class SqliteKv implements KvStore {
 
   async getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
     return this.#read(keys);
+  }
+
+  async getWithClock(key: Buffer): Promise<ClockedText> {
+    const [clock, versioned] = this.#getWithClock.get(clockKey, key) as [string | null, string | null];
+    return {
+      clock: clock === null ? 0 : decodeU64Hex(clock),
+      version: versioned === null ? undefined : decodeU64Hex(versioned),
+      text: versioned === null ? undefined : versioned.slice(16),
+    };
   }
 
   /** The keys' values, read one after the other without yielding. */

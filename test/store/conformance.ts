@@ -15,6 +15,7 @@ import {
   type ListQuery,
   type ReadFilter,
 } from '../../src/store/index.ts';
+import { decodeU64, encodeU64 } from '../../src/store/encoding.ts';
 import { CollectionIndexes, type StoredLayout } from '../../src/store/index-entries.ts';
 import { clockKey, changeLogRange, indexPrefix, layoutKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
 import { planQuery } from '../../src/store/planner.ts';
@@ -224,6 +225,27 @@ export function conformance(backend: Backend): void {
       expect((await db.kv.getMany([key('none'), key('a')])).map((v) => v?.toString())).toEqual([undefined, 'A']);
       expect((await db.kv.getMany([key('a'), key('none')])).map((v) => v?.toString())).toEqual(['A', undefined]);
       expect(await db.kv.getMany([key('none'), key('none')])).toEqual([undefined, undefined]);
+    });
+
+    it('reads the clock with a versioned text value, any characters included, as getMany gives them', async () => {
+      const { db } = await fresh();
+      const key = (name: string) => Buffer.from(`test/${name}`);
+      const text = '{"s":"ä ö 😀 \\u0000 \\"quoted\\" \\\\ \\n"}';
+      const versioned = (version: number, body: string) => Buffer.concat([encodeU64(version), Buffer.from(body)]);
+      const { timestamp } = await db.kv.transact([], () => ({
+        ops: [
+          { kind: 'put', key: key('v'), value: versioned(2 ** 52 + 3, text) },
+          { kind: 'put', key: key('empty'), value: versioned(7, '') },
+          { kind: 'put', key: key('nul'), value: versioned(0, 'a\u0000b') },
+        ],
+        result: undefined,
+      }));
+      expect(await db.kv.getWithClock(key('v'))).toEqual({ clock: timestamp, version: 2 ** 52 + 3, text });
+      expect(await db.kv.getWithClock(key('empty'))).toEqual({ clock: timestamp, version: 7, text: '' });
+      expect(await db.kv.getWithClock(key('nul'))).toEqual({ clock: timestamp, version: 0, text: 'a\u0000b' });
+      expect(await db.kv.getWithClock(key('none'))).toEqual({ clock: timestamp, version: undefined, text: undefined });
+      const [clock] = await db.kv.getMany([clockKey]);
+      expect(decodeU64(clock!)).toBe(timestamp);
     });
 
     it('lists records as their stored JSON texts, any characters included, with the same cursors as list', async () => {
