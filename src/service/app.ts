@@ -45,7 +45,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const shutdown = options.shutdown ?? new AbortController().signal;
   const logRequests = options.log !== undefined && options.logRequests !== false;
   let closing = false;
-  const fastGet = options.fastGet === false ? undefined : { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined };
+  const fastGet = options.fastGet === false ? undefined : { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
   const app = Fastify({
     logger: false,
     bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,

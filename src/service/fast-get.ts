@@ -33,6 +33,8 @@ export interface FastGetContext {
   closing: () => boolean;
   /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
   logRequest?: (line: string) => void;
+  /** Where internal errors are reported (app.ts's `log`). */
+  logError: (line: string) => void;
 }
 
 /**
@@ -57,15 +59,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
   };
 
   const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number): Promise<void> => {
-    let json: string;
-    let timestamp: number;
-    try {
-      ({ json, timestamp } = await context.service.get(collectionId, id, {}));
-    } catch {
-      // Every failure is answered (and an internal one logged) by the route itself.
-      fastify(request, response);
-      return;
-    }
+    const { json, timestamp } = await context.service.get(collectionId, id, {});
     const body = recordEnvelope(json);
     const seconds = secondsOf(timestamp);
     const headers: Record<string, string | number> = {
@@ -101,7 +95,16 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
       fastify(request, response);
       return;
     }
-    void answer(request, response, target.collectionId, target.id, performance.now());
+    answer(request, response, target.collectionId, target.id, performance.now()).catch((error: unknown) => {
+      // A failure before anything was written (an unknown collection or record, a refused read, an internal
+      // error) is answered, and an internal one logged, by the route itself, which meets it again.
+      if (!response.headersSent) {
+        fastify(request, response);
+        return;
+      }
+      context.logError(`internal error on GET ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+      response.destroy();
+    });
   };
 }
 

@@ -184,3 +184,35 @@ describe('the get fast path while shutting down', () => {
     }
   });
 });
+
+describe('the get fast path on an internal error', () => {
+  it('leaves the answer, and the log of the error, to the route', async () => {
+    // A service whose get gives a timestamp that cannot be written: the failure comes after the read.
+    const broken = Object.create(service) as RecordService;
+    broken.get = async () => ({ json: '{"id":"x"}', timestamp: Number.NaN });
+    const apps = await Promise.all(
+      [true, false].map(async (fastGet) => {
+        const lines: string[] = [];
+        const app = buildApp({ service: broken, fastGet, log: (line) => lines.push(line), logRequests: false, explorer: false });
+        await app.listen({ port: 0, host: '127.0.0.1' });
+        const server: Served = { app, port: (app.server.address() as AddressInfo).port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines };
+        return server;
+      }),
+    );
+    try {
+      const sent = { method: 'GET', path: '/v0/collections/fast%2FItem/records/x', headers: {} };
+      const [viaFast, viaRoute] = [await send(apps[0]!, sent), await send(apps[1]!, sent)];
+      expect(viaFast).toEqual(viaRoute);
+      expect(viaFast.status).toBe(500);
+      for (const { lines } of apps) {
+        expect(lines).toHaveLength(1);
+        expect(lines[0]).toMatch(/^internal error on GET \/v0\/collections\/fast%2FItem\/records\/x: RangeError/);
+      }
+    } finally {
+      for (const { app, agent } of apps) {
+        agent.destroy();
+        await app.close();
+      }
+    }
+  });
+});
