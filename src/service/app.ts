@@ -34,8 +34,9 @@ export interface AppOptions {
   /** The most push-update streams (`stream=1`) open at once; one more is 503 `stream/too-many-streams` (default 1000). */
   maxStreams?: number;
   /**
-   * Whether plain gets are answered before fastify (fast-get.ts; default true). false: every get goes through the
-   * route, the reference the fast path is tested against.
+   * Whether plain gets are answered before fastify (fast-get.ts; default true). Hooks and plugins added to the
+   * returned app then do not see those requests. false: every get goes through the route (the reference the fast
+   * path is tested against).
    */
   fastGet?: boolean;
 }
