@@ -31,7 +31,7 @@ export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type Index
 export { SqliteKv, openSqlite, type SqliteOptions } from './sqlite.ts';
 export { NativeModuleError } from './sqlite-native.ts';
 export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
-export type { KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
+export type { ClockedText, KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';
 export { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
 export { checkCollectionId } from './validation.ts';

@@ -1,6 +1,6 @@
 // A key-value store that counts the entries its range reads hand over: how many index entries (or records) a
 // list or a count read, measured below the record store, so no code path of the store can read unseen.
-import type { KeyRange, KvEntry, KvStore, ScanOptions, TextScanOptions, TransactionBody } from '../../src/store/index.ts';
+import type { ClockedText, KeyRange, KvEntry, KvStore, ScanOptions, TextScanOptions, TransactionBody } from '../../src/store/index.ts';
 
 export class CountingKv implements KvStore {
   /** Entries returned by `scan` and `scanText` since the last reset. */
@@ -18,6 +18,10 @@ export class CountingKv implements KvStore {
 
   getMany(keys: readonly Buffer[]): Promise<(Buffer | undefined)[]> {
     return this.inner.getMany(keys);
+  }
+
+  getWithClock(key: Buffer): Promise<ClockedText> {
+    return this.inner.getWithClock(key);
   }
 
   async scan(range: KeyRange, options: ScanOptions): Promise<KvEntry[]> {
