@@ -10,9 +10,11 @@
 // segment that is unusual (characters outside the unreserved and sub-delims set, a percent-encoding that does
 // not decode, a segment past the router's length limit), and every answer that is not a 200 (an unknown
 // collection or record, a read the permissions refuse, an internal error: fastify's route then runs the same
-// read again and answers, and logs, as it always does). While the server shuts down, fastify answers every
-// request (its 503 for new ones); a get answered here while the shutdown begins gets `Connection: close`, as the
-// onSend hook in app.ts gives it.
+// read again and answers, and logs, as it always does). Once the server's shutdown signal is aborted (server.ts
+// aborts it before it closes fastify) or fastify is closing, every request goes to fastify, which closes the
+// connection after its answer, or answers 503; a get answered here while the shutdown begins gets
+// `Connection: close`, as app.ts's onSend hook gives it. (Fastify's closing is seen from its preClose hook, which
+// avvio runs after fastify has started refusing: an app closed without the signal may answer a get in between.)
 //
 // test/service/fast-get.test.ts checks sameness against the route over a generated corpus of requests.
 
