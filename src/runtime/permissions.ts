@@ -24,7 +24,7 @@ export type CallPermission =
   | { allowed: true }
   | { allowed: false; reason: 'unauthorized'; message: 'unauthorized read' | 'you do not have permission to call this function' };
 
-/** How far a delegation chain is followed, and how many records one check may load. */
+/** How far a delegation chain is followed, and how many records one walk (one field of a read check) may load. */
 export const MAX_DELEGATE_DEPTH = 16;
 export const MAX_DELEGATE_LOADS = 256;
 
@@ -125,7 +125,20 @@ export async function canRead(
 ): Promise<boolean> {
   if (readableByEveryone(collection)) return true;
   if (!publicKey) return false;
-  return new Walk(publicKey, loader).anyField(readGrantingFields(collection), record, 0);
+  // A key held in the record needs no load, so keys are looked at first. Then each reference field has a walk,
+  // and a budget of loads, of its own: how far one field's references lead (through records the caller may not
+  // read) must not keep another field from granting read, nor show in which records a list returns.
+  const fields = readGrantingFields(collection);
+  const holdsKeys = (field: FieldDeclaration) => elementOf(field.type).kind === 'publicKeyType';
+  if (await new Walk(publicKey, loader).anyField(fields.filter(holdsKeys), record, 0)) return true;
+  for (const field of fields.filter((f) => !holdsKeys(f))) {
+    if (await new Walk(publicKey, loader).anyField([field], record, 0)) return true;
+  }
+  return false;
+}
+
+function elementOf(type: TypeNode): TypeNode {
+  return type.kind === 'arrayType' ? type.element : type;
 }
 
 /**

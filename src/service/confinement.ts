@@ -13,24 +13,38 @@
 import type { PublicKey } from '../auth/index.ts';
 import type { FieldDeclaration } from '../lang/index.ts';
 import { delegatesTo, readGrantingFields, type PermissionLoader } from '../runtime/index.ts';
-import type { FixedField, KeyValue, ScanBounds, ScanCheck } from '../store/index.ts';
+import { publicKeyBytes, type FixedField, type JsonObject, type KeyValue, type ScanBounds, type ScanCheck } from '../store/index.ts';
 import type { ResolvedCollection } from './collections.ts';
 import { ServiceError } from './errors.ts';
 
 /** The reason of the 403 a list, count or stream gets when it is not confined. */
 export const UNCONFINED_REASON = 'permission/unconfined-query';
 
+/** The confinement of one list, count or stream. */
+export interface Confinement {
+  /** Given to the store, which calls it once the query is planned and before it reads anything. */
+  readonly check: ScanCheck;
+  /**
+   * Whether the record holds, in a read-granting field, a value the check found grants the caller read: true of
+   * every record the confined query reads. The read filter asks this before walking the record's other fields,
+   * whose references may lead through records the caller may not read and spend the request's budget of loads
+   * there: then which of the caller's records a page held would depend on those records.
+   */
+  readonly proves: (record: JsonObject) => boolean;
+}
+
 /**
- * The check a list, count or stream of `collection` must pass (given to the store, which calls it once the query
- * is planned and before it reads anything); undefined when every record is readable by everyone.
+ * The confinement a list, count or stream of `collection` must pass; undefined when every record is readable by
+ * everyone.
  */
-export function confinementCheck(collection: ResolvedCollection, publicKey: PublicKey | undefined, loader: PermissionLoader, operation: 'list' | 'count'): ScanCheck | undefined {
+export function confinementOf(collection: ResolvedCollection, publicKey: PublicKey | undefined, loader: PermissionLoader, operation: 'list' | 'count'): Confinement | undefined {
   if (collection.publicRead) return undefined;
   const fields = readGrantingFields(collection.kind === 'user' ? collection.compiled : collection.node);
   const granting = new Set(fields.map((field) => field.name.name));
   const refuse = (detail: string) =>
     new ServiceError('permission-denied', UNCONFINED_REASON, `${operation} of "${collection.collectionId}" must be limited to records you may read${detail}`);
-  return async (bounds: ScanBounds) => {
+  const granted: FixedField[] = [];
+  const check = async (bounds: ScanBounds) => {
     if (fields.length === 0) {
       throw refuse(': no record of it can be listed, as it is not @public and has no @read or @delegate field; get a record by its id instead');
     }
@@ -49,12 +63,32 @@ export function confinementCheck(collection: ResolvedCollection, publicKey: Publ
     const alternatives = new Set(bounds.ranges.map((range) => range.branch)).size;
     for (const range of bounds.ranges) {
       let confined = false;
-      for (const fixed of range.fixed) if ((confined = await grants(fixed))) break;
+      for (const fixed of range.fixed) {
+        if ((confined = await grants(fixed))) {
+          granted.push(fixed);
+          break;
+        }
+      }
       if (confined) continue;
       const which = alternatives > 1 || range.branch > 0 ? ` (alternative ${range.branch + 1} of the where's $or is not)` : '';
       throw refuse(`${which}: add ${hint(fields)}`);
     }
   };
+  return { check, proves: (record) => granted.some((fixed) => holds(record[fixed.path], fixed.value)) };
+}
+
+/** Whether a record's field value is (or, for an array, has an element that is) the granting value. */
+function holds(fieldValue: unknown, granting: KeyValue): boolean {
+  const items = Array.isArray(fieldValue) ? fieldValue : [fieldValue];
+  return items.some((item) => {
+    if (granting.kind === 'publicKey') {
+      const bytes = publicKeyBytes(item);
+      return bytes !== undefined && Buffer.from(bytes).equals(granting.value);
+    }
+    if (granting.kind !== 'reference' || typeof item !== 'object' || item === null) return false;
+    const { collectionId, id } = item as { collectionId?: unknown; id?: unknown };
+    return collectionId === granting.collectionId && id === granting.id;
+  });
 }
 
 function grantsRead(value: KeyValue, key: Uint8Array, delegates: (reference: { collectionId: string; id: string }) => Promise<boolean>): Promise<boolean> | boolean {

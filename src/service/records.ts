@@ -16,9 +16,9 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type ScanCheck, type Write } from '../store/index.ts';
+import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
-import { confinementCheck } from './confinement.ts';
+import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
@@ -120,10 +120,10 @@ export class RecordService {
     const collection = await this.collections.resolve(collectionId);
     // Past the request's budget of delegate loads, the records that need more are left out of the page.
     const loader = this.#requestLoader('absent');
-    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
+    const confinement = this.#confinement(collection, caller, loader, 'list');
+    const filter = this.#readFilter(collection, caller, loader, confinement);
     const resumed = resumeQuery(query);
-    const confine = this.#confinement(collection, caller, loader, 'list');
-    return withQuery(await this.store.listJson(collectionId, resumed, filter, confine ? { confine } : {}), resumed);
+    return withQuery(await this.store.listJson(collectionId, resumed, filter, confinement ? { confine: confinement.check } : {}), resumed);
   }
 
   /**
@@ -134,9 +134,9 @@ export class RecordService {
   async count(collectionId: string, where: unknown, caller: Caller): Promise<CountResult> {
     const collection = await this.collections.resolve(collectionId);
     const loader = this.#requestLoader('fail');
-    const filter = collection.publicRead ? undefined : (record: JsonObject) => this.#canRead(collection, record, caller, loader);
-    const confine = this.#confinement(collection, caller, loader, 'count');
-    return this.store.count(collectionId, { where }, filter, confine ? { confine } : {});
+    const confinement = this.#confinement(collection, caller, loader, 'count');
+    const filter = this.#readFilter(collection, caller, loader, confinement);
+    return this.store.count(collectionId, { where }, filter, confinement ? { confine: confinement.check } : {});
   }
 
   /**
@@ -154,8 +154,8 @@ export class RecordService {
    */
   async assertList(collectionId: string, query: ListQuery, caller: Caller, operation: 'list' | 'count'): Promise<void> {
     const collection = await this.collections.resolve(collectionId);
-    const confine = this.#confinement(collection, caller, this.#requestLoader('absent'), operation);
-    if (confine) await this.store.checkQuery(collectionId, resumeQuery(query), confine);
+    const confinement = this.#confinement(collection, caller, this.#requestLoader('absent'), operation);
+    if (confinement) await this.store.checkQuery(collectionId, resumeQuery(query), confinement.check);
   }
 
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */
@@ -376,8 +376,18 @@ export class RecordService {
     return canRead(collection.kind === 'user' ? collection.compiled : collection.node, record as WireRecord, caller.publicKey, loader.load);
   }
 
-  #confinement(collection: ResolvedCollection, caller: Caller, loader: RequestLoader, operation: 'list' | 'count'): ScanCheck | undefined {
-    return this.#privateLists === 'confined' ? confinementCheck(collection, caller.publicKey, loader.load, operation) : undefined;
+  #confinement(collection: ResolvedCollection, caller: Caller, loader: RequestLoader, operation: 'list' | 'count'): Confinement | undefined {
+    return this.#privateLists === 'confined' ? confinementOf(collection, caller.publicKey, loader.load, operation) : undefined;
+  }
+
+  /**
+   * The read filter of a list or count of a private collection. A confined query reads only records its check
+   * found readable through the pinned field: that is asked first, so the walk of the record's other fields (and
+   * the request's budget of loads it spends) decides only for a record the plan should not have read.
+   */
+  #readFilter(collection: ResolvedCollection, caller: Caller, loader: RequestLoader, confinement: Confinement | undefined): ((record: JsonObject) => Promise<boolean> | boolean) | undefined {
+    if (collection.publicRead) return undefined;
+    return (record) => confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
   }
 
   /** The loader of one request's permission checks (see permission-loader.ts). */

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
 import { RecordService, UNCONFINED_REASON, type Caller } from '../../src/service/index.ts';
-import { confinementCheck } from '../../src/service/confinement.ts';
+import { confinementOf } from '../../src/service/confinement.ts';
 import { openSqliteStore, type JsonObject, type RecordStore, type ScanBounds } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
 
@@ -156,7 +156,7 @@ describe('the confinement decision', () => {
 
   it('refuses a pin the plan applies only as a re-check: the check sees the ranges read, not the where', async () => {
     const collection = await service.collections.resolve('c/Doc');
-    const check = confinementCheck(collection, alice.publicKey, async () => null, 'list')!;
+    const check = confinementOf(collection, alice.publicKey, async () => null, 'list')!.check;
     const aliceKey = { kind: 'publicKey' as const, value: publicKeyOf(KEYS.alice).toUncompressed().subarray(1) };
     await expect(check({ ranges: [{ branch: 0, fixed: [{ path: 'owner', value: aliceKey }] }] })).resolves.toBeUndefined();
     // The same pin as a re-check only: the range fixes nothing.
