@@ -70,8 +70,12 @@ export function confinementOf(collection: ResolvedCollection, publicKey: PublicK
         }
       }
       if (confined) continue;
-      const which = alternatives > 1 || range.branch > 0 ? ` (alternative ${range.branch + 1} of the where's $or is not)` : '';
-      throw refuse(`${which}: add ${hint(fields)}`);
+      // Which part of the where is not confined: its $or alternative, and a pin whose value does not grant read.
+      const parts: string[] = [];
+      if (alternatives > 1 || range.branch > 0) parts.push(`alternative ${range.branch + 1} of the where's $or is not`);
+      const pin = range.fixed.find((fixed) => granting.has(fixed.path));
+      if (pin) parts.push(deniedPin(pin, fields));
+      throw refuse(`${parts.length > 0 ? ` (${parts.join('; ')})` : ''}: add ${hint(fields)}`);
     }
   };
   return { check, proves: (record) => granted.some((fixed) => holds(record[fixed.path], fixed.value)) };
@@ -95,6 +99,18 @@ function grantsRead(value: KeyValue, key: Uint8Array, delegates: (reference: { c
   if (value.kind === 'publicKey') return Buffer.from(value.value).equals(key);
   if (value.kind === 'reference') return delegates({ collectionId: value.collectionId, id: value.id });
   return false;
+}
+
+/** Why a pin on a read-granting field confines nothing: its value does not grant the caller read. */
+function deniedPin(pin: FixedField, fields: readonly FieldDeclaration[]): string {
+  const field = fields.find((f) => f.name.name === pin.path);
+  const how = field?.type.kind === 'arrayType' ? 'containing' : 'equal to';
+  if (pin.value.kind === 'publicKey') return `"${pin.path}" ${how} 0x${Buffer.from(pin.value.value).toString('hex')} is not your public key`;
+  if (pin.value.kind === 'reference') {
+    const reference = JSON.stringify({ collectionId: pin.value.collectionId, id: pin.value.id });
+    return `"${pin.path}" ${how} ${reference}: that record does not exist or its @delegate fields do not hold your key`;
+  }
+  return `"${pin.path}" does not grant you read`;
 }
 
 /** What to add to the where: one way per read-granting field, then the fields' names. */

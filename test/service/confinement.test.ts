@@ -105,7 +105,10 @@ describe('the confinement decision', () => {
     expect(await decide('Doc', { owner: { $eq: publicKeyOf(KEYS.alice).toJwk() } }, alice)).toBe('served');
     expect(await decide('Doc', { delegate: key(KEYS.alice) }, alice)).toBe('served');
     const refused = `list of "c/Doc" must be limited to records you may read: ${DOC_HINT}`;
-    expect(await decide('Doc', { owner: key(KEYS.bob) }, alice)).toBe(refused);
+    // A pin on a field that grants read, to a value that does not grant it to the caller, is named.
+    expect(await decide('Doc', { owner: key(KEYS.bob) }, alice)).toBe(
+      `list of "c/Doc" must be limited to records you may read ("owner" equal to ${key(KEYS.bob)} is not your public key): ${DOC_HINT}`,
+    );
     expect(await decide('Doc', { author: key(KEYS.alice) }, alice)).toBe(refused);
     expect(await decide('Doc', {}, alice)).toBe(refused);
     expect(await decide('Doc', { text: { $gte: 'QZa', $lt: 'QZb' } }, alice)).toBe(refused);
@@ -115,19 +118,27 @@ describe('the confinement decision', () => {
 
   it('serves an $in only when every value is the caller', async () => {
     expect(await decide('Doc', { owner: { $in: [key(KEYS.alice), publicKeyOf(KEYS.alice).toJwk()] } }, alice)).toBe('served');
-    expect(await decide('Doc', { owner: { $in: [key(KEYS.alice), key(KEYS.bob)] } }, alice)).toMatch(/^list of "c\/Doc" must be limited/);
+    expect(await decide('Doc', { owner: { $in: [key(KEYS.alice), key(KEYS.bob)] } }, alice)).toBe(
+      `list of "c/Doc" must be limited to records you may read ("owner" equal to ${key(KEYS.bob)} is not your public key): ${DOC_HINT}`,
+    );
   });
 
   it('serves an array of keys with $contains the caller', async () => {
     expect(await decide('Doc', { editors: { $contains: key(KEYS.bob) } }, bob)).toBe('served');
-    expect(await decide('Doc', { editors: { $contains: key(KEYS.alice) } }, bob)).toMatch(/must be limited/);
+    expect(await decide('Doc', { editors: { $contains: key(KEYS.alice) } }, bob)).toBe(
+      `list of "c/Doc" must be limited to records you may read ("editors" containing ${key(KEYS.alice)} is not your public key): ${DOC_HINT}`,
+    );
   });
 
   it('serves a reference (or an array of them) to a record that delegates to the caller, through a chain', async () => {
     expect(await decide('Doc', { team: ref('Team', 'ab') }, alice)).toBe('served');
     expect(await decide('Doc', { team: ref('Team', 'b') }, bob)).toBe('served');
     expect(await decide('Doc', { teams: { $contains: ref('Team', 'b') } }, bob)).toBe('served');
-    for (const team of ['b', 'missing', 'loop']) expect(await decide('Doc', { team: ref('Team', team) }, alice)).toMatch(/must be limited/);
+    for (const team of ['b', 'missing', 'loop']) {
+      expect(await decide('Doc', { team: ref('Team', team) }, alice)).toBe(
+        `list of "c/Doc" must be limited to records you may read ("team" equal to {"collectionId":"c/Team","id":"${team}"}: that record does not exist or its @delegate fields do not hold your key): ${DOC_HINT}`,
+      );
+    }
     // A reference to a record of another collection that happens to hold the key is followed as canRead follows it.
     expect(await decide('Doc', { team: ref('User', 'alice') }, alice)).toBe('served');
   });

@@ -113,7 +113,8 @@ describe('under the default (confined)', () => {
   });
 
   it("refuses a pin on another key, an $in that is not all the caller's, and an unsigned request", async () => {
-    const message = 'list of "pl/Secret" must be limited to records you may read: add a where on "owner" equal to your public key (fields that grant read: owner)';
+    // The message names the pin whose value is not the caller's key.
+    const message = `list of "pl/Secret" must be limited to records you may read ("owner" equal to ${hexOf(KEYS.alice)} is not your public key): add a where on "owner" equal to your public key (fields that grant read: owner)`;
     expectRefused(await s.list('pl/Secret', { where: { owner: hexOf(KEYS.alice) } }, KEYS.bob), message);
     expectRefused(await s.list('pl/Secret', { where: { owner: { $in: [hexOf(KEYS.bob), hexOf(KEYS.alice)] } } }, KEYS.bob), message);
     const both = await s.list('pl/Secret', { where: { owner: { $in: [hexOf(KEYS.bob), jwkOf(KEYS.bob)] } } }, KEYS.bob);
@@ -133,7 +134,10 @@ describe('under the default (confined)', () => {
     expect(bob.status, bob.text).toBe(200);
     expect(ids(bob)).toEqual(['d1']);
     const hint = 'add a where on "team" equal to a record ({"collectionId", "id"}) whose @delegate fields hold your key, or on "editors" with {"$contains": your public key} (fields that grant read: team, editors)';
-    expectRefused(await s.list('pl/Doc', { where: { team: team('c') } }, KEYS.bob), `list of "pl/Doc" must be limited to records you may read: ${hint}`);
+    expectRefused(
+      await s.list('pl/Doc', { where: { team: team('c') } }, KEYS.bob),
+      `list of "pl/Doc" must be limited to records you may read ("team" equal to {"collectionId":"pl/Team","id":"c"}: that record does not exist or its @delegate fields do not hold your key): ${hint}`,
+    );
     expectRefused(await s.list('pl/Doc', { where: { team: team('nobody') } }, KEYS.bob), /must be limited to records you may read/);
     const edits = await s.list('pl/Doc', { where: { editors: { $contains: jwkOf(KEYS.bob) } } }, KEYS.bob);
     expect(edits.status, edits.text).toBe(200);
