@@ -5,7 +5,7 @@ export { Client, type ClientOptions, type ServiceAnswer, type ServiceRequest } f
 export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page } from './collection.ts';
 export { Query } from './query.ts';
 export { VellumError } from './errors.ts';
-export { ethPersonalSigner, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
+export { ethPersonalSigner, publicKeyHex, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
 export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 export {
   COMPARISONS,

@@ -11,6 +11,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
 import { personalSignHash } from '../auth/personal-sign.ts';
 import { signDigest } from '../auth/sign-digest.ts';
+import type { HexPublicKey } from './wire.ts';
 
 export interface SignerResponse {
   h: 'eth-personal-sign';
@@ -39,6 +40,15 @@ export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
     const signature = signDigest(personalSignHash(encoder.encode(data)), secretKey);
     return { h: 'eth-personal-sign', sig: `0x${bytesToHex(signature)}` };
   };
+}
+
+/**
+ * The public key of a private key (as `ethPersonalSigner` takes it), as `0x` and the 128 hex digits of x and y: what
+ * a where pins a PublicKey field to, so that a list of a private collection can be limited to the signer's own
+ * records (`where('owner', '==', publicKeyHex(key))`, docs/service.md "Private records in lists").
+ */
+export function publicKeyHex(privateKey: string | Uint8Array): HexPublicKey {
+  return `0x${bytesToHex(secp256k1.getPublicKey(privateKeyBytes(privateKey), false).subarray(1))}`;
 }
 
 const HEX = /^0x[0-9a-fA-F]+$/;
