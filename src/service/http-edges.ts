@@ -2,6 +2,8 @@
 // JSON error envelope like any other failure.
 //
 // - A request Node's parser refuses (headers too large, malformed HTTP, a timeout): `answerClientError`.
+//   Bytes refused while an earlier request on the connection is still being answered (a GET's unframed body):
+//   that answer goes first, then the connection closes.
 // - An HTTP/1.1 request without a Host header: Node answered a bare 400 with no body. Its own check is turned off
 //   (`HTTP_SERVER_OPTIONS`) and the service makes it, with the envelope, before fastify (`createHttpServer`); and
 //   refuses several Host headers, which Node let through.
@@ -28,6 +30,9 @@ export const REFUSED_BODY_LINGER_MS = 5000;
 
 /** Connections reading the rest of a refused body: their request has had its answer. */
 const draining = new WeakSet<Socket>();
+
+/** Connections whose parser refused bytes while an answer was being made: they close after that answer. */
+const closingAfterAnswer = new WeakSet<Socket>();
 
 /** The methods the service answers (HEAD: fastify's, for every GET route). */
 const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
@@ -136,8 +141,27 @@ export function drainRefusedBody(request: IncomingMessage, reply: FastifyReply):
   });
 }
 
-/** Requests Node's HTTP parser refuses (headers too large, malformed HTTP) get the envelope too. */
-export function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+/** The answer Node's server is writing on a connection, if any (the field Node's own clientError default reads). */
+type ServerSocket = Socket & { _httpMessage?: ServerResponse | null };
+
+/**
+ * Requests Node's HTTP parser refuses (headers too large, malformed HTTP) get the envelope too, but never ahead of
+ * an answer still being made on the same connection. Bytes that follow a request without a Content-Length or
+ * Transfer-Encoding are, to HTTP, the next request: the usual source is a GET whose client wrote a body anyway
+ * (Node's http client sends a GET's `req.write()` unframed). The parser refuses them in the same read as the GET,
+ * while its answer is still being made; the 400 was written at once and the connection destroyed, so the client
+ * read the 400 as the GET's answer and lost the real one. Now that answer goes out, with `Connection: close`
+ * when its head is not yet written, the connection closes after it, and the refused bytes get no answer.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: ServerSocket): void {
+  if (closingAfterAnswer.has(socket)) return;
+  const inFlight = socket._httpMessage;
+  if (inFlight && !inFlight.writableFinished && !socket.destroyed) {
+    closingAfterAnswer.add(socket);
+    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+    inFlight.once('finish', () => socket.destroySoon());
+    return;
+  }
   const answer = clientErrorResponse(error, maxHeaderSize);
   // A refused body cut short by its client is not a second request to answer: the 413 was its answer.
   if (answer && socket.writable && !draining.has(socket)) writeRawAnswer(socket, answer);

@@ -2,6 +2,7 @@
 // without Host, CONNECT, `Expect: 100-continue` over the body limit, and a body refused for its size while the
 // client is still sending it. Each gets the JSON error envelope.
 
+import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, RecordService } from '../../src/service/index.ts';
@@ -220,5 +221,59 @@ describe("the service's own HTTP server (fastify's serverFactory, for the Host c
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('a GET whose client sends a body without Content-Length or Transfer-Encoding', () => {
+  // To HTTP those bytes are the next request, which the parser refuses in the same read as the GET. The refusal
+  // (a 400, then the connection destroyed) went out ahead of the GET's answer: the client read the 400 as it.
+  const META = '/v0/collections/Collection/records/Collection';
+  for (const [name, path] of [['the get fast path', META], ['a fastify route', '/v0/health']] as const) {
+    for (const connection of ['', 'Connection: close\r\n']) {
+      it(`gets its own answer alone, then the connection closes (${name}${connection ? ', Connection: close' : ''})`, async () => {
+        const client = new Connection();
+        client.socket.write(`GET ${path} HTTP/1.1\r\nHost: test\r\n${connection}\r\nhello`);
+        const answer = await client.response();
+        expect(answer?.status, answer?.body).toBe(200);
+        expect(answer?.head).toMatch(/\r\nconnection: close(\r\n|$)/i);
+        expect(await client.rest()).toBe('');
+      });
+    }
+  }
+
+  it('a GET with a chunked body is answered, its body ignored, and the connection goes on', async () => {
+    const client = new Connection();
+    client.socket.write('GET /v0/collections/Collection/records/Collection HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n');
+    expect((await client.response())?.status).toBe(200);
+    client.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\n\r\n');
+    expect((await client.response())?.status).toBe(200);
+    client.socket.destroy();
+  });
+
+  it("with Node's http client (which writes a GET's body unframed): the client reads the answer", async () => {
+    const answer = await new Promise<{ status?: number; body: string; error?: string }>((resolve) => {
+      const outgoing = httpRequest({ host: '127.0.0.1', port: s.server.port, path: '/v0/collections/Collection/records/Collection', method: 'GET', agent: false }, (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString('utf8')));
+        response.on('end', () => resolve({ status: response.statusCode, body }));
+      });
+      outgoing.on('error', (error) => resolve({ body: '', error: error.message }));
+      outgoing.write('hello');
+      outgoing.end();
+    });
+    expect(answer.error).toBeUndefined();
+    expect(answer.status).toBe(200);
+    expect(JSON.parse(answer.body).data.id).toBe('Collection');
+  });
+
+  it('bytes refused on an idle connection still get the 400 envelope', async () => {
+    const client = new Connection();
+    client.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\n\r\n');
+    expect((await client.response())?.status).toBe(200);
+    client.socket.write('hello\r\n\r\n');
+    const refused = await client.response();
+    expect(refused?.status).toBe(400);
+    expect(envelope(refused).error).toMatchObject({ reason: 'request/invalid-http' });
+    expect(await client.rest()).toBe('');
   });
 });
