@@ -4,7 +4,7 @@
 // odd headers, other methods), and must answer with the same status, headers (but Date) and body, and log the same
 // request lines (but the elapsed time).
 import { Agent, request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,7 +15,9 @@ import { KEYS } from './support.ts';
 
 const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constructor (id: string, n: number) { this.id = id; this.n = n; }\n}\n';
 const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;\n  constructor (id: string) { this.id = id; this.owner = ctx.publicKey; }\n}\n';
-const ODD_IDS = ['item-1', 'a b', 'é', 'x/y', 'per%cent', 'semi;colon', 'q?mark', 'hash#', 'plus+sign', 'quote"', "'(*)!", 'A~._-', '日本'];
+// Ids up to the store's longest (512 bytes), one with a NUL, and one that reads as a percent-encoding (`%2541` must
+// be decoded once, to `%41`, not twice).
+const ODD_IDS = ['item-1', 'a b', 'é', 'x/y', 'per%cent', 'semi;colon', 'q?mark', 'hash#', 'plus+sign', 'quote"', "'(*)!", 'A~._-', '日本', 'nul\u0000', '%41', 'L'.repeat(512), 'é'.repeat(256)];
 
 interface Answer {
   status: number;
@@ -107,7 +109,7 @@ function segmentArb(values: readonly string[]): fc.Arbitrary<string> {
     value.map((v) => [...v].map((c) => `%${Buffer.from(c).toString('hex').match(/../g)!.join('%')}`).join('').toUpperCase()),
     value.map((v) => encodeURIComponent(v).toLowerCase()),
     value.filter((v) => /^[\x21-\x7e]+$/.test(v)),
-    fc.constantFrom('%', '%E9', '%zz', '%C3', 'a%2', `${'x'.repeat(4097)}`, `${'%41'.repeat(4097)}`, `${'y'.repeat(4096)}`, '..', '.', '', 'a;b', 'a|b', 'a{b}', 'a^b', 'a`b'),
+    fc.constantFrom('%', '%E9', '%zz', '%C3', 'a%2', `${'x'.repeat(4097)}`, `${'%41'.repeat(4097)}`, `${'y'.repeat(4096)}`, '..', '.', '', 'a;b', 'a|b', 'a{b}', 'a^b', 'a`b', '%00', '%C0%AF', '%ED%A0%80', '%2e%2e', 'a%2Fb', '%252F', '%2541'),
   );
 }
 
@@ -126,7 +128,7 @@ const caseArb: fc.Arbitrary<Case> = fc
     suffix: mostly(fc.constant(''), '/', '?', '?format=nft', '?since=0&waitFor=1ms', '?x=1', '?waitFor=1s', '#frag', ';x', '/call/f'),
     origin: mostly(fc.constant(undefined), 'https://app.example', '', 'null'),
     signature: mostly(fc.constant(undefined), 'alice', 'bob', 'garbage', 'both-alice', 'service-alice'),
-    extra: mostly(fc.constant<Record<string, string>>({}), { accept: 'text/html' }, { 'content-length': '0' }, { 'content-type': 'text/plain' }, { 'last-event-id': '3' }, { 'content-encoding': 'gzip' }, { connection: 'close' }),
+    extra: mostly(fc.constant<Record<string, string>>({}), { accept: 'text/html' }, { 'content-length': '0' }, { 'content-type': 'text/plain' }, { 'last-event-id': '3' }, { 'content-encoding': 'gzip' }, { connection: 'close' }, { expect: '100-continue' }, { 'transfer-encoding': 'chunked' }, { 'content-length': '00' }, { 'x-polybase-signature': '' }),
     body: mostly(fc.constant(undefined), 'hello'),
   })
   .map(({ method, prefix, collection, middle, id, suffix, origin, signature, extra, body }) => {
@@ -167,7 +169,8 @@ describe('the get fast path', () => {
         expect(viaFast, `${sent.method} ${sent.path} ${JSON.stringify(sent.headers)}`).toEqual(viaRoute);
         const unsigned = sent.headers['x-polybase-signature'] === undefined && sent.headers['x-service-signature'] === undefined;
         // Segments as encodeURIComponent writes them: the fast path's own case when the record is found.
-        const plain = sent.method === 'GET' && unsigned && ENCODED_GET.test(sent.path) && sent.body === undefined;
+        const bodiless = sent.body === undefined && sent.headers['transfer-encoding'] === undefined && (sent.headers['content-length'] ?? '0') === '0';
+        const plain = sent.method === 'GET' && unsigned && ENCODED_GET.test(sent.path) && bodiless;
         if (viaFast.status === 200 && plain) {
           answeredPlain++;
           // Answered before fastify: no request reached it.
@@ -180,6 +183,74 @@ describe('the get fast path', () => {
     expect(answeredPlain).toBeGreaterThan(50);
     await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
+  });
+});
+
+/** Writes `bytes` on one connection and reads everything until the server closes it, Date headers removed. */
+function exchange(port: number, bytes: string): Promise<string> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    let received = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('error', () => {});
+    socket.on('close', () => resolve(received.replace(/\r\nDate: [^\r]*/gi, '')));
+    socket.write(bytes);
+  });
+}
+
+describe('the get fast path with pipelined requests', () => {
+  it('answers requests sent together on one connection in order, as the route does, with the same log lines', async () => {
+    const get = (path: string, headers = '') => `GET ${path} HTTP/1.1\r\nHost: test\r\n${headers}\r\n`;
+    const requests = [
+      get('/v0/collections/fast%2FItem/records/item-1'),
+      get('/v0/collections/fast%2FItem/records/missing'), // the fast path hands it to fastify, after its own read
+      get('/v0/collections/fast%2FSecret/records/s1', 'Origin: https://app.example\r\n'),
+      get('/v0/collections/fast%2FItem/records/%C3%A9', 'Origin: https://app.example\r\n'),
+      `HEAD /v0/collections/fast%2FItem/records/a%20b HTTP/1.1\r\nHost: test\r\n\r\n`,
+      get('/v0/collections/fast%2FItem/records/plus+sign', 'Expect: 100-continue\r\n'),
+      get('/v0/collections/fast%2FItem/records/item-1?format=nft'),
+      get('/v0/collections/Collection/records/Collection', 'Connection: close\r\n'),
+    ].join('');
+    const logged = served.map((server) => server.lines.length);
+    const [viaFast, viaRoute] = await Promise.all(served.map((server) => exchange(server.port, requests)));
+    expect(viaFast.match(/HTTP\/1\.1 \d{3} /g)?.map((line) => line.trim())).toEqual(['HTTP/1.1 200', 'HTTP/1.1 404', 'HTTP/1.1 403', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 100', 'HTTP/1.1 200', 'HTTP/1.1 200', 'HTTP/1.1 200']);
+    expect(viaFast).toBe(viaRoute);
+    const [fast, route] = served;
+    await expect.poll(() => fast!.lines.length - logged[0]!).toBe(8);
+    await expect.poll(() => route!.lines.length - logged[1]!).toBe(8);
+    expect(fast!.lines.slice(logged[0]).map(withoutTime)).toEqual(route!.lines.slice(logged[1]).map(withoutTime));
+  });
+});
+
+describe('the get fast path when the client goes away', () => {
+  it('with the read still running: nothing is written or logged, and the server goes on', async () => {
+    // A service whose reads take a while, as over a network to PostgreSQL.
+    const slow = Object.create(service) as RecordService;
+    slow.get = async (...args) => {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return service.get(...args);
+    };
+    const lines: string[] = [];
+    const app = buildApp({ service: slow, log: (line) => lines.push(line), explorer: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    const { port } = app.server.address() as AddressInfo;
+    try {
+      for (const id of ['item-1', 'missing']) {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(`GET /v0/collections/fast%2FItem/records/${id} HTTP/1.1\r\nHost: test\r\n\r\n`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        socket.destroy();
+      }
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      expect(lines).toEqual([]);
+      const after = await exchange(port, 'GET /v0/collections/fast%2FItem/records/item-1 HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n');
+      expect(after).toMatch(/^HTTP\/1\.1 200 OK/);
+      await expect.poll(() => lines.length).toBe(1);
+    } finally {
+      await app.close();
+    }
   });
 });
 
