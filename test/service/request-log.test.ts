@@ -33,3 +33,21 @@ describe('request log', () => {
     expect(lines[0]).toMatch(/^internal error on GET \/v0\/collections\/Collection\/records\/x: Error: the disk caught fire/);
   });
 });
+
+describe('request log of a get the fast path answers', () => {
+  it('is the same line as any other by default, and none with logRequests: false', async () => {
+    for (const logRequests of [undefined, false]) {
+      const lines: string[] = [];
+      s = await startTestServer({ log: (line) => lines.push(line), ...(logRequests === undefined ? {} : { logRequests }) });
+      expect((await s.record('Collection', 'Collection')).status).toBe(200);
+      if (logRequests === false) {
+        expect(lines).toEqual([]);
+      } else {
+        await expect.poll(() => lines.length).toBe(1);
+        expect(lines[0]).toMatch(/^GET \/v0\/collections\/Collection\/records\/Collection 200 [\d.]+ms$/);
+      }
+      await s.close();
+      s = undefined;
+    }
+  });
+});
