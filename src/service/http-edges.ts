@@ -156,7 +156,8 @@ type ServerSocket = Socket & { _httpMessage?: ServerResponse | null };
 export function answerClientError(error: Error & { code?: string }, socket: ServerSocket): void {
   if (closingAfterAnswer.has(socket)) return;
   const inFlight = socket._httpMessage;
-  if (inFlight && !inFlight.writableFinished && !socket.destroyed) {
+  // Only after a request read to its end: bytes refused inside a request's own body (a bad chunk) are its answer.
+  if (inFlight && inFlight.req.complete && !inFlight.writableFinished && !socket.destroyed) {
     closingAfterAnswer.add(socket);
     if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
     inFlight.once('finish', () => socket.destroySoon());

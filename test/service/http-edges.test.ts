@@ -266,6 +266,15 @@ describe('a GET whose client sends a body without Content-Length or Transfer-Enc
     expect(JSON.parse(answer.body).data.id).toBe('Collection');
   });
 
+  it('a request whose own body is malformed (a bad chunk) still gets the 400 envelope at once', async () => {
+    const client = new Connection();
+    client.socket.write('POST /v0/collections/Collection/records HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nhello\r\n');
+    const refused = await client.response();
+    expect(refused?.status).toBe(400);
+    expect(envelope(refused).error).toMatchObject({ reason: 'request/invalid-http' });
+    expect(await client.rest()).toBe('');
+  });
+
   it('bytes refused on an idle connection still get the 400 envelope', async () => {
     const client = new Connection();
     client.socket.write('GET /v0/health HTTP/1.1\r\nHost: test\r\n\r\n');
