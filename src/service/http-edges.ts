@@ -159,7 +159,7 @@ export function answerClientError(error: Error & { code?: string }, socket: Serv
   // Only after a request read to its end: bytes refused inside a request's own body (a bad chunk) are its answer.
   if (inFlight && inFlight.req.complete && !inFlight.writableFinished && !socket.destroyed) {
     closingAfterAnswer.add(socket);
-    if (!inFlight.headersSent) inFlight.shouldKeepAlive = false;
+    if (!inFlight.headersSent) inFlight.setHeader('Connection', 'close');
     inFlight.once('finish', () => socket.destroySoon());
     return;
   }
