@@ -17,6 +17,8 @@ const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constru
 const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;\n  constructor (id: string) { this.id = id; this.owner = ctx.publicKey; }\n}\n';
 // Ids up to the store's longest (512 bytes), one with a NUL, and one that reads as a percent-encoding (`%2541` must
 // be decoded once, to `%41`, not twice).
+// A read through @delegate records: Doc d1 is alice's through one User; d-many needs more loads than a request may make.
+const DELEGATED = '@public\ncollection User {\n  id: string;\n  @delegate key: PublicKey;\n  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }\n}\ncollection Doc {\n  id: string;\n  @read owners: User[];\n  constructor (id: string, owners: User[]) { this.id = id; this.owners = owners; }\n}\n';
 const ODD_IDS = ['item-1', 'a b', 'é', 'x/y', 'per%cent', 'semi;colon', 'q?mark', 'hash#', 'plus+sign', 'quote"', "'(*)!", 'A~._-', '日本', 'nul\u0000', '%41', 'L'.repeat(512), 'é'.repeat(256)];
 
 interface Answer {
@@ -90,6 +92,15 @@ beforeAll(async () => {
   await service.installSchema('fast/Secret', SECRET);
   for (const [n, id] of ODD_IDS.entries()) await service.create('fast/Item', [id, n], {});
   await service.create('fast/Secret', ['s1'], { publicKey: publicKeyOf(KEYS.alice) });
+  await service.installSchema('fast/User', DELEGATED);
+  await service.installSchema('fast/Doc', DELEGATED);
+  const users = [];
+  for (let n = 1; n <= 7; n++) {
+    await service.create('fast/User', [`u${n}`], { publicKey: publicKeyOf(KEYS.alice) });
+    users.push({ collectionId: 'fast/User', id: `u${n}` });
+  }
+  await service.create('fast/Doc', ['d1', users.slice(0, 1)], {});
+  await service.create('fast/Doc', ['d-many', users], {});
   served.push(await serve(true), await serve(false));
 });
 
@@ -122,9 +133,9 @@ const caseArb: fc.Arbitrary<Case> = fc
   .record({
     method: mostly(fc.constant('GET'), 'HEAD', 'OPTIONS', 'DELETE', 'POST'),
     prefix: mostly(fc.constant('/v0/collections/'), '/v0//collections/', '/V0/collections/', '/v0/collections', 'http://127.0.0.1/v0/collections/'),
-    collection: segmentArb(['fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Secret', 'fast/Nothing', 'Collection', 'fast/item', 'fast']),
+    collection: segmentArb(['fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Item', 'fast/Secret', 'fast/Doc', 'fast/User', 'fast/Nothing', 'Collection', 'fast/item', 'fast']),
     middle: mostly(fc.constant('/records/'), '/records//', '/record/', '/records'),
-    id: segmentArb([...ODD_IDS, 'missing', 's1', 'fast/Item', 'Collection']),
+    id: segmentArb([...ODD_IDS, 'missing', 's1', 'd1', 'd-many', 'u1', 'fast/Item', 'Collection']),
     suffix: mostly(fc.constant(''), '/', '?', '?format=nft', '?since=0&waitFor=1ms', '?x=1', '?waitFor=1s', '#frag', ';x', '/call/f'),
     origin: mostly(fc.constant(undefined), 'https://app.example', '', 'null'),
     signature: mostly(fc.constant(undefined), 'alice', 'bob', 'garbage', 'both-alice', 'service-alice'),
