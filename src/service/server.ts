@@ -11,6 +11,7 @@ import type { ExplorerOptions } from './explorer.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService, type PrivateLists } from './records.ts';
+import { watchUnusedConnections } from './unused-connections.ts';
 
 export interface ServerOptions {
   port?: number;
@@ -176,6 +177,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       explorer: options.explorer,
       maxStreams: options.maxStreams,
     });
+    const unused = watchUnusedConnections(app.server);
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;
     try {
@@ -194,6 +196,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       close: () =>
         (closing ??= (async () => {
           shutdown.abort();
+          unused.closeWhileShuttingDown();
           // A client that never finishes sending its request would keep the server open for Node's request
           // timeout (5 minutes): past the grace period its connection is closed.
           const grace = setTimeout(() => {
@@ -204,6 +207,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             await app!.close();
           } finally {
             clearTimeout(grace);
+            unused.stop();
           }
           await store.close();
         })()),
