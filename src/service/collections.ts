@@ -3,7 +3,8 @@
 // cache. A request reads the meta collection's change stamp (one 8-byte point read), which every commit that
 // changes a schema record writes, so a schema updated through another process sharing the database takes effect
 // here on the next request; a get skips even that read when the store's clock, which it reads anyway and which
-// every commit by any process advances, has not moved since the schema was last found current.
+// every commit by any process advances, has not moved since the schema was last found current, and a call reads
+// the stamp in the same statement as its record (`cachedWithStamp`).
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
@@ -90,6 +91,20 @@ export class CollectionRegistry {
     if (collectionId === META_COLLECTION_ID) return META;
     const cached = this.#cache.get(collectionId);
     if (cached === undefined || cached.checkedAt !== clock) return undefined;
+    this.#touch(collectionId, cached);
+    return cached.collection;
+  }
+
+  /**
+   * The cached collection, without any read, when the meta collection's change stamp is still the one it was last
+   * found current at: `stamp` was read by the caller (with the record a write changes, `RecordStore.getWithStamp`),
+   * and `clock` with it. Otherwise undefined (the caller then resolves it).
+   */
+  cachedWithStamp(collectionId: string, stamp: number, clock: number): ResolvedCollection | undefined {
+    if (collectionId === META_COLLECTION_ID) return META;
+    const cached = this.#cache.get(collectionId);
+    if (cached === undefined || cached.stamp !== stamp) return undefined;
+    cached.checkedAt = clock;
     this.#touch(collectionId, cached);
     return cached.collection;
   }

@@ -197,14 +197,7 @@ export class RecordService {
     // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
     // function on the cast record and write it back in the old form (a new required field gone).
     const run = () => this.#retry(async () => {
-      const collection = await this.#userCollection(collectionId);
-      // Polybase let `call/constructor` run the constructor over an existing record, with no permission check.
-      if (functionName === 'constructor') {
-        throw notFound('function/not-found', `the constructor of "${collectionId}" runs only when a record is created (POST …/records)`);
-      }
-      this.#checkFunction(collection, functionName, args);
-      const { record: current, version } = await this.store.get(collectionId, id);
-      if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
+      const { collection, current, version } = await this.#callTarget(collectionId, id, functionName, args);
       const loader = this.#requestLoader('fail');
       const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
       if (!permission.allowed) throw unauthorized(permission.message);
@@ -226,6 +219,41 @@ export class RecordService {
     });
     // One call at a time per record in this process: see record-queue.ts.
     return this.#queue.run(key(collectionId, id), run);
+  }
+
+  /**
+   * The collection and the record a call runs on. The record, the clock and the meta collection's change stamp
+   * (which tells whether the cached schema is current) are one read; the schema is read only when the stamp
+   * moved. Errors come in Polybase's order, as if the collection had been resolved first: an unknown collection,
+   * then an unknown function or wrong argument count, then a malformed or unknown record id.
+   */
+  async #callTarget(
+    collectionId: string,
+    id: string,
+    functionName: string,
+    args: readonly unknown[],
+  ): Promise<{ collection: UserCollection; current: JsonObject; version: number }> {
+    let read: Awaited<ReturnType<RecordStore['getWithStamp']>>;
+    try {
+      read = await this.store.getWithStamp(collectionId, id, META_COLLECTION_ID);
+    } catch (error) {
+      this.#checkCallable(await this.#userCollection(collectionId), functionName, args);
+      throw error;
+    }
+    const resolved = this.collections.cachedWithStamp(collectionId, read.stamp, read.timestamp) ?? (await this.collections.resolve(collectionId, read.timestamp));
+    if (resolved.kind !== 'user') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
+    this.#checkCallable(resolved, functionName, args);
+    if (!read.record || read.version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
+    return { collection: resolved, current: read.record, version: read.version };
+  }
+
+  /** A function a call may name: not the constructor, a function of the collection, with the right argument count. */
+  #checkCallable(collection: UserCollection, functionName: string, args: readonly unknown[]): void {
+    // Polybase let `call/constructor` run the constructor over an existing record, with no permission check.
+    if (functionName === 'constructor') {
+      throw notFound('function/not-found', `the constructor of "${collection.collectionId}" runs only when a record is created (POST …/records)`);
+    }
+    this.#checkFunction(collection, functionName, args);
   }
 
   // -------------------------------------------------------------------------------------------------------

@@ -423,6 +423,23 @@ export class RecordStore {
     return { text: null, version: null, timestamp };
   }
 
+  /**
+   * `get`, and in the same read the change stamp of the collection `stampOf` (0 when it never changed; see
+   * `ChangeFeed.lastChange`): the service checks its cached schema with the meta collection's stamp, and a write
+   * reads it with the record it changes instead of in a read of its own.
+   */
+  async getWithStamp(collectionId: string, id: string, stampOf: string): Promise<GetResult & { readonly stamp: number }> {
+    checkCollectionId(collectionId);
+    checkRecordId(id);
+    checkCollectionId(stampOf);
+    const [clock, value, stamp] = await this.kv.getMany([clockKey, recordKey(collectionId, id), collectionChangedKey(stampOf)]);
+    const read = { timestamp: clockTimestamp(clock), stamp: stamp ? decodeU64(stamp) : 0 };
+    if (value) return { record: parseRecord(value), version: decodeU64(value), ...read };
+    // As in getJson: the layout tells an unknown collection from an unknown record.
+    if (!(await this.kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
+    return { record: null, version: null, ...read };
+  }
+
   async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
     return this.#list(collectionId, query, readFilter, options, (text, parsed) => parsed ?? (JSON.parse(text) as JsonObject));
   }

@@ -56,6 +56,8 @@ const MAX_BATCH = 64;
 const CHECKPOINT_EVERY = 64;
 /** The WAL size (pages) at which the main connection checkpoints by itself (SQLite's default is 1000). */
 const WAL_LIMIT_PAGES = 10_000;
+/** The most keys one statement of #read reads together (more are read one statement each). */
+const MAX_KEYS_PER_READ = 4;
 /** Byte-bounded text scans of at most this many rows first sum the rows' lengths (see scanText). */
 const SUM_FIRST_MAX_ROWS = 128;
 
@@ -64,7 +66,8 @@ export class SqliteKv implements KvStore {
   readonly db: Database.Database;
   readonly #events = new EventEmitter();
   readonly #get: Database.Statement<[Buffer]>;
-  readonly #getTwo: Database.Statement<[Buffer, Buffer]>;
+  /** Statements reading 2 to MAX_KEYS_PER_READ keys at once, by the number of keys (see #read). */
+  readonly #getSeveral = new Map<number, Database.Statement<Buffer[]>>();
   readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
   readonly #put: Database.Statement<[Buffer, Buffer]>;
   readonly #delete: Database.Statement<[Buffer]>;
@@ -92,10 +95,14 @@ export class SqliteKv implements KvStore {
       throw error;
     }
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
-    // Two point reads in one statement (a get reads the clock and the record, a list the clock and the layout):
-    // outside a transaction every statement opens a read transaction of its own, so this is one WAL snapshot
-    // instead of two, the values are from the same snapshot, and one call into SQLite instead of two.
-    this.#getTwo = this.db.prepare<[Buffer, Buffer]>('SELECT (SELECT value FROM kv WHERE key = ?), (SELECT value FROM kv WHERE key = ?)').raw();
+    // Several point reads in one statement (a get reads the clock and the record, a list the clock and the
+    // layout, a call those and the meta collection's stamp): outside a transaction every statement opens a read
+    // transaction of its own, so this is one WAL snapshot instead of several, the values are from the same
+    // snapshot, and one call into SQLite.
+    for (let count = 2; count <= MAX_KEYS_PER_READ; count++) {
+      const columns = Array.from({ length: count }, () => '(SELECT value FROM kv WHERE key = ?)').join(', ');
+      this.#getSeveral.set(count, this.db.prepare<Buffer[]>(`SELECT ${columns}`).raw());
+    }
     // The version's hex and the text in one string: one value to hand over instead of two.
     this.#getWithClock = this.db
       .prepare<[Buffer, Buffer]>('SELECT (SELECT hex(value) FROM kv WHERE key = ?), (SELECT hex(substr(value, 1, 8)) || CAST(substr(value, 9) AS TEXT) FROM kv WHERE key = ?)')
@@ -186,12 +193,10 @@ export class SqliteKv implements KvStore {
     };
   }
 
-  /** The keys' values, read one after the other without yielding. */
+  /** The keys' values, read one after the other without yielding (a few of them in one statement). */
   #read(keys: readonly Buffer[]): (Buffer | undefined)[] {
-    if (keys.length === 2) {
-      const [first, second] = this.#getTwo.get(keys[0]!, keys[1]!) as [Buffer | null, Buffer | null];
-      return [first ?? undefined, second ?? undefined];
-    }
+    const several = this.#getSeveral.get(keys.length);
+    if (several) return (several.get(...keys) as (Buffer | null)[]).map((value) => value ?? undefined);
     return keys.map((key) => this.#get.get(key) as Buffer | undefined);
   }
 

@@ -15,6 +15,17 @@ collection Note {
   id: string;
   text: string;
   constructor (id: string, text: string) { this.id = id; this.text = text; }
+  shout () { this.text = this.text + '!'; }
+}`;
+
+// The same collection, whose function now says something else.
+const CHANGED_FUNCTION = `
+@public
+collection Note {
+  id: string;
+  text: string;
+  constructor (id: string, text: string) { this.id = id; this.text = text; }
+  shout () { this.text = this.text + '?'; }
 }`;
 
 // The same fields, but only the key in its reader field (the creator) may read.
@@ -90,5 +101,27 @@ describe('schema cache', () => {
     await expect(serving.get('ns/Note', longId, {})).rejects.toMatchObject({ reason: 'record/invalid-id' });
     await expect(serving.get('ns/Missing', 'a', {})).rejects.toMatchObject({ reason: 'collection/not-found' });
     await expect(serving.get('ns/Note', 'nothing', {})).rejects.toMatchObject({ reason: 'record/not-found' });
+  });
+
+  it('a call reads the schema stamp with its record, and runs a function changed through another connection at once', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    await serving.create('ns/Note', ['a', 'hi'], {});
+    expect(await serving.call('ns/Note', 'a', 'shout', [], {})).toEqual({ id: 'a', text: 'hi!' });
+    await other.installSchema('ns/Note', CHANGED_FUNCTION);
+    expect(await serving.call('ns/Note', 'a', 'shout', [], {})).toEqual({ id: 'a', text: 'hi!?' });
+    await other.installSchema('ns/Note', PUBLIC);
+    expect(await serving.call('ns/Note', 'a', 'shout', [], {})).toEqual({ id: 'a', text: 'hi!?!' });
+  });
+
+  it('a call reports an unknown collection, then the function, then a malformed or unknown record id', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    const longId = 'x'.repeat(10_000);
+    await expect(serving.call('ns/Missing', longId, 'shout', [], {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+    await expect(serving.call('ns/Missing', 'a', 'shout', [], {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+    await expect(serving.call('ns/Note', longId, 'nothing', [], {})).rejects.toMatchObject({ reason: 'function/not-found' });
+    await expect(serving.call('ns/Note', longId, 'constructor', [], {})).rejects.toMatchObject({ reason: 'function/not-found' });
+    await expect(serving.call('ns/Note', longId, 'shout', [1], {})).rejects.toMatchObject({ reason: 'function/invalid-args' });
+    await expect(serving.call('ns/Note', longId, 'shout', [], {})).rejects.toMatchObject({ reason: 'record/invalid-id' });
+    await expect(serving.call('ns/Note', 'nothing', 'shout', [], {})).rejects.toMatchObject({ reason: 'record/not-found' });
   });
 });

@@ -225,6 +225,22 @@ export function conformance(backend: Backend): void {
       expect((await db.kv.getMany([key('none'), key('a')])).map((v) => v?.toString())).toEqual([undefined, 'A']);
       expect((await db.kv.getMany([key('a'), key('none')])).map((v) => v?.toString())).toEqual(['A', undefined]);
       expect(await db.kv.getMany([key('none'), key('none')])).toEqual([undefined, undefined]);
+      // Three and four keys are one statement too, five are read one by one: the same answers.
+      expect((await db.kv.getMany([key('none'), key('a'), key('b')])).map((v) => v?.length)).toEqual([undefined, 1, 3000]);
+      expect((await db.kv.getMany([key('a'), key('none'), key('a'), key('none')])).map((v) => v?.toString())).toEqual(['A', undefined, 'A', undefined]);
+      expect((await db.kv.getMany([key('b'), key('a'), key('none'), key('a'), key('b')])).map((v) => v?.length)).toEqual([3000, 1, undefined, 1, 3000]);
+    });
+
+    it('reads a record with the change stamp of another collection, from one snapshot', async () => {
+      const { store } = await fresh([PEOPLE, personLayout], [ITEMS, itemLayout]);
+      expect(await store.getWithStamp(PEOPLE, 'p1', ITEMS)).toMatchObject({ record: null, version: null, stamp: 0 });
+      const { timestamp: itemsChanged } = await store.commit({ writes: [put(ITEMS, { id: 'i', group: 'g' })] });
+      const { timestamp: written } = await store.commit({ writes: [put(PEOPLE, people[0]!)] });
+      const read = await store.getWithStamp(PEOPLE, 'p1', ITEMS);
+      expect(read).toEqual({ record: people[0], version: written, timestamp: written, stamp: itemsChanged });
+      expect((await store.getWithStamp(PEOPLE, 'p1', PEOPLE)).stamp).toBe(written);
+      await expect(store.getWithStamp('ns/Nope', 'p1', ITEMS)).rejects.toMatchObject({ reason: 'collection/not-found' });
+      await expect(store.getWithStamp(PEOPLE, 'x'.repeat(600), ITEMS)).rejects.toMatchObject({ reason: 'record/invalid-id' });
     });
 
     it('reads the clock with a versioned text value, any characters included, as getMany gives them', async () => {
