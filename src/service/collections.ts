@@ -110,6 +110,15 @@ export class CollectionRegistry {
   }
 
   /**
+   * The cached collection and the meta collection's change stamp at which it was last found current, without
+   * any read (it may be out of date: a write using it expects that stamp in its commit); undefined when not cached.
+   */
+  lastFound(collectionId: string): { collection: UserCollection; stamp: number } | undefined {
+    const cached = this.#cache.get(collectionId);
+    return cached && { collection: cached.collection, stamp: cached.stamp };
+  }
+
+  /**
    * The collection, or 404 `collection/not-found` (400 `collection/invalid-id` for an id too long for the store).
    * `clock`, when given, is the store's clock read just before.
    */

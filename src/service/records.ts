@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type Write } from '../store/index.ts';
+import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
@@ -196,29 +196,73 @@ export class RecordService {
     // The schema is looked up on every attempt, not once before the queue: a call that waited behind others, or
     // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
     // function on the cast record and write it back in the old form (a new required field gone).
-    const run = () => this.#retry(async () => {
-      const { collection, current, version } = await this.#callTarget(collectionId, id, functionName, args);
-      const loader = this.#requestLoader('fail');
-      const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
-      if (!permission.allowed) throw unauthorized(permission.message);
-      const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller, loader);
-      const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
-      if (!result.ok) throw fromRuntimeError(result.error);
-      const { record, deleted, changed } = result.transition;
-      const writes: Write[] = [];
-      const expect: Expectation[] = [{ collectionId, id, version }];
-      if (deleted) writes.push({ kind: 'delete', collectionId, id });
-      else if (record && JSON.stringify(record) !== JSON.stringify(current)) writes.push({ kind: 'put', collectionId, record });
-      for (const other of changed) {
-        if (other.collectionId === collectionId && other.id === id) continue;
-        writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
-        expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
-      }
-      await this.#commit(writes, expect, caller);
-      return deleted ? null : (record ?? null);
-    });
+    const run = async () => {
+      const quick = await this.#callOnRecent(collectionId, id, functionName, args, caller);
+      if (quick) return quick.record;
+      return this.#retry(async () => {
+        const { collection, current, version } = await this.#callTarget(collectionId, id, functionName, args);
+        return (await this.#runCall(collection, { id, current, version }, functionName, args, caller)).record;
+      });
+    };
     // One call at a time per record in this process: see record-queue.ts.
     return this.#queue.run(key(collectionId, id), run);
+  }
+
+  /**
+   * The call run on the record as this process last committed it (`RecordStore.lastCommitted`) with the schema
+   * cached here, neither read again: its commit expects that version of the record and the meta collection's
+   * stamp at which the schema was last found current, so it goes through only if both are still what the call
+   * used, as when they are read first. Anything else gives undefined, and the call runs again on what it reads:
+   * no such record or schema kept here, a conflict, any error (it is reported from the run on fresh reads), or a
+   * call that commits nothing (its answer would rest on what no commit checked).
+   */
+  async #callOnRecent(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<{ record: JsonObject | null } | undefined> {
+    const recent = this.store.lastCommitted(collectionId, id);
+    const found = recent && this.collections.lastFound(collectionId);
+    if (!found) return undefined;
+    try {
+      this.#checkCallable(found.collection, functionName, args);
+      const outcome = await this.#runCall(found.collection, { id, current: recent.record, version: recent.version }, functionName, args, caller, found.stamp);
+      return outcome.committed ? { record: outcome.record } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * Runs the function on `target.current` (at `target.version`) and commits what it changed, expecting every
+   * record it read still at the version read and, when `metaStamp` is given, the meta collection's stamp at it
+   * (the schema used is still current). `committed` is false when there was nothing to commit.
+   */
+  async #runCall(
+    collection: UserCollection,
+    target: { id: string; current: JsonObject; version: number },
+    functionName: string,
+    args: readonly unknown[],
+    caller: Caller,
+    metaStamp?: number,
+  ): Promise<{ record: JsonObject | null; committed: boolean }> {
+    const { collectionId } = collection;
+    const { id, current, version } = target;
+    const loader = this.#requestLoader('fail');
+    const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
+    if (!permission.allowed) throw unauthorized(permission.message);
+    const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller, loader);
+    const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
+    if (!result.ok) throw fromRuntimeError(result.error);
+    const { record, deleted, changed } = result.transition;
+    const writes: Write[] = [];
+    const expect: Expectation[] = [{ collectionId, id, version }];
+    if (deleted) writes.push({ kind: 'delete', collectionId, id });
+    else if (record && JSON.stringify(record) !== JSON.stringify(current)) writes.push({ kind: 'put', collectionId, record });
+    for (const other of changed) {
+      if (other.collectionId === collectionId && other.id === id) continue;
+      writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
+      expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+    }
+    const stamps = metaStamp === undefined ? [] : [{ collectionId: META_COLLECTION_ID, stamp: metaStamp }];
+    const committed = await this.#commit(writes, expect, caller, undefined, stamps);
+    return { record: deleted ? null : (record ?? null), committed };
   }
 
   /**
@@ -424,13 +468,20 @@ export class RecordService {
   }
 
   /**
-   * Commits the writes with the signature claim. A conflict on `creating` (the new record's id is taken) is 409
+   * Commits the writes with the signature claim; false when there is nothing to commit. A conflict on `creating` (the new record's id is taken) is 409
    * `collection/id-exists`; any other conflict propagates, and #retry runs the operation again.
    */
-  async #commit(writes: Write[], expect: Expectation[], caller: Caller, creating?: { collectionId: string; id: string }): Promise<void> {
-    if (writes.length === 0 && !caller.claim) return;
+  async #commit(
+    writes: Write[],
+    expect: Expectation[],
+    caller: Caller,
+    creating?: { collectionId: string; id: string },
+    expectStamps: StampExpectation[] = [],
+  ): Promise<boolean> {
+    if (writes.length === 0 && !caller.claim) return false;
     try {
-      await this.store.commit({ writes, expect, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
+      await this.store.commit({ writes, expect, expectStamps, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
+      return true;
     } catch (error) {
       // (A replayed signed create is reported by the store as a replay: it checks the claim first.)
       if (error instanceof ConflictError && creating && error.collectionId === creating.collectionId && error.id === creating.id) {

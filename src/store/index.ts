@@ -24,6 +24,7 @@ export {
   type ReadFilter,
   type RebuildProgress,
   type SignatureClaim,
+  type StampExpectation,
   type StoreOptions,
   type Write,
 } from './record-store.ts';

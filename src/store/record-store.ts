@@ -35,7 +35,8 @@ import {
 import type { KvOp, KvStore } from './kv.ts';
 import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
-import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkWrites, parseLimit } from './validation.ts';
+import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkStampExpectations, checkWrites, parseLimit } from './validation.ts';
+import { RecentRecords } from './recent-records.ts';
 import { planUnion, type UnionPlan } from './union-planner.ts';
 import { planScanBounds, type ScanBounds, type ScanCheck } from './scan-bounds.ts';
 import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
@@ -145,9 +146,16 @@ export interface SignatureClaim {
   readonly now?: number;
 }
 
+/** The commit goes ahead only if the collection's change stamp (its last change's timestamp, 0 for none) is `stamp`. */
+export interface StampExpectation {
+  readonly collectionId: string;
+  readonly stamp: number;
+}
+
 export interface CommitRequest {
   readonly writes?: readonly Write[];
   readonly expect?: readonly Expectation[];
+  readonly expectStamps?: readonly StampExpectation[];
   readonly claimSignature?: SignatureClaim;
 }
 
@@ -210,6 +218,7 @@ export class RecordStore {
   readonly kv: KvStore;
   readonly changes: ChangeFeed;
   readonly #layouts = new Map<string, { bytes: Buffer; indexes: CollectionIndexes }>();
+  readonly #recent = new RecentRecords();
   readonly #retentionMs: number;
   readonly #housekeepingEvery: number;
   readonly #pageBytes: number;
@@ -407,6 +416,16 @@ export class RecordStore {
   async get(collectionId: string, id: string): Promise<GetResult> {
     const { text, version, timestamp } = await this.getJson(collectionId, id);
     return { record: text === null ? null : (JSON.parse(text) as JsonObject), version, timestamp };
+  }
+
+  /**
+   * The record as this store last committed it, with its version, without reading the database; undefined when
+   * it is not among the recent commits kept (recent-records.ts). Another process may have changed it since: use
+   * it only for a write whose commit expects this version, and read the record when that commit conflicts.
+   */
+  lastCommitted(collectionId: string, id: string): { record: JsonObject; version: number } | undefined {
+    const recent = this.#recent.get(collectionId, id);
+    return recent && { record: JSON.parse(recent.text) as JsonObject, version: recent.version };
   }
 
   /** `get`, but the record is its stored JSON text, exactly as `JSON.stringify` wrote it (see `listJson`). */
@@ -707,6 +726,8 @@ export class RecordStore {
     const expectations = request.expect ?? [];
     const texts = checkWrites(writes);
     checkExpectations(expectations);
+    const stampExpectations = request.expectStamps ?? [];
+    checkStampExpectations(stampExpectations);
     const claim = request.claimSignature;
     if (claim) checkClaim(claim);
 
@@ -726,6 +747,7 @@ export class RecordStore {
     const writeSlots = writes.map((w) => slot(recordKey(w.collectionId, w.kind === 'put' ? String(w.record.id) : w.id)));
     const expectSlots = expectations.map((e) => slot(recordKey(e.collectionId, e.id)));
     const claimSlot = claim ? slot(signatureKey(claim.signature)) : -1;
+    const stampSlots = stampExpectations.map((e) => slot(collectionChangedKey(e.collectionId)));
 
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
       const indexes = new Map<string, CollectionIndexes>();
@@ -749,6 +771,13 @@ export class RecordStore {
         puts.push({ kind: 'put', key: signatureKey(claim.signature), value: encodeU64(claim.expiresAt) });
         puts.push({ kind: 'put', key: signatureExpiryKey(claim.expiresAt, claim.signature), value: Buffer.from(claim.signature) });
       }
+      stampExpectations.forEach((e, i) => {
+        const value = current[stampSlots[i]!];
+        const stamp = value ? decodeU64(value) : 0;
+        if (stamp !== e.stamp) {
+          throw new ConflictError(`collection "${e.collectionId}" changed since it was read (expected its stamp ${e.stamp}, found ${stamp})`, e.collectionId, '');
+        }
+      });
       expectations.forEach((e, i) => {
         const value = current[expectSlots[i]!];
         const version = value ? decodeU64(value) : null;
@@ -792,6 +821,10 @@ export class RecordStore {
         for (const entry of changeLogEntries(timestamp, changes)) puts.push(entry);
       }
       return { ops: [...deletes, ...puts], result: undefined };
+    });
+    writes.forEach((write, i) => {
+      if (write.kind === 'put') this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp);
+      else this.#recent.deleted(write.collectionId, write.id);
     });
     if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
       this.#commitsSinceHousekeeping = 0;

@@ -3,7 +3,7 @@
 
 import { invalidQuery, StoreError } from './errors.ts';
 import { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
-import type { Expectation, SignatureClaim, Write } from './record-store.ts';
+import type { Expectation, SignatureClaim, StampExpectation, Write } from './record-store.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;
@@ -88,6 +88,14 @@ export function checkExpectations(expectations: readonly Expectation[]): void {
     if (e.version !== null && !(Number.isSafeInteger(e.version) && e.version >= 0)) {
       throw invalidCommit(`expected version of record "${e.id}" must be a timestamp or null`);
     }
+  }
+}
+
+export function checkStampExpectations(expectations: readonly StampExpectation[]): void {
+  if (!Array.isArray(expectations)) throw invalidCommit('expectStamps must be an array');
+  for (const e of expectations) {
+    checkCollectionId(e.collectionId);
+    if (!(Number.isSafeInteger(e.stamp) && e.stamp >= 0)) throw invalidCommit(`expected stamp of collection "${e.collectionId}" must be a timestamp or 0`);
   }
 }
 

@@ -125,3 +125,66 @@ describe('schema cache', () => {
     await expect(serving.call('ns/Note', 'nothing', 'shout', [], {})).rejects.toMatchObject({ reason: 'record/not-found' });
   });
 });
+
+// A call starts from the record as this process last committed it (RecordStore.lastCommitted) and the cached
+// schema, without reading either; its commit expects both unchanged. These tests change them through another
+// connection (another process, in production) in between, and check that every answer is the one a fresh read
+// gives.
+const COUNTER = `
+@public
+collection Counter {
+  id: string;
+  n: number;
+  owner: PublicKey;
+  constructor (id: string) { this.id = id; this.n = 0; this.owner = ctx.publicKey; }
+  @call(owner)
+  add (k: number) { if (this.n + k > 10) { error('too large'); } this.n = this.n + k; }
+  same () { }
+  setOwner (owner: PublicKey) { this.owner = owner; }
+}`;
+
+describe('calls on the record this process committed last', () => {
+  const alice = publicKeyOf(`0x${'11'.repeat(32)}`);
+  const bob = publicKeyOf(`0x${'22'.repeat(32)}`);
+
+  beforeEach(async () => {
+    await serving.installSchema('ns/Counter', COUNTER);
+    await serving.create('ns/Counter', ['c'], { publicKey: alice });
+    await serving.call('ns/Counter', 'c', 'add', [1], { publicKey: alice });
+  });
+
+  it('reads nothing when the record and the schema are as this process left them', async () => {
+    let reads = 0;
+    const read = serving.store.getWithStamp.bind(serving.store);
+    serving.store.getWithStamp = (...args) => {
+      reads++;
+      return read(...args);
+    };
+    expect(await serving.call('ns/Counter', 'c', 'add', [2], { publicKey: alice })).toMatchObject({ n: 3 });
+    expect(reads).toBe(0);
+    // A call that changes nothing commits nothing, so its answer comes from a fresh read.
+    expect(await serving.call('ns/Counter', 'c', 'same', [], { publicKey: alice })).toMatchObject({ n: 3 });
+    expect(reads).toBe(1);
+  });
+
+  it('runs on the record another connection wrote since, not on the one it committed', async () => {
+    await other.call('ns/Counter', 'c', 'add', [5], { publicKey: alice });
+    expect(await serving.call('ns/Counter', 'c', 'add', [1], { publicKey: alice })).toMatchObject({ n: 7 });
+    expect((await other.store.get('ns/Counter', 'c')).record).toMatchObject({ n: 7 });
+  });
+
+  it('reports the error the current record gives, and succeeds where only the old one failed', async () => {
+    // n is 1 here; another connection takes it to 9: adding 2 now fails, though it would not have on n = 1.
+    await other.call('ns/Counter', 'c', 'add', [8], { publicKey: alice });
+    await expect(serving.call('ns/Counter', 'c', 'add', [2], { publicKey: alice })).rejects.toMatchObject({ message: expect.stringContaining('too large') });
+    // Permission: another connection gives the record to bob; alice may no longer call, bob may.
+    await other.call('ns/Counter', 'c', 'setOwner', [bob.toJwk()], {});
+    await expect(serving.call('ns/Counter', 'c', 'add', [1], { publicKey: alice })).rejects.toMatchObject({ reason: 'unauthorized' });
+    expect(await serving.call('ns/Counter', 'c', 'add', [1], { publicKey: bob })).toMatchObject({ n: 10 });
+  });
+
+  it('sees a record deleted through another connection as not found', async () => {
+    await other.store.commit({ writes: [{ kind: 'delete', collectionId: 'ns/Counter', id: 'c' }] });
+    await expect(serving.call('ns/Counter', 'c', 'add', [1], { publicKey: alice })).rejects.toMatchObject({ reason: 'record/not-found' });
+  });
+});

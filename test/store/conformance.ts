@@ -264,6 +264,26 @@ export function conformance(backend: Backend): void {
       expect(decodeU64(clock!)).toBe(timestamp);
     });
 
+    it('commits only while the stamps it expects hold, and remembers the records it committed last', async () => {
+      const { store } = await fresh([PEOPLE, personLayout], [ITEMS, itemLayout]);
+      const failure = async (run: () => Promise<unknown>) => run().then(() => undefined, (error: unknown) => error as StoreError);
+      const reason = async (run: () => Promise<unknown>) => (await failure(run))?.reason;
+      expect(store.lastCommitted(PEOPLE, 'p1')).toBeUndefined();
+      const { timestamp: first } = await store.commit({ writes: [put(PEOPLE, people[0]!)], expectStamps: [{ collectionId: ITEMS, stamp: 0 }] });
+      expect(store.lastCommitted(PEOPLE, 'p1')).toEqual({ record: people[0], version: first });
+      const { timestamp: itemsChanged } = await store.commit({ writes: [put(ITEMS, { id: 'i', group: 'g' })] });
+      const stale = await failure(() => store.commit({ writes: [put(PEOPLE, people[1]!)], expectStamps: [{ collectionId: ITEMS, stamp: 0 }] }));
+      expect(stale).toBeInstanceOf(ConflictError);
+      expect(stale).toMatchObject({ reason: 'record/conflict', collectionId: ITEMS });
+      expect((await store.get(PEOPLE, 'p2')).record).toBeNull();
+      await store.commit({ writes: [put(PEOPLE, people[1]!)], expectStamps: [{ collectionId: ITEMS, stamp: itemsChanged }] });
+      expect((await store.get(PEOPLE, 'p2')).record).toEqual(people[1]);
+      expect(await reason(() => store.commit({ writes: [], expectStamps: [{ collectionId: ITEMS, stamp: -1 }] }))).toBe('store/invalid-commit');
+      await store.commit({ writes: [del(PEOPLE, 'p1')] });
+      expect(store.lastCommitted(PEOPLE, 'p1')).toBeUndefined();
+      await expectIndexesMatchRecords(store, PEOPLE);
+    });
+
     it('lists records as their stored JSON texts, any characters included, with the same cursors as list', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       const items: JsonObject[] = [

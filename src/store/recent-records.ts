@@ -1,0 +1,59 @@
+// The records this store committed last, as it committed them: a bounded, least-recently-used map from a record
+// to its JSON text and version. A write may start from one instead of reading the record again, but only with
+// an expectation on that version in its commit: another process (or another store on the same database) may
+// have changed the record since, and the commit's check under the commit lock is what tells. So an entry is a
+// guess that is usually right, never a source of truth.
+
+/** The characters of record JSON kept at most (about 4 MiB of UTF-16 strings). */
+export const RECENT_RECORDS_CHARS = 2 * 1024 * 1024;
+/** A record longer than this is not kept: one large record would push out hundreds of small ones. */
+const MAX_RECENT_RECORD_CHARS = 16 * 1024;
+
+export interface RecentRecord {
+  readonly text: string;
+  readonly version: number;
+}
+
+export class RecentRecords {
+  readonly #entries = new Map<string, RecentRecord>();
+  readonly #budget: number;
+  #chars = 0;
+
+  constructor(budget = RECENT_RECORDS_CHARS) {
+    this.#budget = budget;
+  }
+
+  get(collectionId: string, id: string): RecentRecord | undefined {
+    return this.#entries.get(entryKey(collectionId, id));
+  }
+
+  /** The record as just committed at `version`; evicts the least recently committed while over budget. */
+  committed(collectionId: string, id: string, text: string, version: number): void {
+    const key = entryKey(collectionId, id);
+    this.#drop(key);
+    if (text.length > MAX_RECENT_RECORD_CHARS) return;
+    this.#entries.set(key, { text, version });
+    this.#chars += text.length;
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#chars <= this.#budget) break;
+      this.#entries.delete(oldest);
+      this.#chars -= entry.text.length;
+    }
+  }
+
+  deleted(collectionId: string, id: string): void {
+    this.#drop(entryKey(collectionId, id));
+  }
+
+  #drop(key: string): void {
+    const entry = this.#entries.get(key);
+    if (entry === undefined) return;
+    this.#entries.delete(key);
+    this.#chars -= entry.text.length;
+  }
+}
+
+function entryKey(collectionId: string, id: string): string {
+  // The collection id's length first: no two (collection, id) pairs give one key, whatever characters they hold.
+  return `${collectionId.length}:${collectionId}\u0000${id}`;
+}
