@@ -169,25 +169,47 @@ export class RecordService {
   /** Runs the constructor and stores the new record; returns it. */
   async create(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
     if (collectionId === META_COLLECTION_ID) return this.#createCollection(args, caller);
+    const quick = await this.#createWithCached(collectionId, args, caller);
+    if (quick) return quick;
     // The schema is looked up on every attempt: a conflict may come from a schema update casting the records.
-    return this.#retry(async () => {
-      const collection = await this.#userCollection(collectionId);
-      this.#checkFunction(collection, 'constructor', args);
-      const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail'));
-      const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
-      if (!result.ok) throw fromRuntimeError(result.error);
-      const { record, changed } = result.transition;
-      if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
-      const id = record.id as string;
-      const writes: Write[] = [{ kind: 'put', collectionId, record }];
-      const expect: Expectation[] = [{ collectionId, id, version: null }];
-      for (const other of changed) {
-        writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
-        expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
-      }
-      await this.#commit(writes, expect, caller, { collectionId, id });
-      return record;
-    });
+    return this.#retry(async () => this.#runCreate(await this.#userCollection(collectionId), args, caller));
+  }
+
+  /**
+   * The create run with the schema cached here, without reading the meta collection's stamp first: the commit
+   * expects the stamp at which the schema was last found current, so it goes through only if the schema used is
+   * still current. Anything else gives undefined, and the create runs again after resolving the schema: no
+   * schema cached, a conflict (the id taken included), or any error (it is reported from that run).
+   */
+  async #createWithCached(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | undefined> {
+    const found = this.collections.lastFound(collectionId);
+    if (!found) return undefined;
+    try {
+      return await this.#runCreate(found.collection, args, caller, found.stamp);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Runs the constructor and commits the new record (and the records it changed); `metaStamp` as in #runCall. */
+  async #runCreate(collection: UserCollection, args: readonly unknown[], caller: Caller, metaStamp?: number): Promise<JsonObject> {
+    const { collectionId } = collection;
+    this.#checkFunction(collection, 'constructor', args);
+    const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail'));
+    const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
+    if (!result.ok) throw fromRuntimeError(result.error);
+    const { record, changed } = result.transition;
+    if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
+    const id = record.id as string;
+    const writes: Write[] = [{ kind: 'put', collectionId, record }];
+    const expect: Expectation[] = [{ collectionId, id, version: null }];
+    for (const other of changed) {
+      writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
+      expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+    }
+    const stamps = metaStamp === undefined ? [] : [{ collectionId: META_COLLECTION_ID, stamp: metaStamp }];
+    await this.#commit(writes, expect, caller, { collectionId, id }, stamps);
+    return record;
   }
 
   /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */

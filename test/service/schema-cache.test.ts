@@ -188,3 +188,24 @@ describe('calls on the record this process committed last', () => {
     await expect(serving.call('ns/Counter', 'c', 'add', [1], { publicKey: alice })).rejects.toMatchObject({ reason: 'record/not-found' });
   });
 });
+
+describe('creates with the cached schema', () => {
+  it('reads no stamp first, and runs a constructor changed through another connection at once', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    await serving.create('ns/Note', ['a', 'hi'], {});
+    let resolves = 0;
+    const resolve = serving.collections.resolve.bind(serving.collections);
+    serving.collections.resolve = (...args) => {
+      resolves++;
+      return resolve(...args);
+    };
+    expect(await serving.create('ns/Note', ['b', 'there'], {})).toEqual({ id: 'b', text: 'there' });
+    expect(resolves).toBe(0);
+    await other.installSchema('ns/Note', PUBLIC.replace('this.text = text;', "this.text = text + '.';"));
+    expect(await serving.create('ns/Note', ['c', 'new'], {})).toEqual({ id: 'c', text: 'new.' });
+    expect(resolves).toBe(1);
+    // A taken id is reported as such, from the run on fresh reads.
+    await expect(serving.create('ns/Note', ['a', 'again'], {})).rejects.toMatchObject({ reason: 'collection/id-exists' });
+    await expect(serving.create('ns/Note', [1, 'x'], {})).rejects.toMatchObject({ status: 400 });
+  });
+});
