@@ -1,25 +1,27 @@
 // The records this store committed last, as it committed them: a bounded, least-recently-used map from a record
-// to its JSON text and version. A write may start from one instead of reading the record again, but only with
+// to its JSON text, version and index entry keys. A write may start from one instead of reading the record again, but only with
 // an expectation on that version in its commit: another process (or another store on the same database) may
 // have changed the record since, and the commit's check under the commit lock is what tells. So an entry is a
 // guess that is usually right, never a source of truth.
 
-/** The characters of record JSON kept at most (about 4 MiB of UTF-16 strings). */
-export const RECENT_RECORDS_CHARS = 2 * 1024 * 1024;
-/** A record longer than this is not kept: one large record would push out hundreds of small ones. */
-const MAX_RECENT_RECORD_CHARS = 16 * 1024;
+/** The size of what is kept at most: characters of record JSON plus bytes of index entry keys (about 4 MiB). */
+export const RECENT_RECORDS_SIZE = 2 * 1024 * 1024;
+/** A record larger than this (its JSON's characters, its entry keys' bytes) is not kept: it would push out hundreds. */
+const MAX_RECENT_RECORD_SIZE = 16 * 1024;
 
 export interface RecentRecord {
   readonly text: string;
   readonly version: number;
+  /** Its index entry keys as committed, and the layout (the store's object for it) they were made under. */
+  readonly entries?: { readonly indexes: object; readonly keys: readonly Buffer[] } | undefined;
 }
 
 export class RecentRecords {
-  readonly #entries = new Map<string, RecentRecord>();
+  readonly #entries = new Map<string, RecentRecord & { readonly size: number }>();
   readonly #budget: number;
-  #chars = 0;
+  #size = 0;
 
-  constructor(budget = RECENT_RECORDS_CHARS) {
+  constructor(budget = RECENT_RECORDS_SIZE) {
     this.#budget = budget;
   }
 
@@ -28,16 +30,18 @@ export class RecentRecords {
   }
 
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
-  committed(collectionId: string, id: string, text: string, version: number): void {
+  committed(collectionId: string, id: string, text: string, version: number, entries?: RecentRecord['entries']): void {
     const key = entryKey(collectionId, id);
     this.#drop(key);
-    if (text.length > MAX_RECENT_RECORD_CHARS) return;
-    this.#entries.set(key, { text, version });
-    this.#chars += text.length;
+    let size = text.length;
+    for (const entry of entries?.keys ?? []) size += entry.length;
+    if (size > MAX_RECENT_RECORD_SIZE) return;
+    this.#entries.set(key, { text, version, entries, size });
+    this.#size += size;
     for (const [oldest, entry] of this.#entries) {
-      if (this.#chars <= this.#budget) break;
+      if (this.#size <= this.#budget) break;
       this.#entries.delete(oldest);
-      this.#chars -= entry.text.length;
+      this.#size -= entry.size;
     }
   }
 
@@ -49,7 +53,7 @@ export class RecentRecords {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#chars -= entry.text.length;
+    this.#size -= entry.size;
   }
 }
 
