@@ -3,8 +3,10 @@
 // cache. A request reads the meta collection's change stamp (one 8-byte point read), which every commit that
 // changes a schema record writes, so a schema updated through another process sharing the database takes effect
 // here on the next request; a get skips even that read when the store's clock, which it reads anyway and which
-// every commit by any process advances, has not moved since the schema was last found current, and a call reads
-// the stamp in the same statement as its record (`cachedWithStamp`).
+// every commit by any process advances, has not moved since the schema was last found current. Writes skip it
+// too: a call or create first runs with the cached schema (`lastFound`) and its commit expects the stamp at which
+// that schema was found current, so a changed schema fails the commit and the write runs again; a call's later
+// attempts read the stamp in the same statement as their record (`cachedWithStamp`).
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 

@@ -32,6 +32,8 @@ export class RecentRecords {
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
   committed(collectionId: string, id: string, text: string, version: number, entries?: RecentRecord['entries']): void {
     const key = entryKey(collectionId, id);
+    // Commits may be reported out of order (PostgreSQL runs them on several connections): keep the newest.
+    if ((this.#entries.get(key)?.version ?? -1) > version) return;
     this.#drop(key);
     let size = text.length;
     for (const entry of entries?.keys ?? []) size += entry.length;
@@ -43,6 +45,11 @@ export class RecentRecords {
       this.#entries.delete(oldest);
       this.#size -= entry.size;
     }
+  }
+
+  /** The total size kept (characters of JSON plus bytes of keys). */
+  get size(): number {
+    return this.#size;
   }
 
   deleted(collectionId: string, id: string): void {
