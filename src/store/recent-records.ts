@@ -1,27 +1,25 @@
-// The records this store committed last, as it committed them: a bounded, least-recently-used map from a record
-// to its JSON text, version and index entry keys. A write may start from one instead of reading the record again, but only with
+// The records this store updated last, as it committed them: a bounded, least-recently-used map from a record
+// to its JSON text and version. A write may start from one instead of reading the record again, but only with
 // an expectation on that version in its commit: another process (or another store on the same database) may
 // have changed the record since, and the commit's check under the commit lock is what tells. So an entry is a
 // guess that is usually right, never a source of truth.
 
-/** The size of what is kept at most: characters of record JSON plus bytes of index entry keys (about 4 MiB). */
-export const RECENT_RECORDS_SIZE = 2 * 1024 * 1024;
-/** A record larger than this (its JSON's characters, its entry keys' bytes) is not kept: it would push out hundreds. */
-const MAX_RECENT_RECORD_SIZE = 16 * 1024;
+/** The characters of record JSON kept at most (about 4 MiB of UTF-16 strings). */
+export const RECENT_RECORDS_CHARS = 2 * 1024 * 1024;
+/** A record longer than this is not kept: one large record would push out hundreds of small ones. */
+const MAX_RECENT_RECORD_CHARS = 16 * 1024;
 
 export interface RecentRecord {
   readonly text: string;
   readonly version: number;
-  /** Its index entry keys as committed, and the layout (the store's object for it) they were made under. */
-  readonly entries?: { readonly indexes: object; readonly keys: readonly Buffer[] } | undefined;
 }
 
 export class RecentRecords {
-  readonly #entries = new Map<string, RecentRecord & { readonly size: number }>();
+  readonly #entries = new Map<string, RecentRecord>();
   readonly #budget: number;
-  #size = 0;
+  #chars = 0;
 
-  constructor(budget = RECENT_RECORDS_SIZE) {
+  constructor(budget = RECENT_RECORDS_CHARS) {
     this.#budget = budget;
   }
 
@@ -30,26 +28,24 @@ export class RecentRecords {
   }
 
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
-  committed(collectionId: string, id: string, text: string, version: number, entries?: RecentRecord['entries']): void {
+  committed(collectionId: string, id: string, text: string, version: number): void {
     const key = entryKey(collectionId, id);
     // Commits may be reported out of order (PostgreSQL runs them on several connections): keep the newest.
     if ((this.#entries.get(key)?.version ?? -1) > version) return;
     this.#drop(key);
-    let size = text.length;
-    for (const entry of entries?.keys ?? []) size += entry.length;
-    if (size > MAX_RECENT_RECORD_SIZE) return;
-    this.#entries.set(key, { text, version, entries, size });
-    this.#size += size;
+    if (text.length > MAX_RECENT_RECORD_CHARS) return;
+    this.#entries.set(key, { text, version });
+    this.#chars += text.length;
     for (const [oldest, entry] of this.#entries) {
-      if (this.#size <= this.#budget) break;
+      if (this.#chars <= this.#budget) break;
       this.#entries.delete(oldest);
-      this.#size -= entry.size;
+      this.#chars -= entry.text.length;
     }
   }
 
-  /** The total size kept (characters of JSON plus bytes of keys). */
+  /** The characters of record JSON kept. */
   get size(): number {
-    return this.#size;
+    return this.#chars;
   }
 
   deleted(collectionId: string, id: string): void {
@@ -60,7 +56,7 @@ export class RecentRecords {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#size -= entry.size;
+    this.#chars -= entry.text.length;
   }
 }
 

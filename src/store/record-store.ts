@@ -749,8 +749,6 @@ export class RecordStore {
     const claimSlot = claim ? slot(signatureKey(claim.signature)) : -1;
     const stampSlots = stampExpectations.map((e) => slot(collectionChangedKey(e.collectionId)));
 
-    /** Each put's index entries as committed, and the layout they follow (kept with the record: #entriesOfStored). */
-    const committedEntries: ({ indexes: CollectionIndexes; keys: Buffer[] } | undefined)[] = [];
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
       const indexes = new Map<string, CollectionIndexes>();
       collections.forEach((c, i) => {
@@ -797,7 +795,7 @@ export class RecordStore {
       writes.forEach((write, i) => {
         const collectionIndexes = indexes.get(write.collectionId)!;
         const oldValue = current[writeSlots[i]!];
-        const oldEntries = oldValue ? this.#entriesOfStored(write, oldValue, collectionIndexes) : [];
+        const oldEntries = oldValue ? collectionIndexes.entriesOf(parseRecord(oldValue)) : [];
         if (write.kind === 'delete') {
           if (!oldValue) return;
           for (const key of oldEntries) deletes.push({ kind: 'delete', key });
@@ -809,7 +807,6 @@ export class RecordStore {
         const key = reads[writeSlots[i]!]!;
         const value = recordValue(stamp, texts[i]!);
         const newEntries = collectionIndexes.entriesOf(write.record);
-        committedEntries[i] = { indexes: collectionIndexes, keys: newEntries };
         if (oldEntries.length > 0) {
           const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
           for (const entry of oldEntries) if (!newSet.has(entry.toString('latin1'))) deletes.push({ kind: 'delete', key: entry });
@@ -826,7 +823,7 @@ export class RecordStore {
       return { ops: [...deletes, ...puts], result: undefined };
     });
     writes.forEach((write, i) => {
-      if (write.kind === 'put') this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp, committedEntries[i]);
+      if (write.kind === 'put') this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp);
       else this.#recent.deleted(write.collectionId, write.id);
     });
     if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
@@ -836,17 +833,6 @@ export class RecordStore {
       });
     }
     return { timestamp };
-  }
-
-  /**
-   * The index entry keys of the record stored as `value`, which a commit replacing or deleting it removes: those
-   * this store committed with that very version when it kept them under the same layout (a version is its
-   * commit's unique timestamp), else computed from the stored record.
-   */
-  #entriesOfStored(write: Write, value: Buffer, indexes: CollectionIndexes): readonly Buffer[] {
-    const recent = this.#recent.get(write.collectionId, write.kind === 'put' ? String(write.record.id) : write.id);
-    if (recent?.entries?.indexes === indexes && recent.version === decodeU64(value)) return recent.entries.keys;
-    return indexes.entriesOf(parseRecord(value));
   }
 
   /** Forgets expired signature claims and change-log entries older than the retention (also run every N commits). */
