@@ -420,7 +420,7 @@ export class RecordStore {
 
   /**
    * The record as this store last committed it, with its version, without reading the database; undefined when
-   * it is not among the recent commits kept (recent-records.ts). Another process may have changed it since: use
+   * it is not among the recent updates kept (recent-records.ts; a record only created is not kept). Another process may have changed it since: use
    * it only for a write whose commit expects this version, and read the record when that commit conflicts.
    */
   lastCommitted(collectionId: string, id: string): { record: JsonObject; version: number } | undefined {
@@ -749,6 +749,8 @@ export class RecordStore {
     const claimSlot = claim ? slot(signatureKey(claim.signature)) : -1;
     const stampSlots = stampExpectations.map((e) => slot(collectionChangedKey(e.collectionId)));
 
+    /** Which puts replaced a stored record (only those are kept in the recent records: see below). */
+    const replaced: boolean[] = [];
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
       const indexes = new Map<string, CollectionIndexes>();
       collections.forEach((c, i) => {
@@ -795,6 +797,7 @@ export class RecordStore {
       writes.forEach((write, i) => {
         const collectionIndexes = indexes.get(write.collectionId)!;
         const oldValue = current[writeSlots[i]!];
+        replaced[i] = oldValue !== undefined;
         const oldEntries = oldValue ? collectionIndexes.entriesOf(parseRecord(oldValue)) : [];
         if (write.kind === 'delete') {
           if (!oldValue) return;
@@ -823,8 +826,10 @@ export class RecordStore {
       return { ops: [...deletes, ...puts], result: undefined };
     });
     writes.forEach((write, i) => {
-      if (write.kind === 'put') this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp);
-      else this.#recent.deleted(write.collectionId, write.id);
+      // A record updated is likely to be updated again; one just created, less so, and keeping every new record
+      // of a stream of creates only churns the cache (and the old generation of the heap: creates got slower).
+      if (write.kind === 'put' && replaced[i]) this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp);
+      else this.#recent.deleted(write.collectionId, write.kind === 'put' ? String(write.record.id) : write.id);
     });
     if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
       this.#commitsSinceHousekeeping = 0;
