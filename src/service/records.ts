@@ -16,7 +16,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
@@ -179,14 +179,16 @@ export class RecordService {
    * The create run with the schema cached here, without reading the meta collection's stamp first: the commit
    * expects the stamp at which the schema was last found current, so it goes through only if the schema used is
    * still current. Anything else gives undefined, and the create runs again after resolving the schema: no
-   * schema cached, a conflict (the id taken included), or any error (it is reported from that run).
+   * schema cached, a conflict (the id taken included), or any error (it is reported from that run), except one
+   * after which the commit may have happened (see commitMayHaveHappened): that one is the answer.
    */
   async #createWithCached(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | undefined> {
     const found = this.collections.lastFound(collectionId);
     if (!found) return undefined;
     try {
       return await this.#runCreate(found.collection, args, caller, found.stamp);
-    } catch {
+    } catch (error) {
+      if (commitMayHaveHappened(error)) throw error;
       return undefined;
     }
   }
@@ -236,7 +238,8 @@ export class RecordService {
    * stamp at which the schema was last found current, so it goes through only if both are still what the call
    * used, as when they are read first. Anything else gives undefined, and the call runs again on what it reads:
    * no such record or schema kept here, a conflict, any error (it is reported from the run on fresh reads), or a
-   * call that commits nothing (its answer would rest on what no commit checked).
+   * call that commits nothing (its answer would rest on what no commit checked). An error after which the commit
+   * may have happened (see commitMayHaveHappened) is the answer instead: running the call again could apply it twice.
    */
   async #callOnRecent(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<{ record: JsonObject | null } | undefined> {
     const recent = this.store.lastCommitted(collectionId, id);
@@ -246,7 +249,8 @@ export class RecordService {
       this.#checkCallable(found.collection, functionName, args);
       const outcome = await this.#runCall(found.collection, { id, current: recent.record, version: recent.version }, functionName, args, caller, found.stamp);
       return outcome.committed ? { record: outcome.record } : undefined;
-    } catch {
+    } catch (error) {
+      if (commitMayHaveHappened(error)) throw error;
       return undefined;
     }
   }
@@ -523,6 +527,16 @@ export class RecordService {
       }
     }
   }
+}
+
+/**
+ * Whether a write that failed with `error` may nevertheless have been committed: the database failed or went
+ * away during the commit (503 `unavailable`, 500 `internal`; PostgreSQL's COMMIT can succeed with its answer
+ * lost). Such a write must not run again on fresh reads: it would be applied twice (a counter added to twice, a
+ * created record reported as taken). Every other error comes from a check or a run that wrote nothing.
+ */
+function commitMayHaveHappened(error: unknown): boolean {
+  return isStoreError(error) && (error.code === 'unavailable' || error.code === 'internal');
 }
 
 /**
