@@ -4,8 +4,14 @@
 // have changed the record since, and the commit's check under the commit lock is what tells. So an entry is a
 // guess that is usually right, never a source of truth.
 
-/** The characters of record JSON kept at most (about 4 MiB of UTF-16 strings). */
+/** The characters kept at most, keys and each entry's overhead included (about 4 MiB of UTF-16 strings). */
 export const RECENT_RECORDS_CHARS = 2 * 1024 * 1024;
+/**
+ * What an entry costs beyond its text and key, in characters (the map's slot and the entry object, about 100
+ * bytes). Counted with the key: records of a dozen characters under a 256-byte collection id would otherwise
+ * hold some 40 times the budget.
+ */
+export const RECENT_ENTRY_OVERHEAD_CHARS = 48;
 /** A record longer than this is not kept: one large record would push out hundreds of small ones. */
 const MAX_RECENT_RECORD_CHARS = 16 * 1024;
 
@@ -14,8 +20,13 @@ export interface RecentRecord {
   readonly version: number;
 }
 
+interface Entry extends RecentRecord {
+  /** What the entry counts against the budget: its text, its key and RECENT_ENTRY_OVERHEAD_CHARS. */
+  readonly cost: number;
+}
+
 export class RecentRecords {
-  readonly #entries = new Map<string, RecentRecord>();
+  readonly #entries = new Map<string, Entry>();
   readonly #budget: number;
   #chars = 0;
 
@@ -24,7 +35,8 @@ export class RecentRecords {
   }
 
   get(collectionId: string, id: string): RecentRecord | undefined {
-    return this.#entries.get(entryKey(collectionId, id));
+    const entry = this.#entries.get(entryKey(collectionId, id));
+    return entry && { text: entry.text, version: entry.version };
   }
 
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
@@ -34,16 +46,17 @@ export class RecentRecords {
     if ((this.#entries.get(key)?.version ?? -1) > version) return;
     this.#drop(key);
     if (text.length > MAX_RECENT_RECORD_CHARS) return;
-    this.#entries.set(key, { text, version });
-    this.#chars += text.length;
+    const cost = text.length + key.length + RECENT_ENTRY_OVERHEAD_CHARS;
+    this.#entries.set(key, { text, version, cost });
+    this.#chars += cost;
     for (const [oldest, entry] of this.#entries) {
       if (this.#chars <= this.#budget) break;
       this.#entries.delete(oldest);
-      this.#chars -= entry.text.length;
+      this.#chars -= entry.cost;
     }
   }
 
-  /** The characters of record JSON kept. */
+  /** The characters counted against the budget: the texts and keys kept, and each entry's overhead. */
   get size(): number {
     return this.#chars;
   }
@@ -56,7 +69,7 @@ export class RecentRecords {
     const entry = this.#entries.get(key);
     if (entry === undefined) return;
     this.#entries.delete(key);
-    this.#chars -= entry.text.length;
+    this.#chars -= entry.cost;
   }
 }
 

@@ -1,6 +1,6 @@
 // The store's cache of the records it committed last (recent-records.ts): newest version kept, bounded size.
 import { describe, expect, it } from 'vitest';
-import { RecentRecords } from '../../src/store/recent-records.ts';
+import { RECENT_ENTRY_OVERHEAD_CHARS, RecentRecords } from '../../src/store/recent-records.ts';
 
 describe('recent records', () => {
   it('keeps the newest version of a record, whatever order the commits are reported in, and forgets deleted ones', () => {
@@ -25,9 +25,10 @@ describe('recent records', () => {
   });
 
   it('stays within its budget, evicting the least recently committed, and keeps no record longer than 16 Ki', () => {
-    const recent = new RecentRecords(1000);
+    // Ten entries' worth: each costs its text, its key ('4:ns/A', a NUL and the id) and the fixed overhead.
+    const recent = new RecentRecords(10 * (100 + 'N:ns/A\u0000r99'.length + RECENT_ENTRY_OVERHEAD_CHARS));
     for (let i = 0; i < 100; i++) recent.committed('ns/A', `r${i}`, 'x'.repeat(100), i + 1);
-    expect(recent.size).toBe(1000);
+    expect(recent.size).toBe(10 * (100 + 'N:ns/A\u0000r99'.length + RECENT_ENTRY_OVERHEAD_CHARS));
     expect(recent.get('ns/A', 'r99')).toBeDefined();
     expect(recent.get('ns/A', 'r90')).toBeDefined();
     expect(recent.get('ns/A', 'r89')).toBeUndefined();
@@ -35,5 +36,21 @@ describe('recent records', () => {
     large.committed('ns/A', 'big', 'x'.repeat(20_000), 1);
     expect(large.get('ns/A', 'big')).toBeUndefined();
     expect(large.size).toBe(0);
+  });
+});
+
+describe('recent records: the budget', () => {
+  it('counts each entry\'s key and overhead, not only its text: tiny records of a long collection id stay bounded', () => {
+    // 256-byte collection ids and records of a dozen characters: by their texts alone, 50 of them would be
+    // 600 characters, within a budget of 1000, while the keys held would be 13 KB.
+    const recent = new RecentRecords(1000);
+    const collectionId = `ns/${'c'.repeat(252)}`;
+    for (let i = 0; i < 50; i++) recent.committed(collectionId, `r${i}`, `{"id":"r${i}"}`, i + 1);
+    expect(recent.size).toBeLessThanOrEqual(1000);
+    expect(recent.get(collectionId, 'r49')).toBeDefined();
+    expect(recent.get(collectionId, 'r0')).toBeUndefined();
+    let kept = 0;
+    for (let i = 0; i < 50; i++) if (recent.get(collectionId, `r${i}`)) kept++;
+    expect(kept).toBeLessThanOrEqual(4);
   });
 });
