@@ -67,3 +67,135 @@ describe('a first attempt whose commit outcome is unknown', () => {
     expect((await store.get('ns/Counter', 'd')).record).toMatchObject({ id: 'd', n: 0 });
   });
 });
+
+// Two connections to one database, as two processes would have: `serving` keeps the records it updated and its
+// schemas cached; `other` changes things behind its back.
+const SHARED = `
+@public
+collection User {
+  id: string;
+  @delegate
+  key: PublicKey;
+  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }
+  setKey (key: PublicKey) { this.key = key; }
+}
+
+@public
+collection Counter {
+  id: string;
+  n: number;
+  owner?: User;
+  constructor (id: string) { this.id = id; this.n = 0; }
+  add (k: number) { this.n = this.n + k; }
+  absorb (from: Counter) { this.n = this.n + from.n; }
+  take (from: Counter) { this.n = this.n + from.n; from.n = 0; }
+  setOwner (owner: User) { this.owner = owner; }
+  @call(owner)
+  ownerAdd (k: number) { this.n = this.n + k; }
+  destroy () { selfdestruct(); }
+}`;
+
+describe('a first attempt on state another connection changed', () => {
+  let otherStore: RecordStore;
+  let other: RecordService;
+  const alice = publicKeyOf(`0x${'11'.repeat(32)}`);
+  const bob = publicKeyOf(`0x${'22'.repeat(32)}`);
+  const n = async (id: string) => ((await store.get('ns/Counter', id)).record as { n: number } | null)?.n;
+
+  beforeEach(async () => {
+    otherStore = openSqliteStore(join(dir, 'db.sqlite'));
+    other = new RecordService(otherStore);
+    await other.initialise();
+    await service.installSchema('ns/User', SHARED);
+    await service.installSchema('ns/Counter', SHARED);
+    await service.create('ns/Counter', ['e'], {});
+    await service.call('ns/Counter', 'e', 'add', [1], {});
+    // c (from the first beforeEach) and e: n = 1, both as `serving` last updated them.
+    expect(store.lastCommitted('ns/Counter', 'c')).toMatchObject({ record: { n: 1 } });
+  });
+
+  afterEach(async () => {
+    await otherStore.close();
+  });
+
+  it('a permission through a @delegate record changed since is the current one', async () => {
+    await service.create('ns/User', ['u'], { publicKey: alice });
+    await service.call('ns/Counter', 'c', 'setOwner', [{ collectionId: 'ns/User', id: 'u' }], {});
+    expect(await service.call('ns/Counter', 'c', 'ownerAdd', [1], { publicKey: alice })).toMatchObject({ n: 2 });
+    await other.call('ns/User', 'u', 'setKey', [bob.toJwk()], {});
+    await expect(service.call('ns/Counter', 'c', 'ownerAdd', [1], { publicKey: alice })).rejects.toMatchObject({ reason: 'unauthorized' });
+    expect(await service.call('ns/Counter', 'c', 'ownerAdd', [1], { publicKey: bob })).toMatchObject({ n: 3 });
+  });
+
+  it('a record argument is read as it is now, and one the call writes that changes before its commit is read again', async () => {
+    await other.call('ns/Counter', 'e', 'add', [99], {});
+    expect(await service.call('ns/Counter', 'c', 'absorb', [{ collectionId: 'ns/Counter', id: 'e' }], {})).toMatchObject({ n: 101 });
+    // While the call runs (after it read e, before it commits), the other connection adds 50 to e.
+    const get = store.get.bind(store);
+    let raced = false;
+    store.get = async (collectionId, id) => {
+      const read = await get(collectionId, id);
+      if (!raced && id === 'e') {
+        raced = true;
+        await other.call('ns/Counter', 'e', 'add', [50], {});
+      }
+      return read;
+    };
+    expect(await service.call('ns/Counter', 'c', 'take', [{ collectionId: 'ns/Counter', id: 'e' }], {})).toMatchObject({ n: 101 + 150 });
+    expect(raced).toBe(true);
+    expect(await n('e')).toBe(0);
+  });
+
+  it('a signed call whose first attempt conflicted commits on fresh reads with its claim, once', async () => {
+    await other.call('ns/Counter', 'c', 'add', [10], {});
+    const caller = { claim: { signature: 'sig-a', expiresAt: Date.now() + 60_000 } };
+    expect(await service.call('ns/Counter', 'c', 'add', [1], caller)).toMatchObject({ n: 12 });
+    await expect(service.call('ns/Counter', 'c', 'add', [1], caller)).rejects.toMatchObject({ reason: 'auth/invalid-signature' });
+    await expect(other.call('ns/Counter', 'c', 'add', [1], caller)).rejects.toMatchObject({ reason: 'auth/invalid-signature' });
+    expect(await n('c')).toBe(12);
+    // A signed call that changes nothing still commits its claim, with the record's version expected.
+    const still = { claim: { signature: 'sig-b', expiresAt: Date.now() + 60_000 } };
+    expect(await service.call('ns/Counter', 'c', 'add', [0], still)).toMatchObject({ n: 12 });
+    await expect(service.call('ns/Counter', 'c', 'add', [0], still)).rejects.toMatchObject({ reason: 'auth/invalid-signature' });
+  });
+
+  it('a record deleted and created again with the same id and fields is not taken for the one cached', async () => {
+    await other.call('ns/Counter', 'c', 'destroy', [], {});
+    await other.create('ns/Counter', ['c'], {});
+    await other.call('ns/Counter', 'c', 'add', [1], {}); // the same JSON as the record cached, n = 1
+    expect(JSON.stringify((await store.get('ns/Counter', 'c')).record)).toBe(JSON.stringify(store.lastCommitted('ns/Counter', 'c')!.record));
+    await other.call('ns/Counter', 'c', 'add', [1], {});
+    expect(await service.call('ns/Counter', 'c', 'add', [5], {})).toMatchObject({ n: 7 });
+    await other.call('ns/Counter', 'c', 'destroy', [], {});
+    await expect(service.call('ns/Counter', 'c', 'add', [5], {})).rejects.toMatchObject({ reason: 'record/not-found' });
+  });
+
+  it('calls committed together: the one whose record changed runs again, the others commit once', async () => {
+    const ids = ['g0', 'g1', 'g2', 'g3', 'g4', 'g5'];
+    for (const id of ids) {
+      await service.create('ns/Counter', [id], {});
+      await service.call('ns/Counter', id, 'add', [1], {});
+    }
+    await other.call('ns/Counter', 'g3', 'add', [10], {});
+    const answers = await Promise.all(ids.map((id) => service.call('ns/Counter', id, 'add', [1], {})));
+    expect(answers.map((record) => record?.n)).toEqual([2, 2, 2, 12, 2, 2]);
+    for (const [i, id] of ids.entries()) expect(await n(id)).toBe(i === 3 ? 12 : 2);
+    // And with the schema changed meanwhile, every one of them runs again, on the new function.
+    await other.installSchema('ns/Counter', SHARED.replace('add (k: number) { this.n = this.n + k; }', 'add (k: number) { this.n = this.n + k * 100; }'));
+    const again = await Promise.all(ids.map((id) => service.call('ns/Counter', id, 'add', [1], {})));
+    expect(again.map((record) => record?.n)).toEqual([102, 102, 102, 112, 102, 102]);
+  });
+
+  it('a schema update that casts the records meanwhile: the call runs the new function on the cast record', async () => {
+    const withLabel = SHARED.replace('  n: number;\n  owner?: User;', "  n: number;\n  label: string;\n  owner?: User;").replace(
+      'add (k: number) { this.n = this.n + k; }',
+      "add (k: number) { this.n = this.n + k; this.label = this.label + 'v2'; }",
+    );
+    await other.installSchema('ns/Counter', withLabel);
+    expect((await store.get('ns/Counter', 'c')).record).toMatchObject({ n: 1, label: '' });
+    expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toEqual({ id: 'c', n: 2, label: 'v2' });
+    // And back: the field is dropped from every record, the call's write included.
+    await other.installSchema('ns/Counter', SHARED);
+    expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toEqual({ id: 'c', n: 3 });
+  });
+});
