@@ -6,7 +6,8 @@
 // every commit by any process advances, has not moved since the schema was last found current. Writes skip it
 // too: a call or create first runs with the cached schema (`lastFound`) and its commit expects the stamp at which
 // that schema was found current, so a changed schema fails the commit and the write runs again; a call's later
-// attempts read the stamp in the same statement as their record (`cachedWithStamp`).
+// attempts read the stamp in the same statement as their record (`cachedWithStamp`), and a create's expect the
+// stamp `resolveWithStamp` read before the schema.
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
@@ -126,6 +127,15 @@ export class CollectionRegistry {
    */
   async resolve(collectionId: string, clock?: number): Promise<ResolvedCollection> {
     if (collectionId === META_COLLECTION_ID) return META;
+    return (await this.resolveWithStamp(collectionId, clock)).collection;
+  }
+
+  /**
+   * `resolve`, with the meta collection's change stamp read before the schema (so no later than the schema's own
+   * change): a write whose commit expects that stamp is committed only while the schema it ran with is current.
+   */
+  async resolveWithStamp(collectionId: string, clock?: number): Promise<{ collection: ResolvedCollection; stamp: number }> {
+    if (collectionId === META_COLLECTION_ID) return { collection: META, stamp: await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID }) };
     // Checked first: an id the store refuses (too long) would otherwise be looked up as a record id of the meta
     // collection, whose own limit is larger, and reported as not found or as an invalid record id.
     checkCollectionId(collectionId);
@@ -137,14 +147,14 @@ export class CollectionRegistry {
     if (cached && cached.stamp === stamp) {
       cached.checkedAt = clock;
       this.#touch(collectionId, cached);
-      return cached.collection;
+      return { collection: cached.collection, stamp };
     }
     const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
     const code = record?.code;
     if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
     this.#remember(collectionId, { code, stamp, checkedAt: clock, collection });
-    return collection;
+    return { collection, stamp };
   }
 
   /** The collection, or null when it does not exist (for the permission walk over references). */

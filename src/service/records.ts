@@ -171,8 +171,15 @@ export class RecordService {
     if (collectionId === META_COLLECTION_ID) return this.#createCollection(args, caller);
     const quick = await this.#createWithCached(collectionId, args, caller);
     if (quick) return quick;
-    // The schema is looked up on every attempt: a conflict may come from a schema update casting the records.
-    return this.#retry(async () => this.#runCreate(await this.#userCollection(collectionId), args, caller));
+    // The schema is looked up on every attempt: a conflict may come from a schema update casting the records. The
+    // commit expects the stamp read before the schema: a new record has no version a cast would change, so without
+    // it a schema updated (and its records cast) between the read and the commit would leave this record in the
+    // old schema's form.
+    return this.#retry(async () => {
+      const { collection, stamp } = await this.collections.resolveWithStamp(collectionId);
+      if (collection.kind !== 'user') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
+      return this.#runCreate(collection, args, caller, stamp);
+    });
   }
 
   /**

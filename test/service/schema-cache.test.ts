@@ -194,8 +194,8 @@ describe('creates with the cached schema', () => {
     await serving.installSchema('ns/Note', PUBLIC);
     await serving.create('ns/Note', ['a', 'hi'], {});
     let resolves = 0;
-    const resolve = serving.collections.resolve.bind(serving.collections);
-    serving.collections.resolve = (...args) => {
+    const resolve = serving.collections.resolveWithStamp.bind(serving.collections);
+    serving.collections.resolveWithStamp = (...args) => {
       resolves++;
       return resolve(...args);
     };

@@ -199,3 +199,33 @@ describe('a first attempt on state another connection changed', () => {
     expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toEqual({ id: 'c', n: 3 });
   });
 });
+
+describe('a create on fresh reads that a schema update overtakes', () => {
+  it('is committed only under the schema it ran with: a record created meanwhile follows the new schema', async () => {
+    const otherStore = openSqliteStore(join(dir, 'db.sqlite'));
+    const other = new RecordService(otherStore);
+    await other.initialise();
+    try {
+      const withLabel = COUNTER.replace('  n: number;', "  n: number;\n  label: string;").replace('this.n = 0;', "this.n = 0; this.label = 'new';");
+      // No cached schema to start from: the create resolves it (stamp, then schema), runs the constructor, and
+      // before its commit the other connection updates the schema and casts every stored record.
+      const fresh = new RecordService(store);
+      const commit = store.commit.bind(store);
+      let raced = false;
+      store.commit = async (request) => {
+        if (!raced && request.writes?.some((write) => write.kind === 'put' && write.record.id === 'late')) {
+          raced = true;
+          await other.installSchema('ns/Counter', withLabel);
+        }
+        return commit(request);
+      };
+      await fresh.create('ns/Counter', ['late'], {});
+      expect(raced).toBe(true);
+      // Before: 'late' was stored as the old constructor made it, without the new schema's required label.
+      expect((await store.get('ns/Counter', 'late')).record).toEqual({ id: 'late', n: 0, label: 'new' });
+      expect((await store.get('ns/Counter', 'c')).record).toEqual({ id: 'c', n: 1, label: '' });
+    } finally {
+      await otherStore.close();
+    }
+  });
+});
