@@ -69,7 +69,7 @@ async function dump(kv: KvStore): Promise<Map<string, string>> {
 }
 
 /** Checks that every secondary index holds exactly the entries of the records, as a full scan computes them. */
-async function expectIndexesMatchRecords(store: RecordStore, collectionId: string): Promise<void> {
+export async function expectIndexesMatchRecords(store: RecordStore, collectionId: string): Promise<void> {
   const stored = JSON.parse((await store.kv.get(layoutKey(collectionId)))!.toString()) as StoredLayout;
   const indexes = new CollectionIndexes(collectionId, stored);
   const records = await store.kv.scan(prefixRange(recordPrefix(collectionId)), { limit: 1_000_000 });
