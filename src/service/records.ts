@@ -231,8 +231,11 @@ export class RecordService {
       const quick = await this.#callOnRecent(collectionId, id, functionName, args, caller);
       if (quick) return quick.record;
       return this.#retry(async () => {
-        const { collection, current, version } = await this.#callTarget(collectionId, id, functionName, args);
-        return (await this.#runCall(collection, { id, current, version }, functionName, args, caller)).record;
+        // The commit expects the stamp read with the record, as the first attempt expects the cached one: a schema
+        // update that casts nothing of this record (its version unchanged) is otherwise not seen by the commit,
+        // which would store the old function's result under the new schema (a removed field put back).
+        const { collection, current, version, stamp } = await this.#callTarget(collectionId, id, functionName, args);
+        return (await this.#runCall(collection, { id, current, version }, functionName, args, caller, stamp)).record;
       });
     };
     // One call at a time per record in this process: see record-queue.ts.
@@ -300,16 +303,16 @@ export class RecordService {
 
   /**
    * The collection and the record a call runs on. The record, the clock and the meta collection's change stamp
-   * (which tells whether the cached schema is current) are one read; the schema is read only when the stamp
-   * moved. Errors come in Polybase's order, as if the collection had been resolved first: an unknown collection,
-   * then an unknown function or wrong argument count, then a malformed or unknown record id.
+   * (which tells whether the cached schema is current, and which the commit expects) are one read; the schema is
+   * read only when the stamp moved. Errors come in Polybase's order, as if the collection had been resolved first:
+   * an unknown collection, then an unknown function or wrong argument count, then a malformed or unknown record id.
    */
   async #callTarget(
     collectionId: string,
     id: string,
     functionName: string,
     args: readonly unknown[],
-  ): Promise<{ collection: UserCollection; current: JsonObject; version: number }> {
+  ): Promise<{ collection: UserCollection; current: JsonObject; version: number; stamp: number }> {
     let read: Awaited<ReturnType<RecordStore['getWithStamp']>>;
     try {
       read = await this.store.getWithStamp(collectionId, id, META_COLLECTION_ID);
@@ -321,7 +324,7 @@ export class RecordService {
     if (resolved.kind !== 'user') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     this.#checkCallable(resolved, functionName, args);
     if (!read.record || read.version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
-    return { collection: resolved, current: read.record, version: read.version };
+    return { collection: resolved, current: read.record, version: read.version, stamp: read.stamp };
   }
 
   /** A function a call may name: not the constructor, a function of the collection, with the right argument count. */

@@ -229,3 +229,34 @@ describe('a create on fresh reads that a schema update overtakes', () => {
     }
   });
 });
+
+describe('a call on fresh reads that a schema update overtakes', () => {
+  it('is committed only under the schema it ran with: it cannot put back a field the update removed', async () => {
+    const otherStore = openSqliteStore(join(dir, 'db.sqlite'));
+    const other = new RecordService(otherStore);
+    await other.initialise();
+    try {
+      const withNote = COUNTER.replace('  n: number;', '  n: number;\n  note?: string;').replace('add (k: number)', 'setNote (note: string) { this.note = note; }\n  add (k: number)');
+      await service.installSchema('ns/Counter', withNote);
+      // The record has no note, so removing the field casts nothing: its version stays. A service with no schema
+      // cached runs the call on fresh reads; after it read the record, the stamp and the schema, before its
+      // commit, the other connection removes the field (and setNote with it).
+      const fresh = new RecordService(store);
+      const commit = store.commit.bind(store);
+      let raced = false;
+      store.commit = async (request) => {
+        if (!raced) {
+          raced = true;
+          await other.installSchema('ns/Counter', COUNTER);
+        }
+        return commit(request);
+      };
+      // Before: committed under the schema without the field, the record then holding a note the schema lacks.
+      await expect(fresh.call('ns/Counter', 'c', 'setNote', ['x'], {})).rejects.toMatchObject({ reason: 'function/not-found' });
+      expect(raced).toBe(true);
+      expect((await store.get('ns/Counter', 'c')).record).toEqual({ id: 'c', n: 1 });
+    } finally {
+      await otherStore.close();
+    }
+  });
+});
