@@ -35,8 +35,7 @@ export class RecentRecords {
   }
 
   get(collectionId: string, id: string): RecentRecord | undefined {
-    const entry = this.#entries.get(entryKey(collectionId, id));
-    return entry && { text: entry.text, version: entry.version };
+    return this.#entries.get(entryKey(collectionId, id));
   }
 
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
