@@ -59,6 +59,10 @@ describe('a first attempt whose commit outcome is unknown', () => {
     await expect(service.call('ns/Counter', 'c', 'add', [10], {})).rejects.toMatchObject({ code: 'unavailable' });
     // Applied once (by the commit whose answer was lost), not twice.
     expect((await store.get('ns/Counter', 'c')).record).toMatchObject({ n: 11 });
+    // The cache still holds the version before it (the store never heard of that commit): the next call's first
+    // attempt conflicts, and it runs on what it reads.
+    expect(store.lastCommitted('ns/Counter', 'c')).toMatchObject({ record: { n: 1 } });
+    expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toMatchObject({ n: 12 });
   });
 
   it('a create answers 503, not that its own id is taken', async () => {
