@@ -3,12 +3,14 @@
 // kept for the next (by collection id and record id). Every reference the checks of one request follow, kept or
 // not, is also counted against a budget, which bounds the request's work: past it, a list treats what it would load as absent (the record is not readable through it), while a
 // get or a call fails with 400 `permission/limit-exceeded`, so that no check is ever allowed for want of a load.
-// A new loader per request (and per attempt of a write), so nothing is kept across requests.
+// A new loader per request (and per attempt of a write), so nothing is kept across requests. A write's loader also
+// notes every record it reads, and its version, in the write's read set, which the commit then expects (read-set.ts).
 
 import type { LoadedRecord, PermissionLoader, WireRecord } from '../runtime/index.ts';
 import type { RecordStore } from '../store/index.ts';
 import type { CollectionRegistry } from './collections.ts';
 import { ServiceError } from './errors.ts';
+import type { ReadSet } from './read-set.ts';
 
 /** How many references the permission checks of one request may follow (each check follows at most 256). */
 export const MAX_REQUEST_DELEGATE_LOADS = 10_000;
@@ -28,6 +30,7 @@ export class RequestLoader {
     private readonly store: RecordStore,
     private readonly maxLoads: number,
     private readonly overBudget: OverBudget,
+    private readonly reads?: ReadSet,
   ) {}
 
   readonly load: PermissionLoader = async (collectionId, id) => {
@@ -46,7 +49,10 @@ export class RequestLoader {
     if (cached !== undefined) return cached;
     const collection = await this.collections.find(collectionId);
     if (!collection) return this.#keep(key, null, 0);
-    const { text } = await this.store.getJson(collectionId, id);
+    // (A collection that does not exist has no records to note: whether it exists is the meta collection's, whose
+    // stamp a write's commit expects.)
+    const { text, version } = await this.store.getJson(collectionId, id);
+    this.reads?.saw(collectionId, id, version);
     if (text === null) return this.#keep(key, null, 0);
     const record = JSON.parse(text) as WireRecord;
     return this.#keep(key, { collection: collection.kind === 'user' ? collection.compiled : collection.node, record }, text.length);

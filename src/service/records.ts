@@ -1,8 +1,9 @@
 // The four record operations, independent of HTTP: get, list, create (the constructor) and call. Writes are
-// optimistic: the function runs over the record as read, and the commit checks that every record it read is
-// still at the version it saw; when one changed meanwhile, the whole operation runs again over the new state
-// after a random pause. So concurrent calls on one record serialise exactly as if they had run one after the
-// other. Calls on one record from this process also wait for each other (record-queue.ts), so conflicts come
+// optimistic: the function runs over the record as read, and the commit checks that every record it read (the
+// record itself, its record arguments, the records its permission check walked through, each found missing
+// included: read-set.ts) and the schema it ran (the meta collection's stamp) are still as it saw them; when one
+// changed meanwhile, the whole operation runs again over the new state after a random pause. So concurrent writes
+// serialise exactly as if they had run one after the other. Calls on one record from this process also wait for each other (record-queue.ts), so conflicts come
 // only from other processes, and running out of attempts means overload, not contention.
 
 import { PublicKey } from '../auth/index.ts';
@@ -22,6 +23,7 @@ import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
+import { ReadSet } from './read-set.ts';
 import {
   META_COLLECTION_ID,
   META_RECORD,
@@ -204,7 +206,8 @@ export class RecordService {
   async #runCreate(collection: UserCollection, args: readonly unknown[], caller: Caller, metaStamp?: number): Promise<JsonObject> {
     const { collectionId } = collection;
     this.#checkFunction(collection, 'constructor', args);
-    const { args: loaded, versions } = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail'));
+    const reads = new ReadSet();
+    const loaded = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail', reads), reads);
     const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, changed } = result.transition;
@@ -214,8 +217,9 @@ export class RecordService {
     const expect: Expectation[] = [{ collectionId, id, version: null }];
     for (const other of changed) {
       writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
-      expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+      expect.push({ collectionId: other.collectionId, id: other.id, version: reads.versionOf(other.collectionId, other.id) ?? null });
     }
+    expect.push(...reads.expectationsBesides(expect));
     const stamps = metaStamp === undefined ? [] : [{ collectionId: META_COLLECTION_ID, stamp: metaStamp }];
     await this.#commit(writes, expect, caller, { collectionId, id }, stamps);
     return record;
@@ -280,10 +284,11 @@ export class RecordService {
   ): Promise<{ record: JsonObject | null; committed: boolean }> {
     const { collectionId } = collection;
     const { id, current, version } = target;
-    const loader = this.#requestLoader('fail');
+    const reads = new ReadSet();
+    const loader = this.#requestLoader('fail', reads);
     const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
     if (!permission.allowed) throw unauthorized(permission.message);
-    const { args: loaded, versions } = await this.#loadRecordArguments(collection, functionName, args, caller, loader);
+    const loaded = await this.#loadRecordArguments(collection, functionName, args, caller, loader, reads);
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, deleted, changed } = result.transition;
@@ -294,8 +299,10 @@ export class RecordService {
     for (const other of changed) {
       if (other.collectionId === collectionId && other.id === id) continue;
       writes.push({ kind: 'put', collectionId: other.collectionId, record: other.record });
-      expect.push({ collectionId: other.collectionId, id: other.id, version: versions.get(key(other.collectionId, other.id)) ?? null });
+      expect.push({ collectionId: other.collectionId, id: other.id, version: reads.versionOf(other.collectionId, other.id) ?? null });
     }
+    // What the call read besides what it writes: the permission and the result rest on it (read-set.ts).
+    expect.push(...reads.expectationsBesides(expect));
     const stamps = metaStamp === undefined ? [] : [{ collectionId: META_COLLECTION_ID, stamp: metaStamp }];
     const committed = await this.#commit(writes, expect, caller, undefined, stamps);
     return { record: deleted ? null : (record ?? null), committed };
@@ -454,29 +461,32 @@ export class RecordService {
     }
   }
 
-  /** Replaces record references in the arguments by `{collectionId, id, data}`, read with the caller's permission. */
+  /**
+   * Replaces record references in the arguments by `{collectionId, id, data}`, read with the caller's permission;
+   * each one read is noted in `reads` with its version.
+   */
   async #loadRecordArguments(
     collection: UserCollection,
     functionName: string,
     args: readonly unknown[],
     caller: Caller,
     loader: RequestLoader,
-  ): Promise<{ args: unknown[]; versions: Map<string, number> }> {
+    reads: ReadSet,
+  ): Promise<unknown[]> {
     const requests = recordArguments(collection.compiled, functionName, args);
     if (!requests.ok) throw fromRuntimeError(requests.error);
     const loaded = [...args];
-    const versions = new Map<string, number>();
     for (const request of requests.records) {
       const missing = () => notFound('record/not-found', `record "${request.id}" was not found in collection "${request.collectionId}"`);
       const target = await this.collections.find(request.collectionId);
       if (!target) throw missing();
       const { record, version } = await this.store.get(request.collectionId, request.id);
       if (!record || version === null) throw missing();
+      reads.saw(request.collectionId, request.id, version);
       if (!(await this.#canRead(target, record, caller, loader))) throw unauthorized('unauthorized read');
-      versions.set(key(request.collectionId, request.id), version);
       loaded[request.index] = { collectionId: request.collectionId, id: request.id, data: record };
     }
-    return { args: loaded, versions };
+    return loaded;
   }
 
   #canRead(collection: ResolvedCollection, record: JsonObject, caller: Caller, loader: RequestLoader): Promise<boolean> | boolean {
@@ -498,9 +508,9 @@ export class RecordService {
     return (record) => confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
   }
 
-  /** The loader of one request's permission checks (see permission-loader.ts). */
-  #requestLoader(overBudget: OverBudget): RequestLoader {
-    return new RequestLoader(this.collections, this.store, this.#delegateLoadsPerRequest, overBudget);
+  /** The loader of one request's permission checks (see permission-loader.ts); a write's notes what it reads in `reads`. */
+  #requestLoader(overBudget: OverBudget, reads?: ReadSet): RequestLoader {
+    return new RequestLoader(this.collections, this.store, this.#delegateLoadsPerRequest, overBudget, reads);
   }
 
   /**
