@@ -42,6 +42,18 @@ collection Counter {
 }
 
 @public
+collection Shift {
+  id: string;
+  onCall: boolean;
+  constructor (id: string) { this.id = id; this.onCall = true; }
+  join () { this.onCall = true; }
+  leave (partner: Shift) {
+    if (!partner.onCall) error('the partner is off call: someone must stay');
+    this.onCall = false;
+  }
+}
+
+@public
 collection Copy {
   id: string;
   n: number;
@@ -100,6 +112,7 @@ describe.each(backends)('%s: a write commits only if what it read is still as re
     await service.installSchema('ns/User', SCHEMA);
     await service.installSchema('ns/Counter', SCHEMA);
     await service.installSchema('ns/Copy', SCHEMA);
+    await service.installSchema('ns/Shift', SCHEMA);
     await service.create('ns/User', ['u'], { publicKey: alice });
     for (const id of ['c', 'e']) {
       await service.create('ns/Counter', [id], {});
@@ -170,6 +183,25 @@ describe.each(backends)('%s: a write commits only if what it read is still as re
     const final = [await n('c'), await n('e')];
     expect([[2, 3], [3, 2]]).toContainEqual(final);
     expect(answers.map((record) => (record as { n: number }).n)).toEqual(final);
+  });
+
+  it('write skew at once through two connections: of two shifts each leaving if the other is on call, one stays', async () => {
+    const shift = (id: string) => ({ collectionId: 'ns/Shift', id });
+    await service.create('ns/Shift', ['s'], {});
+    await service.create('ns/Shift', ['t'], {});
+    for (let round = 0; round < 20; round++) {
+      const outcomes = await Promise.allSettled([
+        service.call('ns/Shift', 's', 'leave', [shift('t')], {}),
+        other.call('ns/Shift', 't', 'leave', [shift('s')], {}),
+      ]);
+      const onCall = [(await store.get('ns/Shift', 's')).record!.onCall, (await store.get('ns/Shift', 't')).record!.onCall];
+      expect(onCall, `round ${round}`).toContain(true);
+      expect(outcomes.filter((o) => o.status === 'fulfilled'), `round ${round}`).toHaveLength(1);
+      const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+      expect(String(refused.reason.message)).toContain('the partner is off call');
+      await service.call('ns/Shift', 's', 'join', [], {});
+      await service.call('ns/Shift', 't', 'join', [], {});
+    }
   });
 
   it('a create whose record argument changed before its commit runs again on the new value', async () => {
