@@ -1,8 +1,8 @@
 // A write is serializable with respect to every record it read, not only the ones it writes (records.ts,
 // read-set.ts): the records its permission check walked through (@delegate), found missing included, and its
-// record arguments. Each case changes such a record through a second connection to the same database exactly
-// between the call's reads and its commit (the serving store's next transaction first runs the change), on
-// SQLite and on PostgreSQL.
+// record arguments. Most cases change such a record through a second connection to the same database exactly
+// between the call's reads and its commit (the serving store's next transaction first runs the change); the
+// "at once" ones run writes concurrently and check that the outcome is a serial one. On SQLite and PostgreSQL.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
