@@ -7,20 +7,9 @@ import { RecordService, UNCONFINED_REASON, type Caller } from '../../src/service
 import { confinementOf } from '../../src/service/confinement.ts';
 import { openSqliteStore, type JsonObject, type RecordStore, type ScanBounds } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
+import { USERS_AND_TEAMS } from '../support/delegation-schema.ts';
 
-const SCHEMA = `
-collection User {
-  id: string;
-  @delegate key: PublicKey;
-  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }
-}
-
-collection Team {
-  id: string;
-  @delegate members: User[];
-  constructor (id: string, members: User[]) { this.id = id; this.members = members; }
-}
-
+const SCHEMA = `${USERS_AND_TEAMS}
 collection Doc {
   id: string;
   @read owner: PublicKey;

@@ -7,20 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import type { JsonObject } from '../../src/store/index.ts';
 import { KEYS, errorOf, hexOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
+import { USERS_AND_TEAMS } from '../support/delegation-schema.ts';
 
-const SCHEMA = `
-collection User {
-  id: string;
-  @delegate key: PublicKey;
-  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }
-}
-
-collection Team {
-  id: string;
-  @delegate members: User[];
-  constructor (id: string, members: User[]) { this.id = id; this.members = members; }
-}
-
+const SCHEMA = `${USERS_AND_TEAMS}
 collection Secret {
   id: string;
   @read owner: PublicKey;
