@@ -2,11 +2,13 @@
 // the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
 
 import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
+import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
 import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
 import type { RecordService } from './records.ts';
@@ -39,6 +41,11 @@ export interface AppOptions {
    * path is tested against).
    */
   fastGet?: boolean;
+  /**
+   * Whether plain unsigned calls are answered before fastify (fast-call.ts; default true), as `fastGet` for gets:
+   * false sends every call through the route (the reference the fast path is tested against).
+   */
+  fastCall?: boolean;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -46,10 +53,15 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const shutdown = options.shutdown ?? new AbortController().signal;
   const logRequests = options.log !== undefined && options.logRequests !== false;
   let closing = false;
-  const fastGet = options.fastGet === false ? undefined : { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const fastContext = { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
+    const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
+    return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
+  };
   const app = Fastify({
     logger: false,
-    bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
+    bodyLimit,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
     frameworkErrors: (error, request, reply) => {
@@ -59,14 +71,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
     },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
-    serverFactory: (handler, serverOptions) => createHttpServer(fastGet ? withFastGet(handler, fastGet) : handler, serverOptions),
+    serverFactory: (handler, serverOptions) => createHttpServer(fastPaths(handler), serverOptions),
   });
   // Set as fastify starts closing, when it begins to answer new requests with 503 itself.
   app.addHook('preClose', (done) => {
     closing = true;
     done();
   });
-  registerHttpEdges(app, options.bodyLimit ?? DEFAULT_BODY_LIMIT);
+  registerHttpEdges(app, bodyLimit);
 
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.

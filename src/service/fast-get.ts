@@ -42,9 +42,9 @@ export interface FastGetContext {
 /**
  * A path segment as the fast path takes it: RFC 3986's unreserved characters, sub-delims but `;`, `:`, `@`, and
  * percent-encodings (checked when decoded). Anything else (`;`, which a router may read as a delimiter, bytes
- * outside ASCII, an empty segment) goes to fastify.
+ * outside ASCII, an empty segment) goes to fastify. (fast-call.ts takes segments the same way.)
  */
-const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
+export const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
 const GET_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})$`);
 
 /** Node's request listener that answers plain gets itself and gives every other request to `fastify`. */
@@ -125,7 +125,7 @@ function plainGet(request: IncomingMessage): { collectionId: string; id: string 
 }
 
 /** A path segment percent-decoded as fastify's router decodes a parameter; undefined when the router would refuse it. */
-function decodeSegment(segment: string): string | undefined {
+export function decodeSegment(segment: string): string | undefined {
   let decoded = segment;
   if (segment.includes('%')) {
     try {

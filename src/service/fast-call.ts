@@ -1,0 +1,132 @@
+// The call route's fast path: an unsigned `POST /v0/collections/:collection/records/:id/call/:function` with a
+// plain JSON body, answered in Node's request listener before fastify, with the same status, headers, body and
+// log line as the fastify route (routes.ts) and app.ts's error handler. Why: fastify's per-request machinery
+// (request and reply objects, routing, the content-type parser, hooks, the reply path and its serializer) cost
+// a call a good part of its HTTP side; see bench/README.md "Session 5, the call's HTTP side".
+//
+// Which requests it takes is decided from the request line and headers alone, before a byte of the body is read;
+// every other request goes to fastify untouched: another method or path, a query string, a path segment that is
+// unusual (as fast-get.ts decides), a signature header (a signed call's key recovery and replay check), a body
+// whose Content-Type is not `application/json` (with or without `charset=utf-8`), a Content-Encoding, a chunked
+// body or one without a Content-Length, a Content-Length of 0 or above the body limit (fastify's 413), an
+// `Expect` header, and every request once the server's shutdown signal is aborted or fastify is closing.
+//
+// A request it takes is its own to the end: it reads the body and answers every outcome, success or failure, as
+// the route would (the body checked as UTF-8 as app.ts's content-type parser does and parsed by the route's own
+// parseWriteBody, then RecordService.call, every error through toErrorResponse, an internal one logged). A
+// request whose client goes away before its body is complete gets no answer and no log line.
+//
+// test/service/fast-call.test.ts checks sameness against the route over a generated corpus of requests.
+
+import { isUtf8 } from 'node:buffer';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EXPOSED_HEADERS } from './cors.ts';
+import { invalidArgument, toErrorResponse } from './errors.ts';
+import { decodeSegment, SEGMENT } from './fast-get.ts';
+import type { RecordService } from './records.ts';
+import { parseWriteBody } from './request.ts';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface FastCallContext {
+  service: RecordService;
+  /** The largest body fastify accepts (app.ts's bodyLimit): a longer one goes to fastify, for its 413. */
+  bodyLimit: number;
+  /** Aborted when the server shuts down. */
+  shutdown: AbortSignal;
+  /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
+  closing: () => boolean;
+  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
+  logRequest?: (line: string) => void;
+  /** Where internal errors are reported (app.ts's `log`). */
+  logError: (line: string) => void;
+}
+
+const CALL_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})$`);
+const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
+const DIGITS = /^[1-9][0-9]{0,15}$/;
+
+interface CallTarget {
+  collectionId: string;
+  id: string;
+  functionName: string;
+}
+
+/** Node's request listener that answers plain unsigned calls itself and gives every other request to `next`. */
+export function withFastCall(next: Listener, context: FastCallContext): Listener {
+  const answer = (request: IncomingMessage, response: ServerResponse, status: number, body: string, started: number): void => {
+    const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8' };
+    const origin = request.headers.origin;
+    if (typeof origin === 'string') {
+      headers['access-control-allow-origin'] = origin;
+      headers['access-control-allow-credentials'] = 'true';
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+      headers.vary = 'Origin';
+    }
+    if (context.shutdown.aborted) headers.connection = 'close';
+    headers['content-length'] = Buffer.byteLength(body);
+    const { logRequest } = context;
+    // Written when the answer is handed to the system, as fastify's onResponse hook is.
+    if (logRequest) {
+      response.once('finish', () => {
+        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
+        logRequest(`POST ${url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
+    response.writeHead(status, headers);
+    response.end(body);
+  };
+
+  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer): Promise<{ status: number; body: string }> => {
+    try {
+      if (!isUtf8(bytes)) throw invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text');
+      const args = parseWriteBody(bytes.toString('utf8'));
+      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, {});
+      return { status: 200, body: JSON.stringify({ data }) };
+    } catch (error) {
+      const { status, body, internal } = toErrorResponse(error);
+      if (internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+      return { status, body: JSON.stringify(body) };
+    }
+  };
+
+  return (request, response) => {
+    const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit);
+    if (target === undefined) {
+      next(request, response);
+      return;
+    }
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    // A client gone before its body was complete: no answer, no log line (fastify logs none either: its
+    // onResponse hook runs only for an answer that was written).
+    request.on('error', () => response.destroy());
+    request.on('end', () => {
+      const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
+      void run(request, target, bytes).then(({ status, body }) => {
+        if (!response.destroyed) answer(request, response, status, body, started);
+      });
+    });
+  };
+}
+
+/** What a request the fast path may answer calls; undefined for any other request. */
+function plainCall(request: IncomingMessage, bodyLimit: number): CallTarget | undefined {
+  if (request.method !== 'POST') return undefined;
+  const match = CALL_PATH.exec(request.url!);
+  if (match === null) return undefined;
+  const { headers } = request;
+  if (headers['x-service-signature'] !== undefined || headers['x-polybase-signature'] !== undefined) return undefined;
+  if (headers['transfer-encoding'] !== undefined || headers['content-encoding'] !== undefined || headers.expect !== undefined) return undefined;
+  const type = headers['content-type'];
+  if (type === undefined || !JSON_TYPES.has(type.toLowerCase())) return undefined;
+  const declared = headers['content-length'];
+  if (declared === undefined || !DIGITS.test(declared)) return undefined;
+  if (Number(declared) > bodyLimit) return undefined;
+  const collectionId = decodeSegment(match[1]!);
+  const id = decodeSegment(match[2]!);
+  const functionName = decodeSegment(match[3]!);
+  if (collectionId === undefined || id === undefined || functionName === undefined) return undefined;
+  return { collectionId, id, functionName };
+}
