@@ -285,6 +285,40 @@ describe('the call fast path when the client goes away', () => {
   });
 });
 
+describe('the call fast path when the client goes away during the call', () => {
+  it('the call commits, and nothing is written or logged, as with the route', async () => {
+    const outcomes = [];
+    for (const fastCall of [true, false]) {
+      const base = served[fastCall ? 0 : 1]!.service;
+      // A service whose calls take a while, as over a network to PostgreSQL.
+      const slow = Object.create(base) as RecordService;
+      slow.call = async (...args) => {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        return base.call(...args);
+      };
+      const lines: string[] = [];
+      const app = buildApp({ service: slow, fastCall, log: (line) => lines.push(line), explorer: false });
+      await app.listen({ port: 0, host: '127.0.0.1' });
+      const { port } = app.server.address() as AddressInfo;
+      try {
+        const before = JSON.parse((await base.get('fast/Counter', 'c2', {})).json).n;
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write('POST /v0/collections/fast%2FCounter/records/c2/call/increment HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"args":[]}');
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        socket.destroy();
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        const after = JSON.parse((await base.get('fast/Counter', 'c2', {})).json).n;
+        outcomes.push({ lines: [...lines], added: after - before });
+      } finally {
+        await app.close();
+      }
+    }
+    expect(outcomes[0]).toEqual(outcomes[1]);
+    expect(outcomes[0]).toEqual({ lines: [], added: 1 });
+  });
+});
+
 describe('the call fast path while shutting down', () => {
   it('leaves calls to fastify, whose answer closes the connection', async () => {
     const [fast] = served;
