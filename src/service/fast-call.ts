@@ -46,6 +46,18 @@ const CALL_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 const DIGITS = /^[1-9][0-9]{0,15}$/;
 
+interface Outcome {
+  status: number;
+  body: string;
+  /** Whether the connection closes after the answer. */
+  close?: boolean;
+}
+
+function errorOutcome(error: unknown): Outcome {
+  const { status, body } = toErrorResponse(error);
+  return { status, body: JSON.stringify(body) };
+}
+
 interface CallTarget {
   collectionId: string;
   id: string;
@@ -54,8 +66,10 @@ interface CallTarget {
 
 /** Node's request listener that answers plain unsigned calls itself and gives every other request to `next`. */
 export function withFastCall(next: Listener, context: FastCallContext): Listener {
-  const answer = (request: IncomingMessage, response: ServerResponse, status: number, body: string, started: number): void => {
-    const headers: Record<string, string | number> = { 'content-type': 'application/json; charset=utf-8' };
+  const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close }: Outcome, started: number): void => {
+    // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
+    const headers: Record<string, string | number> = close ? { connection: 'close' } : {};
+    headers['content-type'] = 'application/json; charset=utf-8';
     const origin = request.headers.origin;
     if (typeof origin === 'string') {
       headers['access-control-allow-origin'] = origin;
@@ -77,16 +91,15 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     response.end(body);
   };
 
-  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer): Promise<{ status: number; body: string }> => {
+  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer): Promise<Outcome> => {
+    if (!isUtf8(bytes)) return { ...errorOutcome(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text')), close: true };
     try {
-      if (!isUtf8(bytes)) throw invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text');
       const args = parseWriteBody(bytes.toString('utf8'));
       const data = await context.service.call(target.collectionId, target.id, target.functionName, args, {});
       return { status: 200, body: JSON.stringify({ data }) };
     } catch (error) {
-      const { status, body, internal } = toErrorResponse(error);
-      if (internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
-      return { status, body: JSON.stringify(body) };
+      if (toErrorResponse(error).internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+      return errorOutcome(error);
     }
   };
 
@@ -104,9 +117,15 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     request.on('error', () => response.destroy());
     request.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      void run(request, target, bytes).then(({ status, body }) => {
-        if (!response.destroyed) answer(request, response, status, body, started);
-      });
+      run(request, target, bytes)
+        .then((outcome) => {
+          if (!response.destroyed) answer(request, response, outcome, started);
+        })
+        .catch((error: unknown) => {
+          // Writing the answer failed (no outcome of the call itself gets here): reported, never left unhandled.
+          context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+          response.destroy();
+        });
     });
   };
 }
