@@ -12,9 +12,10 @@
 // `Expect` header, and every request once the server's shutdown signal is aborted or fastify is closing.
 //
 // A request it takes is its own to the end: it reads the body and answers every outcome, success or failure, as
-// the route would (the body checked as UTF-8 as app.ts's content-type parser does, a refusal there closing the
-// connection as fastify's does, then parsed by the route's own parseWriteBody, then RecordService.call, every error through toErrorResponse, an internal one logged). A
-// request whose client goes away before its body is complete gets no answer and no log line.
+// the route would: the body checked as UTF-8 as app.ts's content-type parser does (a refusal there closes the
+// connection, as fastify's does), parsed by the route's own parseWriteBody, then RecordService.call, every error
+// through toErrorResponse, an internal one logged. A request whose client goes away before its body is complete
+// gets no answer and no log line.
 //
 // test/service/fast-call.test.ts checks sameness against the route over a generated corpus of requests.
 
