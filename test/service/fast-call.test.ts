@@ -235,7 +235,7 @@ describe('the call fast path', () => {
     );
     // The corpus reached the fast path's own answers, successes and failures, not only the cases it hands on.
     expect(answered.get(200) ?? 0).toBeGreaterThan(20);
-    expect([...answered.keys()].filter((status) => status !== 200).length).toBeGreaterThanOrEqual(3);
+    expect([...answered.keys()].filter((status) => status !== 200).length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
     const all = async (server: Served) => (await server.service.list('fast/Counter', {}, {})).records;
