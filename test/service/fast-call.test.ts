@@ -234,7 +234,9 @@ describe('the call fast path', () => {
       { numRuns: 600 },
     );
     // The corpus reached the fast path's own answers, successes and failures, not only the cases it hands on.
-    expect(answered.get(200) ?? 0).toBeGreaterThan(20);
+    // About 48 of the 600 calls succeed (standard deviation about 7): 15 is five deviations below, so the check does
+    // not fail by the draw.
+    expect(answered.get(200) ?? 0).toBeGreaterThan(15);
     expect([...answered.keys()].filter((status) => status !== 200).length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));

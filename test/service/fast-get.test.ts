@@ -191,7 +191,9 @@ describe('the get fast path', () => {
       { numRuns: 500 },
     );
     // The corpus reached the fast path's own answers (unsigned plain gets that succeed), not only the cases it hands on.
-    expect(answeredPlain).toBeGreaterThan(50);
+    // About 55 of the 500 are such gets (binomial, standard deviation about 7): 20 is five deviations below, so the
+    // check does not fail by the draw (it did at 50, about one run in ten).
+    expect(answeredPlain).toBeGreaterThan(20);
     await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
   });
