@@ -2,7 +2,8 @@
 // own store holding the same records, one with the fast path and one without, receive the same generated requests
 // in the same order (bad JSON, not UTF-8, wrong or missing content types, encodings, oversized, chunked and empty
 // bodies, missing or wrong args, unknown functions, records and collections, permission failures, errors thrown
-// by the function, deleted records, signed and unsigned, odd path segments, Origin), and must answer with the same
+// by the function, deleted records, signed and unsigned, odd path segments, Origin, a BOM, `__proto__` keys, nesting,
+// huge numbers, Object.prototype names as functions, spellings of the JSON content type), and must answer with the same
 // status, headers (but Date) and body, and log the same request lines (but the elapsed time). The records then
 // end the same in both stores.
 import { Agent, request } from 'node:http';
@@ -137,6 +138,7 @@ const bodyArb: fc.Arbitrary<string> = fc.oneof(
   { weight: 6, arbitrary: fc.constant('{"args":[]}') },
   { weight: 4, arbitrary: fc.oneof(fc.integer({ min: -3, max: 1000 }), fc.double(), fc.string({ maxLength: 5 }), fc.constant(null)).map((k) => JSON.stringify({ args: [k] })) },
   fc.constantFrom('', ' ', '{', 'null', '[]', '"x"', '{"args":{}}', '{"argz":[]}', '{}', '{"args":[1,2]}', '{"args":["\\ud800"]}', '\u00ff\u00fe', '{"args":[]} x', `{"args":["${'z'.repeat(BODY_LIMIT)}"]}`, ' {"args" : [ ] } '),
+  fc.constantFrom('\ufeff{"args":[]}', '{"__proto__":{"args":[1]},"args":[]}', '{"args":[1e400]}', '{"args":[1e308]}', '{"args":[12345678901234567890123]}', '{"args":"1"}', '{"args":[1],"args":[]}', `{"args":[${'['.repeat(200)}${']'.repeat(200)}]}`, '{"args":["a","b"]}'),
 );
 
 const caseArb: fc.Arbitrary<Case> = fc
@@ -144,10 +146,10 @@ const caseArb: fc.Arbitrary<Case> = fc
     prefix: mostly(fc.constant('/v0/collections/'), '/v0//collections/', '/V0/collections/'),
     collection: segmentArb(['fast/Counter', 'fast/Counter', 'fast/Counter', 'fast/Counter', 'fast/Nothing', 'Collection'], ['fast%2fCounter', '%', 'fast%2FCounter;x', '%C3']),
     id: segmentArb(IDS, ['c%31', '%zz', 'L'.repeat(5000), '']),
-    fn: segmentArb(FUNCTIONS, ['incr%65ment', '%', '']),
+    fn: segmentArb(FUNCTIONS, ['incr%65ment', '%', '', '__proto__', 'toString', 'hasOwnProperty']),
     suffix: mostly(fc.constant(''), '/', '?x=1', '#f'),
-    type: mostly(fc.constant<string | undefined>('application/json'), undefined, 'text/plain', 'application/json; charset=utf-8', 'Application/JSON', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', ''),
-    origin: mostly(fc.constant<string | undefined>(undefined), 'https://app.example', ''),
+    type: mostly(fc.constant<string | undefined>('application/json'), undefined, 'text/plain', 'application/json; charset=utf-8', 'Application/JSON', 'application/json; charset=latin1', 'application/x-www-form-urlencoded', '', 'application/json;charset=UTF-8', 'APPLICATION/JSON; CHARSET=UTF-8', 'application/json; charset=utf-8; x=y', 'application/json ; charset=utf-8', 'application/json;'),
+    origin: mostly(fc.constant<string | undefined>(undefined), 'https://app.example', '', 'null'),
     signature: mostly(fc.constant<string | undefined>(undefined), 'alice', 'bob', 'garbage'),
     extra: mostly(
       fc.constant<Record<string, string>>({}),
@@ -155,6 +157,8 @@ const caseArb: fc.Arbitrary<Case> = fc
       { 'content-encoding': 'identity' },
       { connection: 'close' },
       { expect: '100-continue' },
+      { 'content-encoding': 'GZIP' },
+      { 'transfer-encoding': 'identity' },
     ),
     chunked: mostly(fc.constant(false), true),
     body: bodyArb,
@@ -184,10 +188,11 @@ function plain(sent: Case): boolean {
     !sent.path.includes('L'.repeat(5000)) &&
     headers['x-polybase-signature'] === undefined &&
     headers['content-encoding'] === undefined &&
+    headers['transfer-encoding'] === undefined &&
     headers.expect === undefined &&
     !sent.chunked &&
     Buffer.byteLength(sent.body, sent.latin1 ? 'latin1' : 'utf8') <= BODY_LIMIT &&
-    ['application/json', 'application/json; charset=utf-8'].includes((headers['content-type'] ?? '').toLowerCase()) &&
+    ['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8'].includes((headers['content-type'] ?? '').toLowerCase()) &&
     sent.body !== ''
   );
 }
@@ -234,9 +239,9 @@ describe('the call fast path', () => {
       { numRuns: 600 },
     );
     // The corpus reached the fast path's own answers, successes and failures, not only the cases it hands on.
-    // About 48 of the 600 calls succeed (standard deviation about 7): 15 is five deviations below, so the check does
-    // not fail by the draw.
-    expect(answered.get(200) ?? 0).toBeGreaterThan(15);
+    // About 39 of the 600 calls succeed (standard deviation about 6.5, over 14 runs): 6 is five deviations below, so
+    // the check does not fail by the draw.
+    expect(answered.get(200) ?? 0).toBeGreaterThan(6);
     expect([...answered.keys()].filter((status) => status !== 200).length).toBeGreaterThanOrEqual(2);
     await expect.poll(() => fast!.lines.length).toBe(route!.lines.length);
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
