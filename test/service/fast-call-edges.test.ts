@@ -252,6 +252,20 @@ describe('the call fast path on the edges of HTTP', () => {
     expect(closed).toBe(true);
   });
 
+  it('answers HTTP/1.0, absolute-form targets and unusual path segments as the route does', async () => {
+    const body = '{"args":[]}';
+    const head = (target: string, version = '1.1', extra = 'Connection: close\r\n') =>
+      `POST ${target} HTTP/${version}\r\nHost: test\r\nContent-Type: application/json\r\n${extra}Content-Length: ${body.length}\r\n\r\n${body}`;
+    await same([head(`${PATH}/a/call/increment`, '1.0', '')]);
+    await same([head(`${PATH}/a/call/increment`, '1.0', 'Connection: keep-alive\r\n') + head(`${PATH}/a/call/increment`, '1.0', '')]);
+    await same([head(`http://test${PATH}/a/call/increment`)]);
+    for (const segment of ['.', '..', '%2e%2e', '%3B', '%3F', '%23', '%25', '%2525', '%00', '%20', '%2B', '+', '%C0%AF', '%EF%BB%BF', "!$&'()*+,=:@", '~a']) {
+      for (const path of [`${PATH}/${segment}/call/increment`, `${PATH}/a/call/${segment}`, `/v0/collections/${segment}/records/a/call/increment`]) {
+        await same([head(path)]);
+      }
+    }
+  });
+
   it('ends with the same records through both', async () => {
     const all = async ({ service }: Served) => (await service.list('edge/Counter', {}, {})).records;
     expect(await all(served[0]!)).toEqual(await all(served[1]!));
