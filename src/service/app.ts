@@ -18,6 +18,12 @@ import { DEFAULT_MAX_STREAMS } from './stream.ts';
 /** Largest request body accepted (a schema text is the largest thing a client sends). */
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
+/**
+ * How long a client may take to send one whole request, headers and body. Fastify's default is no limit, so a
+ * client sending a body a byte at a time, or stopping short of its Content-Length, held its connection for ever.
+ */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
 export interface AppOptions {
   service: RecordService;
   bodyLimit?: number;
@@ -46,6 +52,12 @@ export interface AppOptions {
    * false sends every call through the route (the reference the fast path is tested against).
    */
   fastCall?: boolean;
+  /**
+   * The longest a client may take to send one whole request, headers and body (default 30 s; checked every
+   * second): past it the answer is 408 `request/timeout` and the connection closes. Waiting for an answer (a
+   * long-poll, a stream) does not count.
+   */
+  requestTimeoutMs?: number;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -69,6 +81,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       sendError(reply, error, request, log);
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
     },
+    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
     serverFactory: (handler, serverOptions) => createHttpServer(fastPaths(handler), serverOptions),

@@ -10,6 +10,8 @@
 // - CONNECT: with no 'connect' listener Node closed the connection without a word. It is 405.
 // - `Expect: 100-continue` with a Content-Length over the body limit: 413 at once, so the body is never sent. Any
 //   other expectation: 417 (Node's was bare).
+// - A client that takes longer than the request timeout to send its request (headers and body): 408, then the
+//   connection closes (fastify's default was no limit, so a stalled body held its connection for ever).
 // - A body refused for its size while the client is still sending: fastify answered 413 and the connection was
 //   closed at once; the client's next bytes then met a closed socket, the kernel answered them with a reset, and
 //   a client that sends its whole body before reading (as simple clients do) lost the answer (EPIPE, no status).
@@ -24,6 +26,9 @@ import { bodyTooLarge, clientErrorResponse, invalidArgument, ServiceError, toErr
 
 /** Options for Node's HTTP server: the service checks the Host header itself, to answer with the envelope. */
 export const HTTP_SERVER_OPTIONS = { requireHostHeader: false } as const;
+
+/** How often Node looks for connections past their request timeout (its default, 30 s, would let one run 2x over). */
+const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
 /** How long the rest of a body refused for its size is read (and dropped) before the connection is closed. */
 export const REFUSED_BODY_LINGER_MS = 5000;
@@ -44,7 +49,7 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
  * passes reads two fields it reads anyway.
  */
 export function createHttpServer(handler: (request: IncomingMessage, response: ServerResponse) => void, options: Record<string, unknown>): Server {
-  const server = createServer(HTTP_SERVER_OPTIONS, (request, response) => {
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
     const problem = hostProblem(request);
     if (problem === undefined) handler(request, response);
     else writeResponse(response, invalidArgument('request/invalid-http', problem));
@@ -57,6 +62,8 @@ export function createHttpServer(handler: (request: IncomingMessage, response: S
   };
   server.keepAliveTimeout = setting('keepAliveTimeout');
   server.requestTimeout = setting('requestTimeout');
+  // The headers are part of the request: their own limit (Node's 60 s) may not outlast the whole request's.
+  if (server.requestTimeout > 0) server.headersTimeout = Math.min(server.headersTimeout, server.requestTimeout);
   server.setTimeout(setting('connectionTimeout'));
   return server;
 }

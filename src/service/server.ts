@@ -42,6 +42,8 @@ export interface ServerOptions {
    * leaks what docs/service.md "Private records in lists" says (RecordServiceOptions.privateLists).
    */
   privateLists?: PrivateLists;
+  /** The longest a client may take to send one whole request (default 30 s; see AppOptions). */
+  requestTimeoutMs?: number;
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -176,6 +178,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       now: options.now,
       explorer: options.explorer,
       maxStreams: options.maxStreams,
+      requestTimeoutMs: options.requestTimeoutMs,
     });
     const unused = watchUnusedConnections(app.server);
     const host = options.host ?? '127.0.0.1';

@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, RecordService } from '../../src/service/index.ts';
+import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
@@ -30,8 +30,8 @@ class Connection {
   error: Error | undefined;
   readonly #waiters = new Set<() => void>();
 
-  constructor() {
-    this.socket = connect(s.server.port, '127.0.0.1');
+  constructor(port = s.server.port) {
+    this.socket = connect(port, '127.0.0.1');
     this.socket.setEncoding('latin1');
     this.socket.on('data', (chunk: string) => {
       this.#received += chunk;
@@ -216,7 +216,8 @@ describe("the service's own HTTP server (fastify's serverFactory, for the Host c
     const app = buildApp({ service: new RecordService(openSqliteStore(':memory:')), explorer: false });
     try {
       expect(app.server.keepAliveTimeout).toBe(72_000); // fastify's default, not Node's 5 s
-      expect(app.server.requestTimeout).toBe(0);
+      expect(app.server.requestTimeout).toBe(DEFAULT_REQUEST_TIMEOUT_MS); // not fastify's 0, no limit
+      expect(app.server.headersTimeout).toBeLessThanOrEqual(DEFAULT_REQUEST_TIMEOUT_MS);
       expect(app.server.timeout).toBe(0);
     } finally {
       await app.close();
@@ -284,5 +285,50 @@ describe('a GET whose client sends a body without Content-Length or Transfer-Enc
     expect(refused?.status).toBe(400);
     expect(envelope(refused).error).toMatchObject({ reason: 'request/invalid-http' });
     expect(await client.rest()).toBe('');
+  });
+});
+
+describe('a client that does not finish sending its request', () => {
+  const TIMEOUT_MS = 300;
+  let slow: TestServer;
+  beforeAll(async () => {
+    slow = await startTestServer({ requestTimeoutMs: TIMEOUT_MS });
+    await slow.post('/v0/collections/Collection/records', {
+      args: ['ns/Item', '@public collection Item { id: string; n: number; constructor (id: string) { this.id = id; this.n = 0; } }'],
+    });
+  });
+  afterAll(() => slow.close());
+
+  it('stopping short of its Content-Length gets 408 with the envelope, and the connection closes', async () => {
+    // Before: fastify's default (no request timeout) held the connection open for ever.
+    const connection = new Connection(slow.server.port);
+    connection.socket.write(
+      'POST /v0/collections/ns%2FItem/records HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{"args":',
+    );
+    const response = await connection.response();
+    expect(response?.status).toBe(408);
+    expect(envelope(response).error).toMatchObject({ code: 'invalid-argument', reason: 'request/timeout' });
+    await connection.rest();
+    expect(connection.closed).toBe(true);
+    expect((await slow.get('/v0/collections/ns%2FItem/records')).json).toMatchObject({ data: [] });
+  });
+
+  it('headers sent slowly past the timeout get the same 408', async () => {
+    const connection = new Connection(slow.server.port);
+    connection.socket.write('GET /v0/health HTTP/1.1\r\nHost: x\r\n');
+    const response = await connection.response();
+    expect(response?.status).toBe(408);
+    await connection.rest();
+    expect(connection.closed).toBe(true);
+  });
+
+  it('waiting for the answer does not count: a long-poll longer than the timeout is answered', async () => {
+    const first = await slow.get('/v0/collections/ns%2FItem/records');
+    const since = first.headers.get('x-service-timestamp');
+    const connection = new Connection(slow.server.port);
+    connection.socket.write(`GET /v0/collections/ns%2FItem/records?since=${since}&waitFor=2s HTTP/1.1\r\nHost: x\r\n\r\n`);
+    const response = await connection.response();
+    expect(response?.status).toBe(304);
+    connection.socket.destroy();
   });
 });
