@@ -6,21 +6,14 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 
 export const EXPOSED_HEADERS = 'X-Service-Timestamp, X-Polybase-Timestamp, Content-Type, Content-Length';
 
-/** The CORS headers of an answer to a request from `origin`, in the order they are sent. */
-export function originHeaders(origin: string): ReadonlyArray<readonly [string, string]> {
-  return [
-    ['Access-Control-Allow-Origin', origin],
-    ['Access-Control-Allow-Credentials', 'true'],
-    ['Access-Control-Expose-Headers', EXPOSED_HEADERS],
-    ['Vary', 'Origin'],
-  ];
-}
-
 /** The CORS headers of every answer to a request with an Origin (app.ts adds them as the answer is sent). */
 export function addOriginHeaders(request: FastifyRequest, reply: FastifyReply): void {
   const origin = request.headers.origin;
   if (typeof origin !== 'string') return;
-  for (const [name, value] of originHeaders(origin)) reply.header(name, value);
+  reply.header('Access-Control-Allow-Origin', origin);
+  reply.header('Access-Control-Allow-Credentials', 'true');
+  reply.header('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+  reply.header('Vary', 'Origin');
 }
 
 /** Answers preflight requests. */

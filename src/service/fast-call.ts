@@ -21,14 +21,26 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { EXPOSED_HEADERS } from './cors.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
-import { writeFastAnswer, type FastPathContext, type Listener } from './fast-answer.ts';
 import { decodeSegment, SEGMENT } from './fast-get.ts';
+import type { RecordService } from './records.ts';
 import { parseWriteBody } from './request.ts';
 
-export interface FastCallContext extends FastPathContext {
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface FastCallContext {
+  service: RecordService;
   /** The largest body fastify accepts (app.ts's bodyLimit): a longer one goes to fastify, for its 413. */
   bodyLimit: number;
+  /** Aborted when the server shuts down. */
+  shutdown: AbortSignal;
+  /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
+  closing: () => boolean;
+  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
+  logRequest?: (line: string) => void;
+  /** Where internal errors are reported (app.ts's `log`). */
+  logError: (line: string) => void;
 }
 
 const CALL_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})$`);
@@ -57,8 +69,27 @@ interface CallTarget {
 export function withFastCall(next: Listener, context: FastCallContext): Listener {
   const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close }: Outcome, started: number): void => {
     // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
-    const leading = close ? { connection: 'close' } : undefined;
-    writeFastAnswer(request, response, context, { status, body, leading }, started);
+    const headers: Record<string, string | number> = close ? { connection: 'close' } : {};
+    headers['content-type'] = 'application/json; charset=utf-8';
+    const origin = request.headers.origin;
+    if (typeof origin === 'string') {
+      headers['access-control-allow-origin'] = origin;
+      headers['access-control-allow-credentials'] = 'true';
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+      headers.vary = 'Origin';
+    }
+    if (context.shutdown.aborted) headers.connection = 'close';
+    headers['content-length'] = Buffer.byteLength(body);
+    const { logRequest } = context;
+    // Written when the answer is handed to the system, as fastify's onResponse hook is.
+    if (logRequest) {
+      response.once('finish', () => {
+        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
+        logRequest(`POST ${url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
+    response.writeHead(status, headers);
+    response.end(body);
   };
 
   const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer): Promise<Outcome> => {

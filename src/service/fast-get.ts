@@ -20,9 +20,24 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampToSeconds } from '../store/index.ts';
+import { EXPOSED_HEADERS } from './cors.ts';
 import { MAX_PARAM_LENGTH } from './errors.ts';
-import { writeFastAnswer, type FastPathContext, type Listener } from './fast-answer.ts';
+import type { RecordService } from './records.ts';
 import { recordEnvelope } from './routes.ts';
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface FastGetContext {
+  service: RecordService;
+  /** Aborted when the server shuts down. */
+  shutdown: AbortSignal;
+  /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
+  closing: () => boolean;
+  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
+  logRequest?: (line: string) => void;
+  /** Where internal errors are reported (app.ts's `log`). */
+  logError: (line: string) => void;
+}
 
 /**
  * A path segment as the fast path takes it: RFC 3986's unreserved characters, sub-delims but `;`, `:`, `@`, and
@@ -33,7 +48,7 @@ export const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
 const GET_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})$`);
 
 /** Node's request listener that answers plain gets itself and gives every other request to `fastify`. */
-export function withFastGet(fastify: Listener, context: FastPathContext): Listener {
+export function withFastGet(fastify: Listener, context: FastGetContext): Listener {
   // A get reads the clock, which changes only with a commit: most answers in a row carry the same timestamp.
   let lastTimestamp = -1;
   let lastSeconds = '';
@@ -47,9 +62,33 @@ export function withFastGet(fastify: Listener, context: FastPathContext): Listen
 
   const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number): Promise<void> => {
     const { json, timestamp } = await context.service.get(collectionId, id, {});
+    const body = recordEnvelope(json);
     const seconds = secondsOf(timestamp);
-    const leading = { 'x-service-timestamp': seconds, 'x-polybase-timestamp': seconds };
-    writeFastAnswer(request, response, context, { status: 200, body: recordEnvelope(json), leading }, started);
+    const headers: Record<string, string | number> = {
+      'x-service-timestamp': seconds,
+      'x-polybase-timestamp': seconds,
+      'content-type': 'application/json; charset=utf-8',
+    };
+    const origin = request.headers.origin;
+    if (typeof origin === 'string') {
+      headers['access-control-allow-origin'] = origin;
+      headers['access-control-allow-credentials'] = 'true';
+      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
+      headers.vary = 'Origin';
+    }
+    if (context.shutdown.aborted) headers.connection = 'close';
+    headers['content-length'] = Buffer.byteLength(body);
+    const { logRequest } = context;
+    // Written when the answer is handed to the system, as fastify's onResponse hook is (not at all for an answer
+    // whose connection was destroyed before).
+    if (logRequest) {
+      response.once('finish', () => {
+        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
+        logRequest(`GET ${url} 200 ${(performance.now() - started).toFixed(1)}ms`);
+      });
+    }
+    response.writeHead(200, headers);
+    response.end(body);
   };
 
   return (request, response) => {
