@@ -10,6 +10,7 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
+import { listenCounting, withoutTime } from '../support/fast-path.ts';
 
 const COUNTER = `@public
 collection Counter {
@@ -38,15 +39,7 @@ async function serve(fastCall: boolean): Promise<Served> {
   await service.initialise();
   await service.installSchema('edge/Counter', COUNTER);
   for (const id of ['a', 'b', 'gone', 'many']) await service.create('edge/Counter', [id, 0], {});
-  const lines: string[] = [];
-  const app = buildApp({ service, fastCall, bodyLimit: BODY_LIMIT, log: (line) => lines.push(line), explorer: false });
-  const routed = { count: 0 };
-  app.addHook('onRequest', (_request, _reply, done) => {
-    routed.count++;
-    done();
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  return { app, service, port: (app.server.address() as AddressInfo).port, lines, routed };
+  return { ...(await listenCounting({ service, fastCall, bodyLimit: BODY_LIMIT })), service };
 }
 
 const served: Served[] = [];
@@ -99,7 +92,6 @@ function exchange(port: number, parts: (string | Buffer)[], idleMs = 300, halfCl
 const PATH = '/v0/collections/edge%2FCounter/records';
 const post = (path: string, body: string | Buffer, headers = 'Content-Type: application/json\r\n') =>
   Buffer.concat([Buffer.from(`POST ${path} HTTP/1.1\r\nHost: test\r\n${headers}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`), Buffer.from(body)]);
-const withoutTime = (line: string) => line.replace(/ [\d.]+ms$/, ' <time>');
 
 /** Sends the same bytes to both apps; expects the same answers, log lines and, at the end of the file, records. */
 async function same(parts: (string | Buffer)[], idleMs?: number, halfClose?: boolean): Promise<{ text: string; closed: boolean; routed: number }> {

@@ -15,6 +15,7 @@ import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
+import { exchange, listenCounting, withoutTime } from '../support/fast-path.ts';
 
 const COUNTER = `@public
 collection Counter {
@@ -70,16 +71,7 @@ async function serve(fastCall: boolean): Promise<Served> {
   await service.create('fast/Counter', ['owned', 1], { publicKey: publicKeyOf(KEYS.alice) });
   // Not in the generated corpus (whose add() may make a count too large for +1 to change it).
   await service.create('fast/Counter', ['quiet', 0], {});
-  const lines: string[] = [];
-  const app = buildApp({ service, fastCall, bodyLimit: BODY_LIMIT, log: (line) => lines.push(line), explorer: false });
-  const routed = { count: 0 };
-  app.addHook('onRequest', (_request, _reply, done) => {
-    routed.count++;
-    done();
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return { app, service, port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines, routed };
+  return { ...(await listenCounting({ service, fastCall, bodyLimit: BODY_LIMIT })), service, agent: new Agent({ keepAlive: true, maxSockets: 1 }) };
 }
 
 function send(server: Served, sent: Case): Promise<Answer> {
@@ -111,7 +103,6 @@ function send(server: Served, sent: Case): Promise<Answer> {
   });
 }
 
-const withoutTime = (line: string) => line.replace(/ [\d.]+ms$/, ' <time>');
 
 beforeAll(async () => {
   served.push(await serve(true), await serve(false));
@@ -249,19 +240,6 @@ describe('the call fast path', () => {
     expect(await all(fast!)).toEqual(await all(route!));
   });
 });
-
-/** Writes `bytes` on one connection and reads everything until the server closes it, Date headers removed. */
-function exchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(received.replace(/\r\nDate: [^\r]*/gi, '')));
-    socket.write(bytes);
-  });
-}
 
 describe('the call fast path with pipelined requests', () => {
   it('answers requests sent together on one connection in order, as the route does', async () => {

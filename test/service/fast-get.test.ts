@@ -12,6 +12,7 @@ import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
+import { exchange, listenCounting, withoutTime } from '../support/fast-path.ts';
 
 const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constructor (id: string, n: number) { this.id = id; this.n = n; }\n}\n';
 const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;\n  constructor (id: string) { this.id = id; this.owner = ctx.publicKey; }\n}\n';
@@ -47,16 +48,7 @@ let service: RecordService;
 const served: Served[] = [];
 
 async function serve(fastGet: boolean): Promise<Served> {
-  const lines: string[] = [];
-  const app = buildApp({ service, fastGet, log: (line) => lines.push(line), explorer: false });
-  const routed = { count: 0 };
-  app.addHook('onRequest', (_request, _reply, done) => {
-    routed.count++;
-    done();
-  });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const { port } = app.server.address() as AddressInfo;
-  return { app, port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines, routed };
+  return { ...(await listenCounting({ service, fastGet })), agent: new Agent({ keepAlive: true, maxSockets: 1 }) };
 }
 
 function send(server: Served, sent: Case): Promise<Answer> {
@@ -83,7 +75,6 @@ function send(server: Served, sent: Case): Promise<Answer> {
 
 const ENCODED_GET = /^\/v0\/collections\/[A-Za-z0-9%._~!*'()-]+\/records\/[A-Za-z0-9%._~!*'()-]+$/;
 
-const withoutTime = (line: string) => line.replace(/ [\d.]+ms$/, ' <time>');
 
 beforeAll(async () => {
   service = new RecordService(openSqliteStore(':memory:'));
@@ -198,19 +189,6 @@ describe('the get fast path', () => {
     expect(fast!.lines.map(withoutTime)).toEqual(route!.lines.map(withoutTime));
   });
 });
-
-/** Writes `bytes` on one connection and reads everything until the server closes it, Date headers removed. */
-function exchange(port: number, bytes: string): Promise<string> {
-  return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
-    let received = '';
-    socket.setEncoding('latin1');
-    socket.on('data', (chunk: string) => (received += chunk));
-    socket.on('error', () => {});
-    socket.on('close', () => resolve(received.replace(/\r\nDate: [^\r]*/gi, '')));
-    socket.write(bytes);
-  });
-}
 
 describe('the get fast path with pipelined requests', () => {
   it('answers requests sent together on one connection in order, as the route does, with the same log lines', async () => {
