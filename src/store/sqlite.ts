@@ -56,6 +56,8 @@ const MAX_BATCH = 64;
 const CHECKPOINT_EVERY = 64;
 /** The WAL size (pages) at which the main connection checkpoints by itself (SQLite's default is 1000). */
 const WAL_LIMIT_PAGES = 10_000;
+/** The most rows one statement of #apply puts or deletes. */
+const MAX_ROWS_PER_WRITE = 8;
 /** The most keys one statement of #read reads together (more are read one statement each). */
 const MAX_KEYS_PER_READ = 4;
 /** Byte-bounded text scans of at most this many rows first sum the rows' lengths (see scanText). */
@@ -70,7 +72,9 @@ export class SqliteKv implements KvStore {
   readonly #getSeveral = new Map<number, Database.Statement<Buffer[]>>();
   readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
   readonly #put: Database.Statement<[Buffer, Buffer]>;
-  readonly #delete: Database.Statement<[Buffer]>;
+  /** Statements writing 1 to MAX_ROWS_PER_WRITE puts, or deleting as many keys, at once, by the number of rows. */
+  readonly #putSeveral: Database.Statement<Buffer[]>[] = [];
+  readonly #deleteSeveral: Database.Statement<Buffer[]>[] = [];
   readonly #deleteRange: Database.Statement<[Buffer, Buffer]>;
   readonly #count: Database.Statement<[Buffer, Buffer]>;
   readonly #scan: Record<'asc' | 'desc', Database.Statement<[Buffer, Buffer, number]>>;
@@ -110,7 +114,10 @@ export class SqliteKv implements KvStore {
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
     this.#put = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
-    this.#delete = this.db.prepare('DELETE FROM kv WHERE key = ?');
+    for (let rows = 1; rows <= MAX_ROWS_PER_WRITE; rows++) {
+      this.#putSeveral[rows] = this.db.prepare(`INSERT OR REPLACE INTO kv (key, value) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`);
+      this.#deleteSeveral[rows] = this.db.prepare(`DELETE FROM kv WHERE key IN (${Array.from({ length: rows }, () => '?').join(', ')})`);
+    }
     this.#deleteRange = this.db.prepare('DELETE FROM kv WHERE key >= ? AND key < ?');
     this.#count = this.db.prepare<[Buffer, Buffer]>('SELECT count(*) FROM kv WHERE key >= ? AND key < ?').pluck();
     // `LIMIT CAST(? AS INTEGER)`, not `LIMIT ?`: SQLite marks a bare LIMIT parameter as one the query plan depends
@@ -149,7 +156,7 @@ export class SqliteKv implements KvStore {
         }
         // A failure here throws out of the batch, which rolls back whole; #commit then runs the others again.
         try {
-          for (const op of writes.ops) this.#apply(op);
+          this.#apply(writes.ops);
         } catch (error) {
           this.#failedJob = job;
           throw error;
@@ -326,19 +333,34 @@ export class SqliteKv implements KvStore {
     if (this.db.open) this.db.close();
   }
 
-  #apply(op: KvOp): void {
-    switch (op.kind) {
-      case 'put':
-        this.#put.run(op.key, op.value);
-        return;
-      case 'delete':
-        this.#delete.run(op.key);
-        return;
-      case 'deleteRange':
+  /**
+   * Writes a transaction's ops in order. A run of puts (or of deletes) goes to SQLite in statements of up to
+   * MAX_ROWS_PER_WRITE rows: one call per statement instead of one per row, about a quarter less CPU for a call's
+   * six puts (bench/README.md). The rows of one INSERT are written in order, so a key put twice in a run keeps its
+   * last value, as with one statement per put.
+   */
+  #apply(ops: readonly KvOp[]): void {
+    let at = 0;
+    while (at < ops.length) {
+      const op = ops[at]!;
+      if (op.kind === 'deleteRange') {
         this.#deleteRange.run(op.range.gte, op.range.lt);
-        return;
+        at++;
+        continue;
+      }
+      let end = at + 1;
+      while (end < ops.length && end - at < MAX_ROWS_PER_WRITE && ops[end]!.kind === op.kind) end++;
+      const params: Buffer[] = [];
+      for (let i = at; i < end; i++) {
+        const next = ops[i] as Exclude<KvOp, { kind: 'deleteRange' }>;
+        params.push(next.key);
+        if (next.kind === 'put') params.push(next.value);
+      }
+      (op.kind === 'put' ? this.#putSeveral : this.#deleteSeveral)[end - at]!.run(...params);
+      at = end;
     }
   }
+
 }
 
 /**

@@ -231,6 +231,41 @@ export function conformance(backend: Backend): void {
       expect((await db.kv.getMany([key('b'), key('a'), key('none'), key('a'), key('b')])).map((v) => v?.length)).toEqual([3000, 1, undefined, 1, 3000]);
     });
 
+    it('applies a transaction’s ops in order, as a map would: runs of puts and deletes, repeated keys, ranges', async () => {
+      const { db } = await fresh();
+      const names = ['a', 'b', 'c', 'd', 'e', 'f'];
+      const key = (name: string) => Buffer.from(`test/${name}`);
+      const op = fc.oneof(
+        { weight: 5, arbitrary: fc.record({ kind: fc.constant('put' as const), name: fc.constantFrom(...names), value: fc.nat(99) }) },
+        { weight: 3, arbitrary: fc.record({ kind: fc.constant('delete' as const), name: fc.constantFrom(...names) }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteRange' as const), from: fc.constantFrom(...names), to: fc.constantFrom(...names) }) },
+      );
+      type Op = { kind: 'put'; name: string; value: number } | { kind: 'delete'; name: string } | { kind: 'deleteRange'; from: string; to: string };
+      const model = new Map<string, string>();
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops: Op[]) => {
+          for (const o of ops) {
+            if (o.kind === 'put') model.set(o.name, String(o.value));
+            else if (o.kind === 'delete') model.delete(o.name);
+            else for (const name of names) if (name >= o.from && name < o.to) model.delete(name);
+          }
+          await db.kv.transact([], () => ({
+            ops: ops.map((o): KvOp =>
+              o.kind === 'put'
+                ? { kind: 'put', key: key(o.name), value: Buffer.from(String(o.value)) }
+                : o.kind === 'delete'
+                  ? { kind: 'delete', key: key(o.name) }
+                  : { kind: 'deleteRange', range: { gte: key(o.from), lt: key(o.to) } },
+            ),
+            result: undefined,
+          }));
+          const stored = await db.kv.getMany(names.map(key));
+          expect(stored.map((v) => v?.toString())).toEqual(names.map((name) => model.get(name)));
+        }),
+        { numRuns: 60 },
+      );
+    });
+
     it('reads a record with the change stamp of another collection, from one snapshot', async () => {
       const { store } = await fresh([PEOPLE, personLayout], [ITEMS, itemLayout]);
       expect(await store.getWithStamp(PEOPLE, 'p1', ITEMS)).toMatchObject({ record: null, version: null, stamp: 0 });
