@@ -11,7 +11,7 @@ export {
   type Transition,
 } from './execute.ts';
 export { recordArguments, type RecordArgumentRequest } from './references.ts';
-export { canCall, canRead, delegatesTo, readableByEveryone, readGrantingFields, type CallPermission, type PermissionLoader, type LoadedRecord } from './permissions.ts';
+export { callableByEveryone, canCall, canRead, delegatesTo, readableByEveryone, readGrantingFields, type CallPermission, type PermissionLoader, type LoadedRecord } from './permissions.ts';
 export { DEFAULT_LIMITS, MAX_GAS, MAX_NESTING_LEVELS, GAS, type ExecutionLimits } from './limits.ts';
 export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';

@@ -157,26 +157,55 @@ export async function canCall(
   publicKey: PublicKey | undefined,
   loader: PermissionLoader,
 ): Promise<CallPermission> {
-  if (functionName === 'constructor') return { allowed: true };
-  const denied = { allowed: false, reason: 'unauthorized', message: 'you do not have permission to call this function' } as const;
-  const node = nodeOf(collection);
-  if (!record || !(await canRead(collection, record, publicKey, loader))) {
-    return { allowed: false, reason: 'unauthorized', message: 'unauthorized read' };
-  }
-  const authenticable = fieldsOf(node);
-  const fn = node.items.find((item) => item.kind === 'function' && item.name.name === functionName);
-  const named = new Set<string>();
-  if (fn && fn.kind === 'function') {
-    for (const decorator of fn.decorators) {
-      if (decorator.name !== 'call') continue;
-      for (const argument of decorator.arguments ?? []) named.add(argument.name);
+  if (functionName === 'constructor') return ALLOWED;
+  if (!record || !(await canRead(collection, record, publicKey, loader))) return UNREADABLE;
+  const rule = callRuleOf(nodeOf(collection), functionName);
+  if (rule.open) return ALLOWED;
+  if (!publicKey) return DENIED;
+  return (await new Walk(publicKey, loader).anyField(rule.fields, record, 0)) ? ALLOWED : DENIED;
+}
+
+/**
+ * Whether anyone may call `functionName` on any record of the collection, signed or not: every record is readable
+ * by everyone and the function is open (see CallRule). canCall then allows without reading anything, so a caller
+ * may skip it.
+ */
+export function callableByEveryone(collection: CompiledCollection | Collection, functionName: string): boolean {
+  return functionName === 'constructor' || (readableByEveryone(collection) && callRuleOf(nodeOf(collection), functionName).open);
+}
+
+const ALLOWED: CallPermission = Object.freeze({ allowed: true });
+const UNREADABLE: CallPermission = Object.freeze({ allowed: false, reason: 'unauthorized', message: 'unauthorized read' });
+const DENIED: CallPermission = Object.freeze({ allowed: false, reason: 'unauthorized', message: 'you do not have permission to call this function' });
+
+/** Who may call a function of a readable record; it depends on the schema alone, so it is worked out once. */
+interface CallRule {
+  /** The collection is @public or @call and the function names no @call(fields): anyone who may read may call. */
+  readonly open: boolean;
+  /** Otherwise: the fields whose key (directly or through @delegate references) grants the call. */
+  readonly fields: readonly FieldDeclaration[];
+}
+
+const callRules = new WeakMap<Collection, Map<string, CallRule>>();
+
+function callRuleOf(node: Collection, functionName: string): CallRule {
+  let rules = callRules.get(node);
+  if (!rules) callRules.set(node, (rules = new Map()));
+  let rule = rules.get(functionName);
+  if (!rule) {
+    const authenticable = fieldsOf(node);
+    const fn = node.items.find((item) => item.kind === 'function' && item.name.name === functionName);
+    const named = new Set<string>();
+    if (fn && fn.kind === 'function') {
+      for (const decorator of fn.decorators) {
+        if (decorator.name !== 'call') continue;
+        for (const argument of decorator.arguments ?? []) named.add(argument.name);
+      }
     }
+    const methodFields = authenticable.filter((f) => named.has(f.name.name));
+    const open = (hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call')) && methodFields.length === 0;
+    rule = { open, fields: authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name)) };
+    rules.set(functionName, rule);
   }
-  const methodFields = authenticable.filter((f) => named.has(f.name.name));
-  if ((hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call')) && methodFields.length === 0) {
-    return { allowed: true };
-  }
-  if (!publicKey) return denied;
-  const candidates = authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name));
-  return (await new Walk(publicKey, loader).anyField(candidates, record, 0)) ? { allowed: true } : denied;
+  return rule;
 }

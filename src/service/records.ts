@@ -9,6 +9,7 @@
 import { PublicKey } from '../auth/index.ts';
 import {
   DEFAULT_LIMITS,
+  callableByEveryone,
   canCall,
   canRead,
   castStoredRecord,
@@ -286,8 +287,11 @@ export class RecordService {
     const { id, current, version } = target;
     const reads = new ReadSet();
     const loader = this.#requestLoader('fail', reads);
-    const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
-    if (!permission.allowed) throw unauthorized(permission.message);
+    // A function anyone may call needs no check (nothing read, no await): most calls of a @public collection.
+    if (!callableByEveryone(collection.compiled, functionName)) {
+      const permission = await canCall(collection.compiled, functionName, current as WireRecord, caller.publicKey, loader.load);
+      if (!permission.allowed) throw unauthorized(permission.message);
+    }
     const loaded = await this.#loadRecordArguments(collection, functionName, args, caller, loader, reads);
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
     if (!result.ok) throw fromRuntimeError(result.error);

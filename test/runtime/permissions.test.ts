@@ -1,7 +1,7 @@
 // Permission evaluation (polylang.md section 6) over the reference's scenarios, section 9 items 16-24 and 38.
 import { describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
-import { canCall, canRead, type LoadedRecord, type PermissionLoader, type WireRecord } from '../../src/runtime/index.ts';
+import { callableByEveryone, canCall, canRead, type LoadedRecord, type PermissionLoader, type WireRecord } from '../../src/runtime/index.ts';
 import { load } from './helpers.ts';
 
 const [owner, manager, stranger, m1, m2, m3] = [1, 2, 3, 4, 5, 6].map((n) => publicKeyOf(new Uint8Array(32).fill(n)));
@@ -53,6 +53,32 @@ describe('collection decorators', () => {
     expect(await canCall(t, 'reset', record, owner, nothing)).toMatchObject({ allowed: false, message: 'you do not have permission to call this function' });
     expect(await canCall(t, 'reset', record, manager, nothing)).toEqual({ allowed: true });
     expect(await canCall(t, 'setBalanceToOne', record, manager, nothing)).toEqual({ allowed: true });
+  });
+});
+
+describe('callableByEveryone: the calls canCall allows for anyone, without reading anything', () => {
+  it('agrees with canCall for an unsigned caller of a record with no keys, over every kind of collection and function', async () => {
+    const schemas = [
+      `collection T { id: string; f () {} }`,
+      `@public collection T { id: string; owner?: PublicKey; f () {} @call(owner) g () {} }`,
+      `@read collection T { id: string; f () {} }`,
+      `@call collection T { id: string; f () {} }`,
+      `@public collection T { id: string; @call admin?: PublicKey; f () {} }`,
+      `@call @read collection T { id: string; manager?: PublicKey; f () {} @call(manager) g () {} }`,
+    ];
+    const seen: boolean[] = [];
+    for (const schema of schemas) {
+      const t = load(schema, 'T');
+      for (const name of ['constructor', 'f', 'g']) {
+        if (name === 'g' && !schema.includes(' g ()')) continue;
+        const everyone = callableByEveryone(t, name);
+        seen.push(everyone);
+        // The same answer twice: the rule is worked out once per function and kept.
+        expect(callableByEveryone(t, name)).toBe(everyone);
+        if (everyone) expect(await canCall(t, name, name === 'constructor' ? null : { id: 'a' }, undefined, nothing)).toEqual({ allowed: true });
+      }
+    }
+    expect(seen).toEqual([true, false, true, true, false, true, false, true, false, true, true, true, true, false]);
   });
 });
 
