@@ -21,7 +21,8 @@ export const MAX_REQUEST_LOADED_CHARS = 16 * 1024 * 1024;
 export type OverBudget = 'absent' | 'fail';
 
 export class RequestLoader {
-  readonly #cache = new Map<string, LoadedRecord | null>();
+  /** Made on the first load: most requests load nothing (a public collection's get or call). */
+  #cache: Map<string, LoadedRecord | null> | undefined;
   #loads = 0;
   #cachedChars = 0;
 
@@ -45,7 +46,7 @@ export class RequestLoader {
     }
     this.#loads++;
     const key = `${collectionId}\u0000${id}`;
-    const cached = this.#cache.get(key);
+    const cached = this.#cache?.get(key);
     if (cached !== undefined) return cached;
     const collection = await this.collections.find(collectionId);
     if (!collection) return this.#keep(key, null, 0);
@@ -60,7 +61,7 @@ export class RequestLoader {
 
   #keep(key: string, loaded: LoadedRecord | null, chars: number): LoadedRecord | null {
     if (this.#cachedChars + chars <= MAX_REQUEST_LOADED_CHARS) {
-      this.#cache.set(key, loaded);
+      (this.#cache ??= new Map()).set(key, loaded);
       this.#cachedChars += chars;
     }
     return loaded;

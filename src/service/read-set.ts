@@ -12,7 +12,8 @@
 import { ConflictError, type Expectation } from '../store/index.ts';
 
 export class ReadSet {
-  readonly #reads = new Map<string, Expectation>();
+  /** Made on the first read: most writes read nothing besides what they write. */
+  #reads: Map<string, Expectation> | undefined;
 
   /**
    * The record was read at `version` (null: found missing). A second read of it at another version (a record
@@ -21,9 +22,9 @@ export class ReadSet {
    */
   saw(collectionId: string, id: string, version: number | null): void {
     const key = readKey(collectionId, id);
-    const earlier = this.#reads.get(key);
+    const earlier = this.#reads?.get(key);
     if (earlier === undefined) {
-      this.#reads.set(key, { collectionId, id, version });
+      (this.#reads ??= new Map()).set(key, { collectionId, id, version });
       return;
     }
     if (earlier.version !== version) {
@@ -37,12 +38,12 @@ export class ReadSet {
 
   /** The version the record was read at: undefined when it was not read, null when it was found missing. */
   versionOf(collectionId: string, id: string): number | null | undefined {
-    return this.#reads.get(readKey(collectionId, id))?.version;
+    return this.#reads?.get(readKey(collectionId, id))?.version;
   }
 
   /** How many records were read. */
   get size(): number {
-    return this.#reads.size;
+    return this.#reads?.size ?? 0;
   }
 
   /**
@@ -50,7 +51,7 @@ export class ReadSet {
    * the version its write started from; expecting it twice would add nothing).
    */
   expectationsBesides(written: readonly Expectation[]): Expectation[] {
-    if (this.#reads.size === 0) return [];
+    if (this.#reads === undefined) return [];
     const covered = new Set(written.map((e) => readKey(e.collectionId, e.id)));
     const expectations: Expectation[] = [];
     for (const [key, read] of this.#reads) if (!covered.has(key)) expectations.push(read);
