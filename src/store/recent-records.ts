@@ -1,5 +1,5 @@
 // The records this store updated last, as it committed them: a bounded, least-recently-used map from a record
-// to its JSON text and version. A write may start from one instead of reading the record again, but only with
+// to its JSON text, version and index entry keys. A write may start from one instead of reading the record again, but only with
 // an expectation on that version in its commit: another process (or another store on the same database) may
 // have changed the record since, and the commit's check under the commit lock is what tells. So an entry is a
 // guess that is usually right, never a source of truth.
@@ -12,12 +12,24 @@ export const RECENT_RECORDS_CHARS = 2 * 1024 * 1024;
  * hold some 40 times the budget.
  */
 export const RECENT_ENTRY_OVERHEAD_CHARS = 48;
-/** A record longer than this is not kept: one large record would push out hundreds of small ones. */
+/** What each kept index entry key costs beyond its characters (a string's header). */
+export const RECENT_KEY_OVERHEAD_CHARS = 8;
+/** A record longer than this (its text and entry keys) is not kept: one large record would push out hundreds of small ones. */
 const MAX_RECENT_RECORD_CHARS = 16 * 1024;
 
 export interface RecentRecord {
   readonly text: string;
   readonly version: number;
+  /**
+   * The record's index entry keys as committed (latin1 strings: a Buffer kept here would be a slice that holds a
+   * whole 8 KiB pool chunk alive), and the layout they follow (the store's object for it), when known.
+   */
+  readonly entries: RecentEntries | undefined;
+}
+
+export interface RecentEntries {
+  readonly layout: object;
+  readonly keys: readonly string[];
 }
 
 interface Entry extends RecentRecord {
@@ -39,14 +51,16 @@ export class RecentRecords {
   }
 
   /** The record as just committed at `version`; evicts the least recently committed while over budget. */
-  committed(collectionId: string, id: string, text: string, version: number): void {
+  committed(collectionId: string, id: string, text: string, version: number, entries?: RecentEntries): void {
     const key = entryKey(collectionId, id);
     // Commits may be reported out of order (PostgreSQL runs them on several connections): keep the newest.
     if ((this.#entries.get(key)?.version ?? -1) > version) return;
     this.#drop(key);
-    if (text.length > MAX_RECENT_RECORD_CHARS) return;
-    const cost = text.length + key.length + RECENT_ENTRY_OVERHEAD_CHARS;
-    this.#entries.set(key, { text, version, cost });
+    let entryChars = 0;
+    for (const entryKey of entries?.keys ?? []) entryChars += entryKey.length + RECENT_KEY_OVERHEAD_CHARS;
+    if (text.length + entryChars > MAX_RECENT_RECORD_CHARS) return;
+    const cost = text.length + entryChars + key.length + RECENT_ENTRY_OVERHEAD_CHARS;
+    this.#entries.set(key, { text, version, entries, cost });
     this.#chars += cost;
     for (const [oldest, entry] of this.#entries) {
       if (this.#chars <= this.#budget) break;

@@ -36,7 +36,7 @@ import type { KvOp, KvStore } from './kv.ts';
 import type { Layout } from './layout.ts';
 import { absoluteRange, planQuery, recordMatches } from './planner.ts';
 import { checkClaim, checkCollectionId, checkExpectations, checkRecordId, checkStampExpectations, checkWrites, parseLimit } from './validation.ts';
-import { RecentRecords } from './recent-records.ts';
+import { RecentRecords, type RecentEntries } from './recent-records.ts';
 import { planUnion, type UnionPlan } from './union-planner.ts';
 import { planScanBounds, type ScanBounds, type ScanCheck } from './scan-bounds.ts';
 import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
@@ -751,6 +751,8 @@ export class RecordStore {
 
     /** Which puts replaced a stored record (only those are kept in the recent records: see below). */
     const replaced: boolean[] = [];
+    /** Each put's index entry keys as committed, with the layout they follow (kept with the record: #oldEntries). */
+    const committedEntries: (RecentEntries | undefined)[] = [];
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
       const indexes = new Map<string, CollectionIndexes>();
       collections.forEach((c, i) => {
@@ -798,10 +800,11 @@ export class RecordStore {
         const collectionIndexes = indexes.get(write.collectionId)!;
         const oldValue = current[writeSlots[i]!];
         replaced[i] = oldValue !== undefined;
-        const oldEntries = oldValue ? collectionIndexes.entriesOf(parseRecord(oldValue)) : [];
+        const id = write.kind === 'put' ? String(write.record.id) : write.id;
+        const oldEntries = oldValue ? this.#oldEntries(write.collectionId, id, oldValue, collectionIndexes) : NO_ENTRIES;
         if (write.kind === 'delete') {
           if (!oldValue) return;
-          for (const key of oldEntries) deletes.push({ kind: 'delete', key });
+          for (const key of oldEntries) deletes.push({ kind: 'delete', key: Buffer.from(key, 'latin1') });
           deletes.push({ kind: 'delete', key: reads[writeSlots[i]!]! });
           puts.push({ kind: 'put', key: recordDeletedKey(write.collectionId, write.id), value: stamp });
           changes.push({ collectionId: write.collectionId, id: write.id, kind: 'delete' });
@@ -810,14 +813,13 @@ export class RecordStore {
         const key = reads[writeSlots[i]!]!;
         const value = recordValue(stamp, texts[i]!);
         const newEntries = collectionIndexes.entriesOf(write.record);
-        if (oldEntries.length > 0) {
-          const newSet = new Set(newEntries.map((k) => k.toString('latin1')));
-          for (const entry of oldEntries) if (!newSet.has(entry.toString('latin1'))) deletes.push({ kind: 'delete', key: entry });
-        }
+        const newKeys = newEntries.map((entry) => entry.toString('latin1'));
+        committedEntries[i] = { layout: collectionIndexes, keys: newKeys };
+        for (const key of removedKeys(oldEntries, newKeys)) deletes.push({ kind: 'delete', key: Buffer.from(key, 'latin1') });
         // Every entry holds the record's current value, so all of them are written.
         for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
         puts.push({ kind: 'put', key, value });
-        changes.push({ collectionId: write.collectionId, id: String(write.record.id), kind: 'put' });
+        changes.push({ collectionId: write.collectionId, id, kind: 'put' });
       });
       if (changes.length > 0) {
         for (const c of new Set(changes.map((change) => change.collectionId))) puts.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
@@ -828,7 +830,7 @@ export class RecordStore {
     writes.forEach((write, i) => {
       // A record updated is likely to be updated again; one just created, less so, and keeping every new record
       // of a stream of creates only churns the cache (and the old generation of the heap: creates got slower).
-      if (write.kind === 'put' && replaced[i]) this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp);
+      if (write.kind === 'put' && replaced[i]) this.#recent.committed(write.collectionId, String(write.record.id), texts[i]!, timestamp, committedEntries[i]);
       else this.#recent.deleted(write.collectionId, write.kind === 'put' ? String(write.record.id) : write.id);
     });
     if (++this.#commitsSinceHousekeeping >= this.#housekeepingEvery) {
@@ -838,6 +840,18 @@ export class RecordStore {
       });
     }
     return { timestamp };
+  }
+
+  /**
+   * The index entry keys (latin1) of the record stored as `value`, which a commit replacing or deleting it removes:
+   * those this store committed with that very version under the same layout object (a version is its commit's
+   * timestamp, unique in the database, so the record is the one they were computed from), else computed from the
+   * stored record.
+   */
+  #oldEntries(collectionId: string, id: string, value: Buffer, indexes: CollectionIndexes): readonly string[] {
+    const recent = this.#recent.get(collectionId, id);
+    if (recent?.entries?.layout === indexes && recent.version === decodeU64(value)) return recent.entries.keys;
+    return indexes.entriesOf(parseRecord(value)).map((entry) => entry.toString('latin1'));
   }
 
   /** Forgets expired signature claims and change-log entries older than the retention (also run every N commits). */
@@ -902,6 +916,24 @@ export async function retryOnConflict<T>(operation: () => Promise<T>, attempts =
 
 // ---------------------------------------------------------------------------------------------------------
 // Validation and decoding
+
+const NO_ENTRIES: readonly string[] = [];
+
+/**
+ * The old keys that are not among the new ones. A record's keys come index by index in the layout's order, so an
+ * entry that did not change is usually at the same place: checked there first, and a search of the new keys
+ * (a Set only for records with many keys, from array fields) only for the others.
+ */
+function removedKeys(oldKeys: readonly string[], newKeys: readonly string[]): string[] {
+  const removed: string[] = [];
+  if (oldKeys.length === 0) return removed;
+  const many = newKeys.length > 16 ? new Set(newKeys) : undefined;
+  oldKeys.forEach((key, i) => {
+    if (newKeys[i] === key) return;
+    if (many ? !many.has(key) : !newKeys.includes(key)) removed.push(key);
+  });
+  return removed;
+}
 
 /** A record's stored value: its version (the commit timestamp, a u64), then its JSON from this byte on. */
 const RECORD_JSON_START = 8;

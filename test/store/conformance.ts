@@ -84,8 +84,9 @@ export async function expectIndexesMatchRecords(store: RecordStore, collectionId
     const entries = await store.kv.scan(prefixRange(indexPrefix(collectionId, index.id)), { limit: 1_000_000 });
     for (const entry of entries) {
       actual.set(entry.key.toString('hex'), entry.value.toString('hex'));
-      // Lists compute their cursors' keys from the records they read.
-      expect(indexes.keyOf(index, JSON.parse(entry.value.toString('utf8', 8)) as JsonObject)).toEqual(entry.key);
+      // Lists compute their cursors' keys from the records they read (an array index holds a record under several
+      // keys, and is never read through keyOf).
+      if (!index.fields.some((field) => field.array)) expect(indexes.keyOf(index, JSON.parse(entry.value.toString('utf8', 8)) as JsonObject)).toEqual(entry.key);
     }
   }
   const primary = stored.layout.indexes.find((i) => i.primary)!;
@@ -649,6 +650,59 @@ export function conformance(backend: Backend): void {
           await store.deleteCollection(collectionId);
         }),
         { numRuns: backend.name === 'sqlite' ? 100 : 25 },
+      );
+    });
+
+    it('keeps every index right when updates reuse the entries they committed, through stale caches and layout changes (fast-check)', async () => {
+      // Two stores on one database, as two processes: each keeps the index entries of the records it updated
+      // last, and must not use them once the other store (or a changed layout) made them stale. Array fields of
+      // up to 20 elements give records with many entries.
+      const { store, db } = await fresh();
+      const other = new RecordStore(db.kv);
+      const stores = [store, other];
+      const fields = { id: 'string', group: 'string', 'score?': 'number', 'tags?': 'string[]' } as const;
+      const layouts = [
+        layoutOf(collection('Tagged', fields, [['group', 'score'], ['tags', 'score']])),
+        layoutOf(collection('Tagged', fields, [['score'], ['tags', 'group desc']])),
+      ];
+      const tagged = fc.record(
+        { group: fc.constantFrom('a', 'b'), score: fc.constantFrom(0, 1, 2), tags: fc.array(fc.constantFrom(...'abcdefghijklmnopqrstuvwxyz'), { maxLength: 20 }) },
+        { requiredKeys: ['group'] },
+      );
+      const op = fc.oneof(
+        { weight: 6, arbitrary: fc.record({ kind: fc.constant('put' as const), by: fc.nat(1), n: fc.nat(3), item: tagged }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), by: fc.nat(1), n: fc.nat(3) }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('define' as const), by: fc.nat(1), n: fc.nat(1) }) },
+      );
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(fc.array(op, { maxLength: 30 }), async (ops) => {
+          const collectionId = `ns/Tagged${run++}`;
+          await store.defineCollection(collectionId, layouts[0]!);
+          for (const o of ops) {
+            const by = stores[o.by]!;
+            if (o.kind === 'define') await by.defineCollection(collectionId, layouts[o.n]!);
+            else if (o.kind === 'put') await by.commit({ writes: [put(collectionId, { ...o.item, id: `r${o.n}` })] });
+            else await by.commit({ writes: [del(collectionId, `r${o.n}`)] });
+          }
+          await expectIndexesMatchRecords(store, collectionId);
+          await store.deleteCollection(collectionId);
+        }),
+        {
+          numRuns: backend.name === 'sqlite' ? 60 : 15,
+          examples: [
+            // Entries kept under the first layout, then the other store changes the layout (the record's version
+            // stays), then the record changes: the entries to remove are the new layout's.
+            [
+              [
+                { kind: 'put', by: 0, n: 0, item: { group: 'a', score: 0, tags: ['a'] } },
+                { kind: 'put', by: 0, n: 0, item: { group: 'a', score: 1, tags: ['b'] } },
+                { kind: 'define', by: 1, n: 1 },
+                { kind: 'put', by: 0, n: 0, item: { group: 'b', score: 2, tags: ['c'] } },
+              ],
+            ],
+          ],
+        },
       );
     });
 

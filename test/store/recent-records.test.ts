@@ -1,6 +1,6 @@
 // The store's cache of the records it committed last (recent-records.ts): newest version kept, bounded size.
 import { describe, expect, it } from 'vitest';
-import { RECENT_ENTRY_OVERHEAD_CHARS, RecentRecords } from '../../src/store/recent-records.ts';
+import { RECENT_ENTRY_OVERHEAD_CHARS, RECENT_KEY_OVERHEAD_CHARS, RecentRecords } from '../../src/store/recent-records.ts';
 
 describe('recent records', () => {
   it('keeps the newest version of a record, whatever order the commits are reported in, and forgets deleted ones', () => {
@@ -52,5 +52,22 @@ describe('recent records: the budget', () => {
     let kept = 0;
     for (let i = 0; i < 50; i++) if (recent.get(collectionId, `r${i}`)) kept++;
     expect(kept).toBeLessThanOrEqual(4);
+  });
+});
+
+describe('recent records: index entry keys', () => {
+  it('keeps a record\'s entry keys with it, counts them against the budget, and drops a record whose keys are too large', () => {
+    const recent = new RecentRecords();
+    const layout = {};
+    recent.committed('ns/A', 'x', '{"id":"x"}', 1, { layout, keys: ['k1', 'key2'] });
+    expect(recent.get('ns/A', 'x')?.entries).toEqual({ layout, keys: ['k1', 'key2'] });
+    const keyChars = 'k1'.length + 'key2'.length + 2 * RECENT_KEY_OVERHEAD_CHARS;
+    expect(recent.size).toBe('{"id":"x"}'.length + keyChars + '4:ns/A\u0000x'.length + RECENT_ENTRY_OVERHEAD_CHARS);
+    // A newer version without keys replaces the entry whole: no keys of the older one stay with it.
+    recent.committed('ns/A', 'x', '{"id":"x"}', 2);
+    expect(recent.get('ns/A', 'x')?.entries).toBeUndefined();
+    recent.committed('ns/A', 'x', '{"id":"x"}', 3, { layout, keys: Array.from({ length: 100 }, () => 'k'.repeat(200)) });
+    expect(recent.get('ns/A', 'x')).toBeUndefined();
+    expect(recent.size).toBe(0);
   });
 });
