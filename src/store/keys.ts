@@ -126,3 +126,14 @@ export const signatureExpiryRange = (before: number): KeyRange => ({
 export function prefixRange(prefix: Buffer): KeyRange {
   return { gte: prefix, lt: prefixEnd(prefix)! };
 }
+
+const LAYOUT_VERSION = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('version')]);
+
+/**
+ * `00 'version' coll` -> u64: the timestamp of the last transaction that wrote the collection's layout key. A
+ * commit reads this small row instead of the layout, whose row overflows a B-tree page (not under `00 'layout'`:
+ * every key there is a layout).
+ */
+export function layoutVersionKey(collectionId: string): Buffer {
+  return Buffer.concat([LAYOUT_VERSION, encodeString(collectionId)]);
+}

@@ -23,6 +23,7 @@ import {
   cursorKeyKey,
   indexPrefix,
   layoutKey,
+  layoutVersionKey,
   prefixRange,
   recordDeletedKey,
   recordDeletedPrefix,
@@ -217,7 +218,11 @@ export interface StoreOptions {
 export class RecordStore {
   readonly kv: KvStore;
   readonly changes: ChangeFeed;
-  readonly #layouts = new Map<string, { bytes: Buffer; indexes: CollectionIndexes }>();
+  /**
+   * Each collection's layout as last read, with the layout version it was read at when known (read in the same
+   * transaction: see #committedLayout).
+   */
+  readonly #layouts = new Map<string, { readonly bytes: Buffer; readonly indexes: CollectionIndexes; readonly version: number | undefined }>();
   readonly #recent = new RecentRecords();
   readonly #retentionMs: number;
   readonly #housekeepingEvery: number;
@@ -246,9 +251,10 @@ export class RecordStore {
   async defineCollection(collectionId: string, layout: Layout, options: DefineOptions = {}): Promise<DefineResult> {
     checkCollectionId(collectionId);
     const key = layoutKey(collectionId);
+    const versionKey = layoutVersionKey(collectionId);
     const onlyIf = options.onlyIf;
-    const keys = onlyIf ? [key, recordKey(onlyIf.collectionId, onlyIf.id)] : [key];
-    const { result } = await this.kv.transact(keys, ([current, required]) => {
+    const keys = onlyIf ? [key, versionKey, recordKey(onlyIf.collectionId, onlyIf.id)] : [key, versionKey];
+    const { result } = await this.kv.transact(keys, ([current, version, required], timestamp) => {
       if (onlyIf && !onlyIf.holds(required ? parseRecord(required) : null)) return { ops: [], result: undefined };
       const old = current ? parseStoredLayout(current) : undefined;
       const oldIds = new Set(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []);
@@ -261,6 +267,8 @@ export class RecordStore {
       const stored: StoredLayout = conforming ? { layout, building, conforming } : { layout, building };
       const bytes = Buffer.from(JSON.stringify(stored));
       const ops: KvOp[] = current?.equals(bytes) ? [] : [{ kind: 'put', key, value: bytes }];
+      // A data folder written before layout versions gets its version here (see #committedLayout).
+      if (ops.length > 0 || !version) ops.push({ kind: 'put', key: versionKey, value: encodeU64(timestamp) });
       for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
       return { ops, result: { added, removed, building, conforming, bytes } };
     });
@@ -334,7 +342,10 @@ export class RecordStore {
       options.onProgress?.({ collectionId, indexes: building, done, total: Math.max(done, total) });
       from = keySuccessor(keys.at(-1)!);
     }
-    await this.kv.transact([key], ([current]) => ({ ops: check(current) === 'building' ? [{ kind: 'put', key, value: ready }] : [], result: undefined }));
+    await this.kv.transact([key], ([current], timestamp) => ({
+      ops: check(current) === 'building' ? [{ kind: 'put', key, value: ready }, { kind: 'put', key: layoutVersionKey(collectionId), value: encodeU64(timestamp) }] : [],
+      result: undefined,
+    }));
     return done;
   }
 
@@ -346,6 +357,7 @@ export class RecordStore {
       const drop: Change[] = [{ collectionId, id: '', kind: 'drop' }];
       const ops: KvOp[] = [
         { kind: 'delete', key: layoutKey(collectionId) },
+        { kind: 'delete', key: layoutVersionKey(collectionId) },
         { kind: 'deleteRange', range: prefixRange(recordPrefix(collectionId)) },
         { kind: 'deleteRange', range: prefixRange(collectionIndexesPrefix(collectionId)) },
         { kind: 'deleteRange', range: prefixRange(recordDeletedPrefix(collectionId)) },
@@ -397,12 +409,35 @@ export class RecordStore {
     }
   }
 
-  #indexes(collectionId: string, bytes: Buffer): CollectionIndexes {
+  /** The collection's layout ready for use, from its stored bytes (and the layout version read with them, if any). */
+  #indexes(collectionId: string, bytes: Buffer, version?: number): CollectionIndexes {
     const cached = this.#layouts.get(collectionId);
-    if (cached?.bytes.equals(bytes)) return cached.indexes;
+    if (cached?.bytes.equals(bytes)) {
+      if (version !== undefined && cached.version !== version) this.#layouts.set(collectionId, { ...cached, version });
+      return cached.indexes;
+    }
     const indexes = new CollectionIndexes(collectionId, parseStoredLayout(bytes));
-    this.#layouts.set(collectionId, { bytes, indexes });
+    this.#layouts.set(collectionId, { bytes, indexes, version });
     return indexes;
+  }
+
+  /**
+   * The layout a commit writes under, from what its transaction read: the collection's layout version and, when
+   * `read`, its layout. Every write of a layout key writes the version key in the same transaction, so a version
+   * equal to the one a cached layout was read at means the cached layout is current, and the layout row (which
+   * overflows a B-tree page: about 1 KB for a 4-field schema) need not be read. A different version without the
+   * layout read throws StaleLayout: the commit runs again reading it. A layout without a version (a data folder
+   * written before versions) gets one in this commit's writes (`versionPuts`); it is not cached as current until a
+   * later commit reads it back, since this transaction may still fail and its timestamp be taken by another.
+   */
+  #committedLayout(collectionId: string, version: Buffer | undefined, bytes: Buffer | undefined, read: boolean, versionPuts: KvOp[], timestamp: number): CollectionIndexes {
+    const versionNumber = version ? decodeU64(version) : undefined;
+    const cached = this.#layouts.get(collectionId);
+    if (versionNumber !== undefined && cached?.version === versionNumber) return cached.indexes;
+    if (!read) throw new StaleLayout();
+    if (!bytes) throw collectionNotFound(collectionId);
+    if (versionNumber === undefined) versionPuts.push({ kind: 'put', key: layoutVersionKey(collectionId), value: encodeU64(timestamp) });
+    return this.#indexes(collectionId, bytes, versionNumber);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -730,7 +765,18 @@ export class RecordStore {
     checkStampExpectations(stampExpectations);
     const claim = request.claimSignature;
     if (claim) checkClaim(claim);
+    const checked = { writes, expectations, stampExpectations, claim, texts };
+    try {
+      return await this.#commit(checked, false);
+    } catch (error) {
+      if (!(error instanceof StaleLayout)) throw error;
+      return this.#commit(checked, true);
+    }
+  }
 
+  /** A checked commit; `readLayouts`: read every collection's layout, not only its version (see #committedLayout). */
+  async #commit(checked: CheckedCommit, readLayouts: boolean): Promise<{ timestamp: number }> {
+    const { writes, expectations, stampExpectations, claim, texts } = checked;
     const reads: Buffer[] = [];
     const slots = new Map<string, number>();
     const slot = (key: Buffer): number => {
@@ -743,7 +789,9 @@ export class RecordStore {
       return at;
     };
     const collections = [...new Set(writes.map((w) => w.collectionId))];
-    const layoutSlots = collections.map((c) => slot(layoutKey(c)));
+    const versionSlots = collections.map((c) => slot(layoutVersionKey(c)));
+    // The layout itself only when no version of it is cached (see #committedLayout).
+    const layoutSlots = collections.map((c) => (readLayouts || this.#layouts.get(c)?.version === undefined ? slot(layoutKey(c)) : -1));
     const writeSlots = writes.map((w) => slot(recordKey(w.collectionId, w.kind === 'put' ? String(w.record.id) : w.id)));
     const expectSlots = expectations.map((e) => slot(recordKey(e.collectionId, e.id)));
     const claimSlot = claim ? slot(signatureKey(claim.signature)) : -1;
@@ -754,17 +802,17 @@ export class RecordStore {
     /** Each put's index entry keys as committed, with the layout they follow (kept with the record: #oldEntries). */
     const committedEntries: (RecentEntries | undefined)[] = [];
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
-      const indexes = new Map<string, CollectionIndexes>();
-      collections.forEach((c, i) => {
-        const bytes = current[layoutSlots[i]!];
-        if (!bytes) throw collectionNotFound(c);
-        indexes.set(c, this.#indexes(c, bytes));
-      });
       // The deletes go first and the puts after them: no key is put and then deleted by one commit (each record
       // appears once, and its keys are its own), so the order changes nothing, and PostgreSQL writes each group
       // with one statement.
       const deletes: KvOp[] = [];
       const puts: KvOp[] = [];
+      const indexes = new Map<string, CollectionIndexes>();
+      collections.forEach((c, i) => {
+        const layoutSlot = layoutSlots[i]!;
+        const read = layoutSlot !== -1;
+        indexes.set(c, this.#committedLayout(c, current[versionSlots[i]!], read ? current[layoutSlot] : undefined, read, puts, timestamp));
+      });
       // The claim is checked before the expectations: a replayed create finds its own record already there,
       // and must be reported as the replay it is, not as a taken id.
       if (claim) {
@@ -813,9 +861,11 @@ export class RecordStore {
         const key = reads[writeSlots[i]!]!;
         const value = recordValue(stamp, texts[i]!);
         const newEntries = collectionIndexes.entriesOf(write.record);
-        const newKeys = newEntries.map((entry) => entry.toString('latin1'));
-        committedEntries[i] = { layout: collectionIndexes, keys: newKeys };
-        for (const key of removedKeys(oldEntries, newKeys)) deletes.push({ kind: 'delete', key: Buffer.from(key, 'latin1') });
+        if (oldValue) {
+          const newKeys = newEntries.map((entry) => entry.toString('latin1'));
+          committedEntries[i] = { layout: collectionIndexes, keys: newKeys };
+          for (const key of removedKeys(oldEntries, newKeys)) deletes.push({ kind: 'delete', key: Buffer.from(key, 'latin1') });
+        }
         // Every entry holds the record's current value, so all of them are written.
         for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
         puts.push({ kind: 'put', key, value });
@@ -918,6 +968,19 @@ export async function retryOnConflict<T>(operation: () => Promise<T>, attempts =
 // Validation and decoding
 
 const NO_ENTRIES: readonly string[] = [];
+
+/** A commit's request, checked. */
+interface CheckedCommit {
+  readonly writes: readonly Write[];
+  readonly expectations: readonly Expectation[];
+  readonly stampExpectations: readonly StampExpectation[];
+  readonly claim: SignatureClaim | undefined;
+  /** Each put's record as JSON (checkWrites; undefined for a delete). */
+  readonly texts: readonly (string | undefined)[];
+}
+
+/** Thrown by a commit's transaction when the layout changed since it was cached and was not read (see #committedLayout). */
+class StaleLayout extends Error {}
 
 /**
  * The old keys that are not among the new ones. A record's keys come index by index in the layout's order, so an

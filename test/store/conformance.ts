@@ -17,7 +17,7 @@ import {
 } from '../../src/store/index.ts';
 import { decodeU64, encodeU64 } from '../../src/store/encoding.ts';
 import { CollectionIndexes, type StoredLayout } from '../../src/store/index-entries.ts';
-import { clockKey, changeLogRange, indexPrefix, layoutKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
+import { clockKey, changeLogRange, collectionIndexesPrefix, indexPrefix, layoutKey, layoutVersionKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
 import { planQuery } from '../../src/store/planner.ts';
 import { expectPagingBack, inFieldOrder, pageForward } from './paging.ts';
 import { collection, itemLayout, personLayout } from './schemas.ts';
@@ -89,6 +89,8 @@ export async function expectIndexesMatchRecords(store: RecordStore, collectionId
       if (!index.fields.some((field) => field.array)) expect(indexes.keyOf(index, JSON.parse(entry.value.toString('utf8', 8)) as JsonObject)).toEqual(entry.key);
     }
   }
+  // And no entries under an index the layout no longer has.
+  expect(await store.kv.count(prefixRange(collectionIndexesPrefix(collectionId)))).toBe(actual.size);
   const primary = stored.layout.indexes.find((i) => i.primary)!;
   for (const entry of records) expect(indexes.keyOf(primary, JSON.parse(entry.value.toString('utf8', 8)) as JsonObject)).toEqual(entry.key);
   expect([...actual].sort()).toEqual([...expected].sort());
@@ -704,6 +706,67 @@ export function conformance(backend: Backend): void {
           ],
         },
       );
+    });
+
+    it('reads a collection\'s layout version instead of its layout once cached, and the layout again when it changed', async () => {
+      const db = await backend.fresh();
+      // Every commit's reads, as key kinds: the layout ('layout'), its version ('version') or anything else.
+      const reads: string[][] = [];
+      const watched = new Proxy(db.kv, {
+        get(target, property, receiver) {
+          if (property !== 'transact') {
+            const value = Reflect.get(target, property, receiver);
+            return typeof value === 'function' ? value.bind(target) : value;
+          }
+          const transact: KvStore['transact'] = (keys, body) => {
+            reads.push(keys.filter((k) => k.equals(layoutKey(ITEMS)) || k.equals(layoutVersionKey(ITEMS))).map((k) => (k.equals(layoutKey(ITEMS)) ? 'layout' : 'version')));
+            return target.transact(keys, body);
+          };
+          return transact;
+        },
+      });
+      const store = new RecordStore(watched);
+      const other = new RecordStore(db.kv);
+      open.push(store, other);
+      await other.defineCollection(ITEMS, itemLayout);
+      const commits = async (...items: JsonObject[]) => {
+        reads.length = 0;
+        for (const item of items) await store.commit({ writes: [put(ITEMS, item)] });
+        return [...reads];
+      };
+      expect(await commits({ id: 'a', group: 'g', score: 1 }, { id: 'a', group: 'g', score: 2 })).toEqual([['version', 'layout'], ['version']]);
+      // Another store (a process) removes two indexes (nothing to build), then adds one: each time, the next
+      // commit finds another version, and reads the layout.
+      const fields = { id: 'string', group: 'string', 'score?': 'number', 'flag?': 'boolean' } as const;
+      await other.defineCollection(ITEMS, layoutOf(collection('Item', fields, [['group', 'score']])));
+      expect(await commits({ id: 'a', group: 'h', score: 3 }, { id: 'a', group: 'h', score: 4 })).toEqual([['version'], ['version', 'layout'], ['version']]);
+      await expectIndexesMatchRecords(store, ITEMS);
+      await other.defineCollection(ITEMS, layoutOf(collection('Item', fields, [['group', 'score'], ['score']])));
+      expect(await commits({ id: 'a', group: 'h', score: 3 }, { id: 'b', group: 'h', score: 4 })).toEqual([['version'], ['version', 'layout'], ['version']]);
+      await expectIndexesMatchRecords(store, ITEMS);
+      expect((await store.list(ITEMS, { where: { score: { $gte: 3 } } })).records.map((r) => r.id)).toEqual(['a', 'b']);
+      // It deletes the collection: not found, however cached.
+      await other.deleteCollection(ITEMS);
+      await expect(store.commit({ writes: [put(ITEMS, { id: 'c', group: 'h' })] })).rejects.toMatchObject({ reason: 'collection/not-found' });
+      expect(await db.kv.get(layoutVersionKey(ITEMS))).toBeUndefined();
+
+      // A data folder written before layout versions: no version key. Commits read the layout, the first writes
+      // the version, and once it is read back the layout is no longer read.
+      await other.defineCollection(ITEMS, itemLayout);
+      await db.kv.transact([], () => ({ ops: [{ kind: 'delete', key: layoutVersionKey(ITEMS) }], result: undefined }));
+      const fromOld = new RecordStore(watched);
+      open.push(fromOld);
+      reads.length = 0;
+      const { timestamp: migrated } = await fromOld.commit({ writes: [put(ITEMS, { id: 'd', group: 'g', score: 1 })] });
+      expect(decodeU64((await db.kv.get(layoutVersionKey(ITEMS)))!)).toBe(migrated);
+      await fromOld.commit({ writes: [put(ITEMS, { id: 'd', group: 'g', score: 2 })] });
+      await fromOld.commit({ writes: [put(ITEMS, { id: 'd', group: 'g', score: 3 })] });
+      expect(reads).toEqual([['version', 'layout'], ['version', 'layout'], ['version']]);
+      await expectIndexesMatchRecords(fromOld, ITEMS);
+      // Defining a collection of such a folder writes its version too, even with the layout unchanged.
+      await db.kv.transact([], () => ({ ops: [{ kind: 'delete', key: layoutVersionKey(ITEMS) }], result: undefined }));
+      await other.defineCollection(ITEMS, itemLayout);
+      expect(await db.kv.get(layoutVersionKey(ITEMS))).toBeDefined();
     });
 
     it('commits several records atomically, and checks expected versions', async () => {
