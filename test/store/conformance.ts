@@ -269,6 +269,54 @@ export function conformance(backend: Backend): void {
       );
     });
 
+    it('commits transactions started together (one SQLite group commit) as if one after the other in timestamp order: each reads what the ones before wrote, a failed body changes nothing (fast-check)', async () => {
+      const { db } = await fresh();
+      const names = ['a', 'b', 'c', 'd'];
+      const key = (name: string) => Buffer.from(`test/${name}`);
+      const op = fc.oneof(
+        { weight: 4, arbitrary: fc.record({ kind: fc.constant('put' as const), name: fc.constantFrom(...names), value: fc.nat(99) }) },
+        { weight: 2, arbitrary: fc.record({ kind: fc.constant('delete' as const), name: fc.constantFrom(...names) }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteRange' as const), from: fc.constantFrom(...names), to: fc.constantFrom(...names) }) },
+      );
+      const transaction = fc.record({ reads: fc.subarray(names), ops: fc.array(op, { maxLength: 6 }), fails: fc.boolean() });
+      type Transaction = { reads: string[]; ops: ({ kind: 'put'; name: string; value: number } | { kind: 'delete'; name: string } | { kind: 'deleteRange'; from: string; to: string })[]; fails: boolean };
+      const model = new Map<string, string>();
+      await fc.assert(
+        fc.asyncProperty(fc.array(transaction, { minLength: 1, maxLength: 6 }), async (transactions: Transaction[]) => {
+          const outcomes = await Promise.allSettled(
+            transactions.map((t) =>
+              db.kv.transact(t.reads.map(key), (current) => {
+                if (t.fails) throw new Error('refused');
+                const ops = t.ops.map((o): KvOp =>
+                  o.kind === 'put'
+                    ? { kind: 'put', key: key(o.name), value: Buffer.from(String(o.value)) }
+                    : o.kind === 'delete'
+                      ? { kind: 'delete', key: key(o.name) }
+                      : { kind: 'deleteRange', range: { gte: key(o.from), lt: key(o.to) } },
+                );
+                return { ops, result: current.map((value) => value?.toString()) };
+              }),
+            ),
+          );
+          expect(outcomes.map((o) => o.status === 'rejected')).toEqual(transactions.map((t) => t.fails));
+          // Replayed on the model in timestamp order, each committed transaction read the state the ones before left.
+          const committed = outcomes.flatMap((o, i) => (o.status === 'fulfilled' ? [{ t: transactions[i]!, ...o.value }] : []));
+          committed.sort((a, b) => a.timestamp - b.timestamp);
+          for (const { t, result } of committed) {
+            expect(result).toEqual(t.reads.map((name) => model.get(name)));
+            for (const o of t.ops) {
+              if (o.kind === 'put') model.set(o.name, String(o.value));
+              else if (o.kind === 'delete') model.delete(o.name);
+              else for (const name of names) if (name >= o.from && name < o.to) model.delete(name);
+            }
+          }
+          const stored = await db.kv.getMany(names.map(key));
+          expect(stored.map((v) => v?.toString())).toEqual(names.map((name) => model.get(name)));
+        }),
+        { numRuns: backend.name === 'sqlite' ? 100 : 25 },
+      );
+    });
+
     it('reads a record with the change stamp of another collection, from one snapshot', async () => {
       const { store } = await fresh([PEOPLE, personLayout], [ITEMS, itemLayout]);
       expect(await store.getWithStamp(PEOPLE, 'p1', ITEMS)).toMatchObject({ record: null, version: null, stamp: 0 });
