@@ -75,7 +75,7 @@ function encodeAscending(value: KeyValue, truncate: boolean): Buffer {
     case 'number': {
       const bytes = Buffer.allocUnsafe(9);
       bytes[0] = TAG.number;
-      writeNumberBody(bytes, value.value);
+      writeNumberBody(bytes, 1, value.value);
       return bytes;
     }
     case 'boolean':
@@ -88,14 +88,14 @@ function encodeAscending(value: KeyValue, truncate: boolean): Buffer {
   }
 }
 
-/** Writes the 8 order-preserving bytes of a number at offset 1. */
-function writeNumberBody(bytes: Buffer, n: number): void {
+/** Writes the 8 order-preserving bytes of a number at `offset`. */
+function writeNumberBody(bytes: Buffer, offset: number, n: number): void {
   if (Number.isNaN(n)) throw new RangeError('NaN cannot be encoded in a key');
-  bytes.writeDoubleBE(n === 0 ? 0 : n, 1); // -0 is 0
-  if (bytes[1]! & 0x80) {
-    for (let i = 1; i < 9; i++) bytes[i] = ~bytes[i]! & 0xff;
+  bytes.writeDoubleBE(n === 0 ? 0 : n, offset); // -0 is 0
+  if (bytes[offset]! & 0x80) {
+    for (let i = offset; i < offset + 8; i++) bytes[i] = ~bytes[i]! & 0xff;
   } else {
-    bytes[1] = bytes[1]! | 0x80;
+    bytes[offset] = bytes[offset]! | 0x80;
   }
 }
 
@@ -143,6 +143,114 @@ function taggedString(tag: number, text: string, truncate: boolean): Buffer {
 /** The string body alone: escaped UTF-8 and its terminator. */
 function stringBody(text: string, truncate: boolean): Buffer {
   return taggedString(0, text, truncate).subarray(1);
+}
+
+// Writing keys in place. A key is several components; encoding each into its own Buffer and concatenating them
+// costs an allocation per component, and keys are built on every write (a record's key, its index entries, old
+// and new). So a key's size is computed first, then its components are written into one Buffer. Only the common
+// values are written this way: a string that needs neither 0x00 escapes nor cutting, and any other value that
+// encodes without an error. The rest (`inPlaceSize` says -1) are left to `encodeValue`, the one definition of the
+// bytes, which the in-place writers must match exactly (test/store/encoding.test.ts compares them).
+
+/**
+ * The size of `encodeValue(value, direction, truncate)` when `writeValue` can write it in place, or -1 when only
+ * encodeValue can (a string with a 0x00 byte or one to cut, NaN, a PublicKey of the wrong length).
+ */
+export function inPlaceSize(value: KeyValue, truncate = true): number {
+  switch (value.kind) {
+    case 'null':
+      return 1;
+    case 'string':
+      return inPlaceStringSize(value.value, truncate);
+    case 'number':
+      return Number.isNaN(value.value) ? -1 : 9;
+    case 'boolean':
+      return 2;
+    case 'publicKey':
+      return value.value.length === 64 ? 65 : -1;
+    case 'reference': {
+      const collectionId = inPlaceStringSize(value.collectionId, truncate);
+      const id = inPlaceStringSize(value.id, truncate);
+      // Two string components, less the id's tag byte (a reference has one tag).
+      return collectionId < 0 || id < 0 ? -1 : collectionId + id - 1;
+    }
+  }
+}
+
+/**
+ * Writes `encodeValue(value, direction)` at `offset` of `out` and returns where it ends; `out` must have the room
+ * that `inPlaceSize` gave, and only a value it sized (not -1) may be written. `truncate` does not matter here:
+ * the values that would be cut are the ones left to encodeValue.
+ */
+export function writeValue(out: Buffer, offset: number, value: KeyValue, direction: Direction): number {
+  const end = writeAscending(out, offset, value);
+  if (direction === 'desc') for (let i = offset; i < end; i++) out[i] = 0xff - out[i]!;
+  return end;
+}
+
+/**
+ * The size of a string component (tag, UTF-8 bytes, terminator) when its bytes need no escape and no cut, else
+ * -1. Only U+0000 gives a 0x00 byte in UTF-8 (a lone surrogate is written as U+FFFD, EF BF BD).
+ */
+export function inPlaceStringSize(text: string, truncate: boolean): number {
+  // A string of more UTF-16 units than the cap has more UTF-8 bytes than it too.
+  if ((truncate && text.length > MAX_INDEXED_STRING_BYTES) || text.includes('\0')) return -1;
+  const length = Buffer.byteLength(text, 'utf8');
+  return truncate && length > MAX_INDEXED_STRING_BYTES ? -1 : length + 3;
+}
+
+/** Writes a string component that `inPlaceStringSize` sized, with the tag given, and returns where it ends. */
+export function writeStringComponent(out: Buffer, offset: number, tag: number, text: string): number {
+  out[offset] = tag;
+  return writeStringBody(out, offset + 1, text);
+}
+
+function writeStringBody(out: Buffer, offset: number, text: string): number {
+  let end = offset + text.length;
+  // Most ids and values are short ASCII: a loop writes them in a fraction of the cost of Buffer.write's call into
+  // C++. Anything else (a character over 0x7F, a long text) is written by Buffer.write, from the start again.
+  if (text.length > SHORT_TEXT) {
+    end = offset + out.write(text, offset, 'utf8');
+  } else {
+    for (let i = 0; i < text.length; i++) {
+      const unit = text.charCodeAt(i);
+      if (unit > 0x7f) {
+        end = offset + out.write(text, offset, 'utf8');
+        break;
+      }
+      out[offset + i] = unit;
+    }
+  }
+  out[end] = 0x00;
+  out[end + 1] = 0x01;
+  return end + 2;
+}
+
+/** Up to this many UTF-16 units, writeStringBody copies an ASCII text itself. */
+const SHORT_TEXT = 32;
+
+function writeAscending(out: Buffer, offset: number, value: KeyValue): number {
+  switch (value.kind) {
+    case 'null':
+      out[offset] = TAG.null;
+      return offset + 1;
+    case 'string':
+      return writeStringComponent(out, offset, TAG.string, value.value);
+    case 'number':
+      out[offset] = TAG.number;
+      writeNumberBody(out, offset + 1, value.value);
+      return offset + 9;
+    case 'boolean':
+      out[offset] = TAG.boolean;
+      out[offset + 1] = value.value ? 1 : 0;
+      return offset + 2;
+    case 'publicKey':
+      out[offset] = TAG.publicKey;
+      out.set(value.value, offset + 1);
+      return offset + 65;
+    case 'reference':
+      return writeStringBody(out, writeStringComponent(out, offset, TAG.reference, value.collectionId), value.id);
+  }
 }
 
 /**

@@ -1,7 +1,7 @@
 // A collection's layout as stored with it, ready for use: which indexes are being built (not yet usable by
 // queries, but already maintained by every commit), each index's key prefix, and the index entries of a record.
 
-import { encodeValue } from './encoding.ts';
+import { encodeValue, inPlaceSize, writeValue, type KeyValue } from './encoding.ts';
 import { recordKeyValue } from './cast.ts';
 import { StoreError } from './errors.ts';
 import { indexPrefix, recordKey, recordPrefix } from './keys.ts';
@@ -26,7 +26,7 @@ export class CollectionIndexes {
   readonly building: ReadonlySet<string>;
   /** The indexes queries may use (shortest first). */
   readonly usable: readonly IndexDefinition[];
-  readonly #secondary: readonly { index: IndexDefinition; prefix: Buffer; paths: string[][] }[];
+  readonly #secondary: readonly Secondary[];
   readonly #recordPrefix: Buffer;
 
   constructor(readonly collectionId: string, stored: StoredLayout) {
@@ -35,7 +35,12 @@ export class CollectionIndexes {
     this.usable = stored.layout.indexes.filter((index) => !this.building.has(index.id));
     this.#secondary = stored.layout.indexes
       .filter((index) => !index.primary)
-      .map((index) => ({ index, prefix: indexPrefix(collectionId, index.id), paths: index.fields.map((f) => f.path.split('.')) }));
+      .map((index) => ({
+        index,
+        prefix: indexPrefix(collectionId, index.id),
+        paths: index.fields.map((f) => f.path.split('.')),
+        arrayAt: index.fields.findIndex((f) => f.array),
+      }));
     this.#recordPrefix = recordPrefix(collectionId);
   }
 
@@ -48,7 +53,8 @@ export class CollectionIndexes {
     const keys: Buffer[] = [];
     for (const secondary of this.#secondary) {
       if (only && !only.has(secondary.index.id)) continue;
-      for (const key of entryKeys(secondary, record)) keys.push(key);
+      if (secondary.arrayAt === -1) keys.push(entryKey(secondary, record, undefined));
+      else for (const key of entryKeys(secondary, record)) keys.push(key);
     }
     return keys;
   }
@@ -82,13 +88,20 @@ export class CollectionIndexes {
  */
 export const MAX_INDEXED_ARRAY_ELEMENTS = 100;
 
-type Secondary = { index: IndexDefinition; prefix: Buffer; paths: string[][] };
+interface Secondary {
+  readonly index: IndexDefinition;
+  readonly prefix: Buffer;
+  /** Each field's path, split at its dots. */
+  readonly paths: readonly string[][];
+  /** Which field is an array (one entry per element), or -1. */
+  readonly arrayAt: number;
+}
 
 /** The record's keys in the index: one, or one per distinct element of its array field (none for an empty one). */
 function entryKeys(secondary: Secondary, record: JsonObject): Buffer[] {
   const keys = distinctEntryKeys(secondary, record);
   if (keys.length > MAX_INDEXED_ARRAY_ELEMENTS) {
-    const path = secondary.index.fields.find((field) => field.array)!.path;
+    const path = secondary.index.fields[secondary.arrayAt]!.path;
     throw new StoreError(
       'invalid-argument',
       'record/invalid-field',
@@ -99,29 +112,52 @@ function entryKeys(secondary: Secondary, record: JsonObject): Buffer[] {
 }
 
 /** The record's keys in the index, however many its array field gives. */
-function distinctEntryKeys({ index, prefix, paths }: Secondary, record: JsonObject): Buffer[] {
-  const last = index.fields.length - 1;
-  const arrayAt = index.fields.findIndex((field) => field.array);
-  const components = (element?: unknown): Buffer => {
-    const parts: Buffer[] = [prefix];
-    for (let i = 0; i < last; i++) {
-      const field = index.fields[i]!;
-      const value = i === arrayAt ? element : valueAt(record, paths[i]!);
-      parts.push(encodeValue(recordKeyValue(field.type, value), field.direction));
-    }
-    // The trailing id is never truncated: it is what makes every key unique.
-    parts.push(encodeValue({ kind: 'string', value: String(record.id) }, index.fields[last]!.direction, false));
-    return Buffer.concat(parts);
-  };
-  if (arrayAt === -1) return [components()];
-  const array = valueAt(record, paths[arrayAt]!);
+function distinctEntryKeys(secondary: Secondary, record: JsonObject): Buffer[] {
+  if (secondary.arrayAt === -1) return [entryKey(secondary, record, undefined)];
+  const array = valueAt(record, secondary.paths[secondary.arrayAt]!);
   if (!Array.isArray(array)) return [];
   const keys = new Map<string, Buffer>();
   for (const element of array) {
-    const key = components(element);
+    const key = entryKey(secondary, record, element);
     keys.set(key.toString('latin1'), key);
   }
   return [...keys.values()];
+}
+
+/**
+ * The record's key in the index (with `element` as the value of its array field, if it has one): the prefix, each
+ * field's value, then the record id, never truncated (it is what makes every key unique). Written in place into
+ * one Buffer when every component can be (encoding.ts), as almost every one can; else composed from encodeValue.
+ */
+function entryKey(secondary: Secondary, record: JsonObject, element: unknown): Buffer {
+  const { index, prefix } = secondary;
+  const fields = index.fields;
+  const last = fields.length - 1;
+  const values: KeyValue[] = [];
+  let size = prefix.length;
+  for (let i = 0; i < last; i++) {
+    const value = recordKeyValue(fields[i]!.type, i === secondary.arrayAt ? element : valueAt(record, secondary.paths[i]!));
+    values.push(value);
+    const valueSize = inPlaceSize(value);
+    size = valueSize < 0 || size < 0 ? -1 : size + valueSize;
+  }
+  const id: KeyValue = { kind: 'string', value: String(record.id) };
+  const idSize = inPlaceSize(id, false);
+  if (size < 0 || idSize < 0) return composedEntryKey(secondary, values, id);
+  const out = Buffer.allocUnsafe(size + idSize);
+  out.set(prefix, 0);
+  let offset = prefix.length;
+  for (let i = 0; i < last; i++) offset = writeValue(out, offset, values[i]!, fields[i]!.direction);
+  writeValue(out, offset, id, fields[last]!.direction);
+  return out;
+}
+
+/** The same key as entryKey, one component at a time: for the values that cannot be written in place. */
+function composedEntryKey({ index, prefix }: Secondary, values: readonly KeyValue[], id: KeyValue): Buffer {
+  const parts = [prefix];
+  values.forEach((value, i) => parts.push(encodeValue(value, index.fields[i]!.direction)));
+  parts.push(encodeValue(id, index.fields.at(-1)!.direction, false));
+  return Buffer.concat(parts);
 }
 
 /** An indexed array field of a record that holds more distinct values than an index may hold for one record. */

@@ -16,7 +16,7 @@
 // The newest log entries, the collection stamps and the clock sort next to each other, so in a B-tree they
 // share a leaf page: every commit writes all three, and one page is cheaper to write than three.
 
-import { decodeU64, encodeString, encodeU64, prefixEnd } from './encoding.ts';
+import { decodeU64, encodeString, encodeU64, inPlaceStringSize, prefixEnd, TAG, writeStringComponent } from './encoding.ts';
 
 export interface KeyRange {
   /** Inclusive lower bound. */
@@ -55,15 +55,15 @@ const SIGNATURE_HEAD = Buffer.of(SIGNATURE);
 const SIGNATURE_EXPIRY_HEAD = Buffer.of(SIGNATURE_EXPIRY);
 
 export function layoutKey(collectionId: string): Buffer {
-  return Buffer.concat([LAYOUT, encodeString(collectionId)]);
+  return withStrings(LAYOUT, collectionId);
 }
 
 export function recordPrefix(collectionId: string): Buffer {
-  return Buffer.concat([RECORD_HEAD, encodeString(collectionId)]);
+  return withStrings(RECORD_HEAD, collectionId);
 }
 
 export function recordKey(collectionId: string, id: string): Buffer {
-  return Buffer.concat([RECORD_HEAD, encodeString(collectionId), encodeString(id)]);
+  return withStrings(RECORD_HEAD, collectionId, id);
 }
 
 export function indexPrefix(collectionId: string, indexId: string): Buffer {
@@ -77,15 +77,33 @@ export function collectionIndexesPrefix(collectionId: string): Buffer {
 
 /** Next to the clock, which every commit writes anyway: one page fewer to write per commit. */
 export function collectionChangedKey(collectionId: string): Buffer {
-  return Buffer.concat([STAMP, encodeString(collectionId)]);
+  return withStrings(STAMP, collectionId);
 }
 
 export function recordDeletedKey(collectionId: string, id: string): Buffer {
-  return Buffer.concat([RECORD_DELETED_HEAD, encodeString(collectionId), encodeString(id)]);
+  return withStrings(RECORD_DELETED_HEAD, collectionId, id);
 }
 
 export function recordDeletedPrefix(collectionId: string): Buffer {
-  return Buffer.concat([RECORD_DELETED_HEAD, encodeString(collectionId)]);
+  return withStrings(RECORD_DELETED_HEAD, collectionId);
+}
+
+/**
+ * `head`, then each text as an untruncated string component: the bytes of `Buffer.concat([head,
+ * encodeString(first), encodeString(second)])`, written into one Buffer (these keys are built on every read and
+ * write). A text with a 0x00 byte to escape is left to encodeString.
+ */
+function withStrings(head: Buffer, first: string, second?: string): Buffer {
+  const firstSize = inPlaceStringSize(first, false);
+  const secondSize = second === undefined ? 0 : inPlaceStringSize(second, false);
+  if (firstSize < 0 || secondSize < 0) {
+    return Buffer.concat(second === undefined ? [head, encodeString(first)] : [head, encodeString(first), encodeString(second)]);
+  }
+  const out = Buffer.allocUnsafe(head.length + firstSize + secondSize);
+  out.set(head, 0);
+  const end = writeStringComponent(out, head.length, TAG.string, first);
+  if (second !== undefined) writeStringComponent(out, end, TAG.string, second);
+  return out;
 }
 
 const CHANGE_LOG = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('log')]);
@@ -110,7 +128,7 @@ export function changeKeyTimestamp(key: Buffer): number {
 }
 
 export function signatureKey(signature: string): Buffer {
-  return Buffer.concat([SIGNATURE_HEAD, encodeString(signature)]);
+  return withStrings(SIGNATURE_HEAD, signature);
 }
 
 export function signatureExpiryKey(expiresAt: number, signature: string): Buffer {
