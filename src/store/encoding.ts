@@ -333,11 +333,16 @@ const TWO_32 = 2 ** 32;
  * 32-bit halves: no BigInt on the paths every request takes.
  */
 export function encodeU64(n: number): Buffer {
-  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not an unsigned 64-bit integer in the safe range: ${n}`);
   const bytes = Buffer.allocUnsafe(8);
-  bytes.writeUInt32BE(Math.floor(n / TWO_32), 0);
-  bytes.writeUInt32BE(n % TWO_32, 4);
+  writeU64(bytes, 0, n);
   return bytes;
+}
+
+/** Writes `encodeU64(n)` at `offset` of `bytes` (for keys written in one allocation). */
+export function writeU64(bytes: Buffer, offset: number, n: number): void {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not an unsigned 64-bit integer in the safe range: ${n}`);
+  bytes.writeUInt32BE(Math.floor(n / TWO_32), offset);
+  bytes.writeUInt32BE(n % TWO_32, offset + 4);
 }
 
 export function decodeU64(bytes: Uint8Array, offset = 0): number {

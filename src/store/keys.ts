@@ -16,7 +16,7 @@
 // The newest log entries, the collection stamps and the clock sort next to each other, so in a B-tree they
 // share a leaf page: every commit writes all three, and one page is cheaper to write than three.
 
-import { decodeU64, encodeString, encodeU64, inPlaceStringSize, prefixEnd, TAG, writeStringComponent } from './encoding.ts';
+import { decodeU64, encodeString, encodeU64, inPlaceStringSize, prefixEnd, TAG, writeStringComponent, writeU64 } from './encoding.ts';
 
 export interface KeyRange {
   /** Inclusive lower bound. */
@@ -109,7 +109,10 @@ function withStrings(head: Buffer, first: string, second?: string): Buffer {
 const CHANGE_LOG = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('log')]);
 
 export function changeKey(timestamp: number): Buffer {
-  return Buffer.concat([CHANGE_LOG, encodeU64(timestamp)]);
+  const out = Buffer.allocUnsafe(CHANGE_LOG.length + 8);
+  out.set(CHANGE_LOG, 0);
+  writeU64(out, CHANGE_LOG.length, timestamp);
+  return out;
 }
 
 /**
@@ -117,7 +120,11 @@ export function changeKey(timestamp: number): Buffer {
  * `changeKey(timestamp)` and before the next timestamp's key, so ranges of timestamps keep their meaning.
  */
 export function changePartKey(timestamp: number, part: number): Buffer {
-  return Buffer.concat([CHANGE_LOG, encodeU64(timestamp), encodeU64(part)]);
+  const out = Buffer.allocUnsafe(CHANGE_LOG.length + 16);
+  out.set(CHANGE_LOG, 0);
+  writeU64(out, CHANGE_LOG.length, timestamp);
+  writeU64(out, CHANGE_LOG.length + 8, part);
+  return out;
 }
 
 export const changeLogRange: KeyRange = prefixRange(CHANGE_LOG);
@@ -132,7 +139,13 @@ export function signatureKey(signature: string): Buffer {
 }
 
 export function signatureExpiryKey(expiresAt: number, signature: string): Buffer {
-  return Buffer.concat([SIGNATURE_EXPIRY_HEAD, encodeU64(expiresAt), encodeString(signature)]);
+  const size = inPlaceStringSize(signature, false);
+  if (size < 0) return Buffer.concat([SIGNATURE_EXPIRY_HEAD, encodeU64(expiresAt), encodeString(signature)]);
+  const out = Buffer.allocUnsafe(9 + size);
+  out[0] = SIGNATURE_EXPIRY;
+  writeU64(out, 1, expiresAt);
+  writeStringComponent(out, 9, TAG.string, signature);
+  return out;
 }
 
 export const signatureExpiryRange = (before: number): KeyRange => ({

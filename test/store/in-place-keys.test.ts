@@ -5,10 +5,12 @@
 
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { encodeString, encodeValue, inPlaceSize, MAX_INDEXED_STRING_BYTES, writeValue, type Direction, type KeyValue } from '../../src/store/encoding.ts';
+import { encodeString, encodeU64, encodeValue, inPlaceSize, MAX_INDEXED_STRING_BYTES, writeValue, type Direction, type KeyValue } from '../../src/store/encoding.ts';
 import { recordKeyValue } from '../../src/store/cast.ts';
 import { CollectionIndexes, type JsonObject } from '../../src/store/index-entries.ts';
 import {
+  changeKey,
+  changePartKey,
   collectionChangedKey,
   collectionIndexesPrefix,
   indexPrefix,
@@ -17,6 +19,7 @@ import {
   recordDeletedPrefix,
   recordKey,
   recordPrefix,
+  signatureExpiryKey,
   signatureKey,
 } from '../../src/store/keys.ts';
 import { layoutOf, valueAtPath } from '../../src/store/layout.ts';
@@ -117,6 +120,23 @@ describe('keys built in one allocation', () => {
       }),
       { numRuns: 3000 },
     );
+  });
+
+  it('with u64 timestamps are the head, the u64s and the string, as Buffer.concat of encodeU64 gives them', () => {
+    const u64 = fc.oneof(fc.nat(), fc.constantFrom(0, 2 ** 32 - 1, 2 ** 32, Number.MAX_SAFE_INTEGER), fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }));
+    fc.assert(
+      fc.property(u64, u64, text, (timestamp, part, signature) => {
+        expect(hex(changeKey(timestamp))).toBe(hex(Buffer.concat([SYSTEM('log'), encodeU64(timestamp)])));
+        expect(hex(changePartKey(timestamp, part))).toBe(hex(Buffer.concat([SYSTEM('log'), encodeU64(timestamp), encodeU64(part)])));
+        expect(hex(signatureExpiryKey(timestamp, signature))).toBe(hex(Buffer.concat([Buffer.of(0x16), encodeU64(timestamp), encodeString(signature)])));
+      }),
+      { numRuns: 2000 },
+    );
+    for (const bad of [-1, 0.5, Number.MAX_SAFE_INTEGER + 1, NaN]) {
+      expect(() => changeKey(bad)).toThrow(RangeError);
+      expect(() => changePartKey(1, bad)).toThrow(RangeError);
+      expect(() => signatureExpiryKey(bad, 'sig')).toThrow(RangeError);
+    }
   });
 });
 
