@@ -166,5 +166,5 @@ const LAYOUT_VERSION = Buffer.concat([Buffer.of(SYSTEM), Buffer.from('version')]
  * every key there is a layout).
  */
 export function layoutVersionKey(collectionId: string): Buffer {
-  return Buffer.concat([LAYOUT_VERSION, encodeString(collectionId)]);
+  return withStrings(LAYOUT_VERSION, collectionId);
 }

@@ -15,6 +15,7 @@ import {
   collectionIndexesPrefix,
   indexPrefix,
   layoutKey,
+  layoutVersionKey,
   recordDeletedKey,
   recordDeletedPrefix,
   recordKey,
@@ -110,6 +111,7 @@ describe('keys built in one allocation', () => {
         const i = encodeString(id);
         expect(hex(layoutKey(collectionId))).toBe(hex(Buffer.concat([SYSTEM('layout'), c])));
         expect(hex(collectionChangedKey(collectionId))).toBe(hex(Buffer.concat([SYSTEM('stamp'), c])));
+        expect(hex(layoutVersionKey(collectionId))).toBe(hex(Buffer.concat([SYSTEM('version'), c])));
         expect(hex(recordPrefix(collectionId))).toBe(hex(Buffer.concat([Buffer.of(0x10), c])));
         expect(hex(recordKey(collectionId, id))).toBe(hex(Buffer.concat([Buffer.of(0x10), c, i])));
         expect(hex(collectionIndexesPrefix(collectionId))).toBe(hex(Buffer.concat([Buffer.of(0x11), c])));
