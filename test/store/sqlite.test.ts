@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { StoreError, openSqlite, openSqliteStore } from '../../src/store/index.ts';
-import { conformance } from './conformance.ts';
+import { RecordStore, StoreError, layoutOf, openSqlite, openSqliteStore } from '../../src/store/index.ts';
+import { encodeU64 } from '../../src/store/encoding.ts';
+import { clockKey, recordKey } from '../../src/store/keys.ts';
+import { conformance, expectIndexesMatchRecords } from './conformance.ts';
 import { unionConformance } from './union-conformance.ts';
-import { itemLayout } from './schemas.ts';
+import { collection, itemLayout } from './schemas.ts';
 
 const sqlite = { name: 'sqlite', fresh: async () => ({ kv: openSqlite(':memory:') }) };
 conformance(sqlite);
@@ -91,6 +93,36 @@ describe('SQLite file', () => {
     await kv.transact([], () => ({ ops: [{ kind: 'put' as const, key: Buffer.from('k0'), value: Buffer.from('after') }], result: undefined }));
     expect((await kv.get(Buffer.from('k0')))?.toString()).toBe('after');
     await kv.close();
+  });
+
+  it('caches no layout version read in a batch whose COMMIT failed: a later layout may be given that timestamp', async () => {
+    const kv = openSqlite(':memory:');
+    const store = new RecordStore(kv);
+    const fields = { id: 'string', group: 'string', 'score?': 'number', 'flag?': 'boolean' } as const;
+    const layout = (indexes: string[][]) => layoutOf(collection('Item', fields, indexes));
+    await store.defineCollection('ns/Item', layout([['group', 'score'], ['group', 'flag']]));
+    // The database's clock is ahead of the wall clock (the clock moved back): each timestamp is the last one + 1,
+    // so a timestamp of a transaction that did not commit is given to the next one.
+    kv.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)').run(clockKey, encodeU64((Date.now() + 3_600_000) * 1000));
+    // The batch's COMMIT fails, as on a full disk (WAL frames are written at COMMIT): a deferred foreign key that
+    // the write of record "fail" breaks.
+    kv.db.pragma('foreign_keys = ON');
+    kv.db.exec('CREATE TABLE parent (id INTEGER PRIMARY KEY); CREATE TABLE child (p INTEGER REFERENCES parent (id) DEFERRABLE INITIALLY DEFERRED)');
+    kv.db.exec(`CREATE TRIGGER fail_commit AFTER INSERT ON kv WHEN NEW.key = X'${recordKey('ns/Item', 'fail').toString('hex')}' BEGIN INSERT INTO child VALUES (1); END`);
+    // One batch: a layout change, a commit that reads it (this store has no layout cached yet), and the failing one.
+    const batch = await Promise.allSettled([
+      store.defineCollection('ns/Item', layout([['group', 'score'], ['group', 'flag'], ['flag', 'score']])),
+      store.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: 'a', group: 'g' } }] }),
+      store.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: 'fail', group: 'g' } }] }),
+    ]);
+    expect(batch.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    kv.db.exec('DROP TRIGGER fail_commit');
+    // Another layout (an index removed: nothing to build) gets the failed change's timestamp as its version;
+    // commits must follow it, not the layout read in the failed batch.
+    expect((await store.defineCollection('ns/Item', layout([['group', 'score']]))).removed).toHaveLength(1);
+    await store.commit({ writes: [{ kind: 'put', collectionId: 'ns/Item', record: { id: 'b', group: 'g', score: 1, flag: true } }] });
+    await expectIndexesMatchRecords(store, 'ns/Item');
+    await store.close();
   });
 
   it('keeps every commit of a long concurrent write load (checkpoints run in a worker thread)', async () => {
