@@ -220,7 +220,7 @@ export class RecordStore {
   readonly changes: ChangeFeed;
   /**
    * Each collection's layout as last read, with the layout version it was read at when known (read in the same
-   * transaction: see #committedLayout).
+   * transaction, which committed: see #committedLayout).
    */
   readonly #layouts = new Map<string, { readonly bytes: Buffer; readonly indexes: CollectionIndexes; readonly version: number | undefined }>();
   readonly #recent = new RecentRecords();
@@ -409,16 +409,24 @@ export class RecordStore {
     }
   }
 
-  /** The collection's layout ready for use, from its stored bytes (and the layout version read with them, if any). */
-  #indexes(collectionId: string, bytes: Buffer, version?: number): CollectionIndexes {
+  /** The collection's layout ready for use, from its stored bytes (a version is cached with it only once known). */
+  #indexes(collectionId: string, bytes: Buffer): CollectionIndexes {
     const cached = this.#layouts.get(collectionId);
-    if (cached?.bytes.equals(bytes)) {
-      if (version !== undefined && cached.version !== version) this.#layouts.set(collectionId, { ...cached, version });
-      return cached.indexes;
-    }
+    if (cached?.bytes.equals(bytes)) return cached.indexes;
     const indexes = new CollectionIndexes(collectionId, parseStoredLayout(bytes));
-    this.#layouts.set(collectionId, { bytes, indexes, version });
+    this.#layouts.set(collectionId, { bytes, indexes, version: undefined });
     return indexes;
+  }
+
+  /**
+   * Caches `version` as the one `indexes` (the collection's cached layout, if it still is) was read at, by a
+   * commit that has committed. Not from inside its transaction: a SQLite group commit's transaction reads what
+   * the earlier ones of its batch wrote, and when the batch's COMMIT fails, their timestamps are given out again,
+   * one of them maybe to another layout's version.
+   */
+  #layoutCommittedAt(collectionId: string, indexes: CollectionIndexes, version: number): void {
+    const cached = this.#layouts.get(collectionId);
+    if (cached?.indexes === indexes && cached.version !== version) this.#layouts.set(collectionId, { ...cached, version });
   }
 
   /**
@@ -426,9 +434,10 @@ export class RecordStore {
    * `read`, its layout. Every write of a layout key writes the version key in the same transaction, so a version
    * equal to the one a cached layout was read at means the cached layout is current, and the layout row (which
    * overflows a B-tree page: about 1 KB for a 4-field schema) need not be read. A different version without the
-   * layout read throws StaleLayout: the commit runs again reading it. A layout without a version (a data folder
-   * written before versions) gets one in this commit's writes (`versionPuts`); it is not cached as current until a
-   * later commit reads it back, since this transaction may still fail and its timestamp be taken by another.
+   * layout read throws StaleLayout: the commit runs again reading it. The version read with the layout is cached
+   * only once the commit has committed (#layoutCommittedAt). A layout without a version (a data folder written
+   * before versions) gets one in this commit's writes (`versionPuts`); it is not cached as current until a later
+   * commit reads it back, since this transaction may still fail and its timestamp be taken by another.
    */
   #committedLayout(collectionId: string, version: Buffer | undefined, bytes: Buffer | undefined, read: boolean, versionPuts: KvOp[], timestamp: number): CollectionIndexes {
     const versionNumber = version ? decodeU64(version) : undefined;
@@ -437,7 +446,7 @@ export class RecordStore {
     if (!read) throw new StaleLayout();
     if (!bytes) throw collectionNotFound(collectionId);
     if (versionNumber === undefined) versionPuts.push({ kind: 'put', key: layoutVersionKey(collectionId), value: encodeU64(timestamp) });
-    return this.#indexes(collectionId, bytes, versionNumber);
+    return this.#indexes(collectionId, bytes);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -801,6 +810,9 @@ export class RecordStore {
     const replaced: boolean[] = [];
     /** Each put's index entry keys as committed, with the layout they follow (kept with the record: #oldEntries). */
     const committedEntries: (RecentEntries | undefined)[] = [];
+    /** Each collection's layout as this commit used it, and the version it was read at (when it was read). */
+    const layoutsUsed: CollectionIndexes[] = [];
+    const layoutVersionsRead: (Buffer | undefined)[] = [];
     const { timestamp } = await this.kv.transact(reads, (current, timestamp) => {
       // The deletes go first and the puts after them: no key is put and then deleted by one commit (each record
       // appears once, and its keys are its own), so the order changes nothing, and PostgreSQL writes each group
@@ -811,7 +823,11 @@ export class RecordStore {
       collections.forEach((c, i) => {
         const layoutSlot = layoutSlots[i]!;
         const read = layoutSlot !== -1;
-        indexes.set(c, this.#committedLayout(c, current[versionSlots[i]!], read ? current[layoutSlot] : undefined, read, puts, timestamp));
+        const version = current[versionSlots[i]!];
+        const layout = this.#committedLayout(c, version, read ? current[layoutSlot] : undefined, read, puts, timestamp);
+        indexes.set(c, layout);
+        layoutsUsed[i] = layout;
+        layoutVersionsRead[i] = read ? version : undefined;
       });
       // The claim is checked before the expectations: a replayed create finds its own record already there,
       // and must be reported as the replay it is, not as a taken id.
@@ -876,6 +892,10 @@ export class RecordStore {
         for (const entry of changeLogEntries(timestamp, changes)) puts.push(entry);
       }
       return { ops: [...deletes, ...puts], result: undefined };
+    });
+    collections.forEach((c, i) => {
+      const version = layoutVersionsRead[i];
+      if (version) this.#layoutCommittedAt(c, layoutsUsed[i]!, decodeU64(version));
     });
     writes.forEach((write, i) => {
       // A record updated is likely to be updated again; one just created, less so, and keeping every new record
