@@ -63,6 +63,19 @@ describe('SQLite file', () => {
     expect(await kv.get(key('k2'))).toBeUndefined();
     expect((await kv.get(key('k4')))?.toString()).toBe('four');
     expect((await kv.get(key('k6')))?.toString()).toBe('six');
+    // The same when SQLite itself refuses a row (NOT NULL) after a whole statement of the transaction's puts
+    // was written (#apply writes 8 rows a statement): the rollback takes those rows too.
+    const refused = { kind: 'put' as const, key: key('m8'), value: null as unknown as Buffer };
+    const eightThenRefused = [...Array.from({ length: 8 }, (_, i) => put(`m${i}`, 'm')), refused];
+    const afterRefusal = await Promise.allSettled([
+      kv.transact([], () => ({ ops: [{ kind: 'delete' as const, key: key('k4') }], result: undefined })),
+      kv.transact([], () => ({ ops: eightThenRefused, result: undefined })),
+      kv.transact([key('k4')], ([k4]) => ({ ops: [put('k7', `saw ${k4?.toString()}`)], result: undefined })),
+    ]);
+    expect(afterRefusal.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((await kv.getMany(eightThenRefused.map((op) => op.key))).every((value) => value === undefined)).toBe(true);
+    expect(await kv.get(key('k4'))).toBeUndefined();
+    expect((await kv.get(key('k7')))?.toString()).toBe('saw undefined');
     await kv.close();
   });
 
