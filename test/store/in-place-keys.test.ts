@@ -32,7 +32,14 @@ const hex = (key: Buffer) => key.toString('hex');
 // Texts of every shape the writers tell apart: ASCII or not, with U+0000 or not, lone surrogates, astral
 // characters, short (written by a loop) or long (by Buffer.write), and around the indexed cap in UTF-8 bytes.
 const unit = fc.constantFrom('a', 'Z', '~', '\u0000', '\u007f', '\u0080', '\u00e9', '\u07ff', '\u0800', '\uffff', '😀', '\ud800', '\udc00');
+// And texts built to sit at each limit (the 32-unit ASCII loop, the 256-byte cap, the 512-byte id), with a rare
+// character just before, at or after it: a cut inside a multi-byte character, 0x00, U+00FF, lone surrogates.
+const rare = ['\u0000', '\u00ff', '\ufffd', '\uffff', '\ud800', '\udc00', '\udc00\ud800', '😀', '\u07ff', '\u0800'];
+const atLimit = fc
+  .tuple(fc.constantFrom(31, 32, 33, 84, 85, 86, 127, 128, 129, 253, 254, 255, 256, 257, 510, 511, 512), fc.constantFrom(...rare), fc.integer({ min: -2, max: 1 }))
+  .map(([length, character, shift]) => 'a'.repeat(Math.max(0, length + shift)) + character + 'a'.repeat(Math.max(0, -shift)));
 const text = fc.oneof(
+  atLimit,
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.string({ unit, maxLength: 40 }),
   fc.string({ unit: fc.constantFrom('a', 'b'), minLength: MAX_INDEXED_STRING_BYTES - 4, maxLength: MAX_INDEXED_STRING_BYTES + 4 }),
