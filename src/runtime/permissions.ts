@@ -186,26 +186,35 @@ interface CallRule {
   readonly fields: readonly FieldDeclaration[];
 }
 
-const callRules = new WeakMap<Collection, Map<string, CallRule>>();
+/**
+ * Each schema's rules: one per function it declares, and one for any other name (no @call(fields) of its own).
+ * Only declared names are kept, so callers asking about names of their choosing cannot grow the cache.
+ */
+const callRules = new WeakMap<Collection, { readonly declared: ReadonlyMap<string, CallRule>; readonly undeclared: CallRule }>();
 
 function callRuleOf(node: Collection, functionName: string): CallRule {
   let rules = callRules.get(node);
-  if (!rules) callRules.set(node, (rules = new Map()));
-  let rule = rules.get(functionName);
-  if (!rule) {
-    const authenticable = fieldsOf(node);
-    const fn = node.items.find((item) => item.kind === 'function' && item.name.name === functionName);
+  if (!rules) callRules.set(node, (rules = callRulesOf(node)));
+  return rules.declared.get(functionName) ?? rules.undeclared;
+}
+
+function callRulesOf(node: Collection): { declared: Map<string, CallRule>; undeclared: CallRule } {
+  const authenticable = fieldsOf(node);
+  const callable = hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call');
+  const ruleFor = (named: ReadonlySet<string>): CallRule => ({
+    open: callable && !authenticable.some((f) => named.has(f.name.name)),
+    fields: authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name)),
+  });
+  const declared = new Map<string, CallRule>();
+  for (const item of node.items) {
+    // The first declaration of a name is the function (as items.find gave it).
+    if (item.kind !== 'function' || declared.has(item.name.name)) continue;
     const named = new Set<string>();
-    if (fn && fn.kind === 'function') {
-      for (const decorator of fn.decorators) {
-        if (decorator.name !== 'call') continue;
-        for (const argument of decorator.arguments ?? []) named.add(argument.name);
-      }
+    for (const decorator of item.decorators) {
+      if (decorator.name !== 'call') continue;
+      for (const argument of decorator.arguments ?? []) named.add(argument.name);
     }
-    const methodFields = authenticable.filter((f) => named.has(f.name.name));
-    const open = (hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call')) && methodFields.length === 0;
-    rule = { open, fields: authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name)) };
-    rules.set(functionName, rule);
+    declared.set(item.name.name, ruleFor(named));
   }
-  return rule;
+  return { declared, undeclared: ruleFor(new Set()) };
 }
