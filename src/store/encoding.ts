@@ -101,15 +101,12 @@ function writeNumberBody(bytes: Buffer, offset: number, n: number): void {
 
 /** A tag byte followed by the string body. */
 function taggedString(tag: number, text: string, truncate: boolean): Buffer {
-  // The common case, one allocation: short enough to keep whole, and no 0x00 byte to escape.
-  const length = Buffer.byteLength(text, 'utf8');
-  if (!truncate || length <= MAX_INDEXED_STRING_BYTES) {
-    const out = Buffer.allocUnsafe(length + 3);
-    out[0] = tag;
-    out.write(text, 1, 'utf8');
-    out[length + 1] = 0x00;
-    out[length + 2] = 0x01;
-    if (out.indexOf(0, 1) === length + 1) return out;
+  // The common case, one allocation: short enough to keep whole, and no 0x00 byte to escape (the in-place writer).
+  const size = inPlaceStringSize(text, truncate);
+  if (size >= 0) {
+    const out = Buffer.allocUnsafe(size);
+    writeStringComponent(out, 0, tag, text);
+    return out;
   }
   let utf8 = Buffer.from(text, 'utf8');
   let truncated = false;
