@@ -62,6 +62,7 @@ export function checkWrites(writes: readonly Write[]): (string | undefined)[] {
       }
       checkRecordId(write.record.id);
       id = write.record.id;
+      checkPlainJson(record, id, '');
       try {
         json = JSON.stringify(record);
       } catch (error) {
@@ -78,6 +79,46 @@ export function checkWrites(writes: readonly Write[]): (string | undefined)[] {
     seen.add(key);
     return json;
   });
+}
+
+/**
+ * Refuses a value JSON would store as something else: the record is stored as its JSON text but its index entries
+ * are computed from the object, so a `Date` (stored as its ISO string), a `toJSON` object or an array hole
+ * (stored as null) would leave index entries that do not match the stored record.
+ * Properties holding `undefined` are fine: JSON drops them, and an index treats the field as absent either way.
+ */
+function checkPlainJson(value: unknown, id: string, path: string): void {
+  const refuse = (what: string) => {
+    throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" field "${path}" is ${what}: records hold plain JSON values (strings, numbers, booleans, null, arrays and plain objects)`);
+  };
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+    case 'number': // NaN and ±Infinity too: JSON stores null, and cast.ts indexes them as null
+      return;
+    case 'object': {
+      if (value === null) return;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === undefined) refuse(`an array with undefined at index ${i}`);
+          checkPlainJson(value[i], id, `${path}[${i}]`);
+        }
+        return;
+      }
+      const prototype = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) refuse(`a ${(value as object).constructor?.name ?? 'non-plain object'}`);
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse('an object with a toJSON method');
+      for (const key in value) {
+        const field = (value as Record<string, unknown>)[key];
+        if (field !== undefined) checkPlainJson(field, id, path === '' ? key : `${path}.${key}`);
+      }
+      return;
+    }
+    case 'undefined':
+      return;
+    default:
+      refuse(`a ${typeof value}`);
+  }
 }
 
 export function checkExpectations(expectations: readonly Expectation[]): void {

@@ -479,6 +479,39 @@ export function conformance(backend: Backend): void {
       expect(await reason(() => store.list(PEOPLE, { sort: [['age', 'desc']], after: page.cursor.after }))).toBe('no error');
     });
 
+    it('refuses records whose JSON would differ from the object (their index entries would not match the stored record)', async () => {
+      const { store, db } = await fresh([PEOPLE, personLayout]);
+      const { kv } = db;
+      await store.commit({ writes: [put(PEOPLE, { id: 'p1', name: 'kept', age: 3 })] });
+      const before = await kv.scan({ gte: Buffer.alloc(0), lt: Buffer.from([0xff]) }, { limit: 10_000 });
+      class Point {
+        constructor(readonly x: number) {}
+      }
+      const refusals: [JsonObject, string][] = [
+        [{ id: 'p1', name: new Date(0) as unknown as string }, 'field "name" is a Date'],
+        [{ id: 'p1', name: 'x', info: { city: 'c', zip: { toJSON: () => 1 } } }, 'field "info.zip" is an object with a toJSON method'],
+        [{ id: 'p1', name: 'x', tags: ['a', undefined as unknown as string] }, 'field "tags" is an array with undefined at index 1'],
+        [{ id: 'p1', name: 'x', info: new Point(1) as unknown as JsonObject }, 'field "info" is a Point'],
+        [{ id: 'p1', name: 'x', tags: [() => 'a'] as unknown as string[] }, 'field "tags[0]" is a function'],
+      ];
+      for (const [record, message] of refusals) {
+        const error = await store.commit({ writes: [put(PEOPLE, record)] }).then(
+          () => undefined,
+          (e: unknown) => e as StoreError,
+        );
+        expect(error).toBeInstanceOf(StoreError);
+        expect(error!.reason).toBe('record/not-object');
+        expect(error!.message).toContain(`record "p1" ${message}`);
+      }
+      // Nothing was written by any of them.
+      expect(await kv.scan({ gte: Buffer.alloc(0), lt: Buffer.from([0xff]) }, { limit: 10_000 })).toEqual(before);
+      // Undefined properties are dropped by JSON and absent for the indexes alike; null-prototype objects are plain.
+      const plain = Object.assign(Object.create(null) as JsonObject, { city: 'c' });
+      await store.commit({ writes: [put(PEOPLE, { id: 'p1', name: 'y', age: undefined, info: plain })] });
+      expect((await store.get(PEOPLE, 'p1')).record).toEqual({ id: 'p1', name: 'y', info: { city: 'c' } });
+      await expectIndexesMatchRecords(store, PEOPLE);
+    });
+
     it('refuses record ids that are not well-formed UTF-16 (a lone surrogate would be stored as U+FFFD)', async () => {
       const { store } = await fresh([ITEMS, itemLayout]);
       await store.commit({ writes: [put(ITEMS, { id: '\ufffd', group: 'replacement character' }), put(ITEMS, { id: '😀', group: 'pair' })] });
