@@ -71,7 +71,6 @@ export class SqliteKv implements KvStore {
   /** Statements reading 2 to MAX_KEYS_PER_READ keys at once, by the number of keys (see #read). */
   readonly #getSeveral = new Map<number, Database.Statement<Buffer[]>>();
   readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
-  readonly #put: Database.Statement<[Buffer, Buffer]>;
   /** Statements writing 1 to MAX_ROWS_PER_WRITE puts, or deleting as many keys, at once, by the number of rows. */
   readonly #putSeveral: Database.Statement<Buffer[]>[] = [];
   readonly #deleteSeveral: Database.Statement<Buffer[]>[] = [];
@@ -113,7 +112,6 @@ export class SqliteKv implements KvStore {
       .raw();
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
-    this.#put = this.db.prepare('INSERT OR REPLACE INTO kv (key, value) VALUES (?, ?)');
     for (let rows = 1; rows <= MAX_ROWS_PER_WRITE; rows++) {
       this.#putSeveral[rows] = this.db.prepare(`INSERT OR REPLACE INTO kv (key, value) VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}`);
       this.#deleteSeveral[rows] = this.db.prepare(`DELETE FROM kv WHERE key IN (${Array.from({ length: rows }, () => '?').join(', ')})`);
@@ -164,7 +162,7 @@ export class SqliteKv implements KvStore {
         outcomes.push({ ok: true, result: writes.result, timestamp });
         last = timestamp;
       }
-      if (outcomes.some((outcome) => outcome.ok)) this.#put.run(clockKey, encodeU64(last));
+      if (outcomes.some((outcome) => outcome.ok)) this.#putSeveral[1]!.run(clockKey, encodeU64(last));
       return outcomes;
     });
   }
