@@ -62,7 +62,7 @@ export function checkWrites(writes: readonly Write[]): (string | undefined)[] {
       }
       checkRecordId(write.record.id);
       id = write.record.id;
-      checkPlainJson(record, id, '');
+      checkPlainJson(record, id);
       try {
         json = JSON.stringify(record);
       } catch (error) {
@@ -82,42 +82,66 @@ export function checkWrites(writes: readonly Write[]): (string | undefined)[] {
 }
 
 /**
- * Refuses a value JSON would store as something else: the record is stored as its JSON text but its index entries
+ * Refuses a record JSON would store as something else: the record is stored as its JSON text but its index entries
  * are computed from the object, so a `Date` (stored as its ISO string), a `toJSON` object or an array hole
- * (stored as null) would leave index entries that do not match the stored record.
- * Properties holding `undefined` are fine: JSON drops them, and an index treats the field as absent either way.
+ * (stored as null) would leave index entries that do not match the stored record. Properties holding `undefined`
+ * are fine: JSON drops them, and an index treats the field as absent either way.
  */
-function checkPlainJson(value: unknown, id: string, path: string): void {
-  const refuse = (what: string) => {
-    throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" field "${path}" is ${what}: records hold plain JSON values (strings, numbers, booleans, null, arrays and plain objects)`);
-  };
+function checkPlainJson(record: object, id: string): void {
+  let found: NonPlain | undefined;
+  try {
+    found = nonPlain(record);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error; // the call stack ran out: a cycle, or nesting too deep
+    throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" is nested too deeply (or refers to itself) to be stored as JSON`);
+  }
+  if (found) {
+    const field = found.path.reverse().join('');
+    throw new StoreError('invalid-argument', 'record/not-object', `record "${id}" field "${field.startsWith('.') ? field.slice(1) : field}" is ${found.what}: records hold plain JSON values (strings, numbers, booleans, null, arrays and plain objects)`);
+  }
+}
+
+interface NonPlain {
+  /** The field's path, innermost first (`.name` and `[index]` segments), filled in on the way out. */
+  readonly path: string[];
+  readonly what: string;
+}
+
+/** The first value under `value` that is not plain JSON; undefined when all are (nothing is allocated then). */
+function nonPlain(value: unknown): NonPlain | undefined {
   switch (typeof value) {
     case 'string':
     case 'boolean':
     case 'number': // NaN and ±Infinity too: JSON stores null, and cast.ts indexes them as null
-      return;
+    case 'undefined':
+      return undefined;
     case 'object': {
-      if (value === null) return;
+      if (value === null) return undefined;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          if (value[i] === undefined) refuse(`an array with undefined at index ${i}`);
-          checkPlainJson(value[i], id, `${path}[${i}]`);
+          const element: unknown = value[i];
+          const found = element === undefined ? { path: [], what: `undefined (an array element JSON stores as null)` } : nonPlain(element);
+          if (found) {
+            found.path.push(`[${i}]`);
+            return found;
+          }
         }
-        return;
+        return undefined;
       }
-      const prototype = Object.getPrototypeOf(value);
-      if (prototype !== Object.prototype && prototype !== null) refuse(`a ${(value as object).constructor?.name ?? 'non-plain object'}`);
-      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') refuse('an object with a toJSON method');
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype !== Object.prototype && prototype !== null) return { path: [], what: `a ${(value as object).constructor?.name || 'non-plain object'}` };
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return { path: [], what: 'an object with a toJSON method' };
       for (const key in value) {
-        const field = (value as Record<string, unknown>)[key];
-        if (field !== undefined) checkPlainJson(field, id, path === '' ? key : `${path}.${key}`);
+        const found = nonPlain((value as Record<string, unknown>)[key]);
+        if (found) {
+          found.path.push(`.${key}`);
+          return found;
+        }
       }
-      return;
+      return undefined;
     }
-    case 'undefined':
-      return;
     default:
-      refuse(`a ${typeof value}`);
+      return { path: [], what: `a ${typeof value}` };
   }
 }
 

@@ -490,10 +490,13 @@ export function conformance(backend: Backend): void {
       const refusals: [JsonObject, string][] = [
         [{ id: 'p1', name: new Date(0) as unknown as string }, 'field "name" is a Date'],
         [{ id: 'p1', name: 'x', info: { city: 'c', zip: { toJSON: () => 1 } } }, 'field "info.zip" is an object with a toJSON method'],
-        [{ id: 'p1', name: 'x', tags: ['a', undefined as unknown as string] }, 'field "tags" is an array with undefined at index 1'],
+        [{ id: 'p1', name: 'x', tags: ['a', undefined as unknown as string] }, 'field "tags[1]" is undefined (an array element JSON stores as null)'],
         [{ id: 'p1', name: 'x', info: new Point(1) as unknown as JsonObject }, 'field "info" is a Point'],
         [{ id: 'p1', name: 'x', tags: [() => 'a'] as unknown as string[] }, 'field "tags[0]" is a function'],
       ];
+      const cyclic: JsonObject = { id: 'p1', name: 'x' };
+      cyclic.info = cyclic;
+      refusals.push([cyclic, 'is nested too deeply (or refers to itself) to be stored as JSON']);
       for (const [record, message] of refusals) {
         const error = await store.commit({ writes: [put(PEOPLE, record)] }).then(
           () => undefined,
