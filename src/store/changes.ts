@@ -72,16 +72,21 @@ export class ChangeFeed {
   readonly #kv: KvStore;
   readonly #waiters = new Set<Waiter>();
   readonly #unsubscribe: () => void;
-  #activation: Promise<void> | undefined;
-  #ready = false;
+  /** The newest commit the feed has read (from the log, or from the clock when catching up). */
   #lastSeen = 0;
+  /** Commits were reported while no one waited, and not read: `#lastSeen` may be stale. */
+  #behind = true;
+  #catchingUp: Promise<void> | undefined;
   #refreshing = false;
   #again = false;
 
   constructor(kv: KvStore) {
     this.#kv = kv;
+    // A commit nobody waits for costs nothing here: reading the log for it would only move `#lastSeen`, and a
+    // server that once answered a long-poll would pay a log scan on every later write.
     this.#unsubscribe = kv.onCommit(() => {
-      if (this.#ready) this.#refresh();
+      if (this.#waiters.size > 0) this.#refresh();
+      else this.#behind = true;
     });
   }
 
@@ -130,7 +135,7 @@ export class ChangeFeed {
   async waitForChange(target: ChangeTarget, since: number, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
     if (typeof since !== 'number' || Number.isNaN(since)) throw invalidQuery(`since must be a timestamp, got ${String(since)}`);
     const timeout = Number.isFinite(timeoutMs) ? Math.min(Math.max(0, timeoutMs), MAX_WAIT_MS) : MAX_WAIT_MS;
-    await this.#activate();
+    if (this.#behind || this.#catchingUp) await this.#catchUp();
     if (signal?.aborted) return null;
     return new Promise<number | null>((resolve) => {
       let done = false;
@@ -147,7 +152,8 @@ export class ChangeFeed {
       const timer = setTimeout(() => finish(null), timeout);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.add(waiter);
-      // Registered first, checked second: a change committed in between is caught by one or the other.
+      // Registered first, checked second: a change committed in between is caught by one or the other. The
+      // check is sent after the catch-up's clock read has answered, so it sees every commit the clock covers.
       this.lastChange(target).then(
         (last) => {
           if (last > since) finish(last);
@@ -162,17 +168,37 @@ export class ChangeFeed {
     for (const waiter of [...this.#waiters]) waiter.finish(null);
   }
 
-  /** Starts following the log from the current clock, the first time someone waits. */
-  #activate(): Promise<void> {
-    this.#activation ??= (async () => {
-      this.#lastSeen = clockTimestamp(await this.#kv.get(clockKey));
-      this.#ready = true;
-      this.#refresh(); // commits made while the clock was being read
-    })().catch((error: unknown) => {
-      this.#activation = undefined; // the database is unreachable: the next waiter tries again
-      throw error;
+  /**
+   * Brings `#lastSeen` up to date after commits went unread, without reading the log they wrote: it reads the
+   * clock once, shared by every waiter arriving meanwhile (they all await it before registering).
+   *
+   * Skipping the log up to the clock is safe only for waiters whose own `lastChange` check comes after the clock
+   * read, since that check then sees every skipped commit. The waiters awaiting this catch-up register and check
+   * afterwards; but a waiter already registered (its check possibly answered before a skipped commit) would
+   * lose such a commit if the feed jumped past it. So the feed jumps only when no one is registered when the
+   * clock answers, and otherwise reads the log from `#lastSeen` as after any commit: with someone registered
+   * every commit is read, so that log is short (the commits reported while the clock was being read).
+   *
+   * A failed clock read (the database is unreachable) leaves the feed behind, so the next waiter tries again.
+   */
+  #catchUp(): Promise<void> {
+    this.#catchingUp ??= this.#readClock().finally(() => {
+      this.#catchingUp = undefined;
     });
-    return this.#activation;
+    return this.#catchingUp;
+  }
+
+  async #readClock(): Promise<void> {
+    // Commits reported from here on may be missed by the clock read below: they mark the feed behind again.
+    this.#behind = false;
+    try {
+      const clock = clockTimestamp(await this.#kv.get(clockKey));
+      if (this.#waiters.size === 0) this.#lastSeen = Math.max(this.#lastSeen, clock);
+      else this.#refresh();
+    } catch (error) {
+      this.#behind = true;
+      throw error;
+    }
   }
 
   #refresh(): void {
@@ -199,7 +225,8 @@ export class ChangeFeed {
     for (;;) {
       const batch = await this.changesSince(this.#lastSeen, LOG_PAGE);
       for (const commit of batch) {
-        this.#lastSeen = commit.timestamp;
+        // A read begun before a catch-up may answer after it, with commits older than the clock it read.
+        this.#lastSeen = Math.max(this.#lastSeen, commit.timestamp);
         if (this.#waiters.size > 0) this.#deliver(commit);
       }
       if (batch.length < LOG_PAGE) return;

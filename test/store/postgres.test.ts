@@ -7,6 +7,7 @@ import { itemLayout } from './schemas.ts';
 import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { conformance } from './conformance.ts';
 import { unionConformance } from './union-conformance.ts';
+import { changeFeedConformance } from './change-feed-conformance.ts';
 
 let server: TestPostgres;
 const tables: string[] = [];
@@ -31,6 +32,7 @@ const postgres = {
 };
 conformance(postgres);
 unionConformance(postgres);
+changeFeedConformance(postgres);
 
 describe('PostgreSQL backend', () => {
   it('creates its table idempotently when several processes start at once', async () => {

@@ -8,11 +8,13 @@ import { encodeU64 } from '../../src/store/encoding.ts';
 import { clockKey, recordKey } from '../../src/store/keys.ts';
 import { conformance, expectIndexesMatchRecords } from './conformance.ts';
 import { unionConformance } from './union-conformance.ts';
+import { changeFeedConformance } from './change-feed-conformance.ts';
 import { collection, itemLayout } from './schemas.ts';
 
 const sqlite = { name: 'sqlite', fresh: async () => ({ kv: openSqlite(':memory:') }) };
 conformance(sqlite);
 unionConformance(sqlite);
+changeFeedConformance(sqlite);
 
 describe('SQLite file', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vellum-sqlite-'));
