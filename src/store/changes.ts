@@ -2,7 +2,8 @@
 // deleted, and stamps the collection (and a deleted record) with that timestamp. `waitForChange` answers a
 // long-poll: it resolves as soon as a change newer than `since` touches the collection (or the record), or with
 // null at the timeout. It sleeps on the backend's commit notifications (in-process for SQLite, LISTEN/NOTIFY
-// for PostgreSQL), then reads the new log entries: no polling loop.
+// for PostgreSQL), then reads the new log entries: no polling loop. With no one waiting, a commit reads nothing
+// (see #catchUp).
 
 import { changeKey, changeKeyTimestamp, changeLogRange, changePartKey, clockKey, clockTimestamp, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
 import { decodeU64, keySuccessor } from './encoding.ts';
