@@ -75,7 +75,7 @@ export class ChangeFeed {
   readonly #unsubscribe: () => void;
   /** The newest commit the feed has read (from the log, or from the clock when catching up). */
   #lastSeen = 0;
-  /** Commits were reported while no one waited, and not read: `#lastSeen` may be stale. */
+  /** Commits may have gone unread (before the first waiter, or reported while no one waited): `#lastSeen` may be stale. */
   #behind = true;
   #catchingUp: Promise<void> | undefined;
   #refreshing = false;
@@ -178,7 +178,7 @@ export class ChangeFeed {
    * afterwards; but a waiter already registered (its check possibly answered before a skipped commit) would
    * lose such a commit if the feed jumped past it. So the feed jumps only when no one is registered when the
    * clock answers, and otherwise reads the log from `#lastSeen` as after any commit: with someone registered
-   * every commit is read, so that log is short (the commits reported while the clock was being read).
+   * every commit is read, so that log is short (commits reported while a waiter was still catching up).
    *
    * A failed clock read (the database is unreachable) leaves the feed behind, so the next waiter tries again.
    */
