@@ -200,5 +200,21 @@ export function changeFeedConformance(backend: Backend): void {
         await Promise.all(waiters.map((w) => w.done));
       }
     }, 120_000);
+
+    it('a waiter on a record wakes for the drop of its collection, also when the drop came before it arrived', async () => {
+      const { store } = await fresh();
+      await putItem(store, 'a');
+      await store.commit({ writes: [{ kind: 'delete', collectionId: ITEMS, id: 'b' }] });
+      const since = await store.timestamp();
+      // A registered waiter is woken by the drop (the log names no record for it).
+      const registered = store.waitForChange({ collectionId: ITEMS, id: 'a' }, since, 10_000);
+      await sleep(30);
+      await store.deleteCollection(ITEMS);
+      const [drop] = await store.changesSince(since);
+      expect(await registered).toBe(drop!.timestamp);
+      // One arriving after the drop has only its check: the drop took the record and its deletion stamp with it.
+      for (const id of ['a', 'b', 'never']) expect(await store.waitForChange({ collectionId: ITEMS, id }, since, 2_000)).toBe(drop!.timestamp);
+      expect(await store.waitForChange({ collectionId: ITEMS, id: 'a' }, drop!.timestamp, 50)).toBeNull();
+    });
   });
 }
