@@ -5,7 +5,7 @@
 // for PostgreSQL), then reads the new log entries: no polling loop. With no one waiting, a commit reads nothing
 // (see #catchUp).
 
-import { changeKey, changeKeyTimestamp, changeLogRange, changePartKey, clockKey, clockTimestamp, collectionChangedKey, recordDeletedKey, recordKey } from './keys.ts';
+import { changeKey, changeKeyTimestamp, changeLogRange, changePartKey, clockKey, clockTimestamp, collectionChangedKey, layoutKey, recordDeletedKey, recordKey } from './keys.ts';
 import { decodeU64, keySuccessor } from './encoding.ts';
 import type { KvOp, KvStore } from './kv.ts';
 import { invalidQuery } from './errors.ts';
@@ -126,7 +126,13 @@ export class ChangeFeed {
     const record = await this.#kv.get(recordKey(target.collectionId, target.id));
     if (record) return decodeU64(record);
     const deleted = await this.#kv.get(recordDeletedKey(target.collectionId, target.id));
-    return deleted ? decodeU64(deleted) : 0;
+    if (deleted) return decodeU64(deleted);
+    // A drop deletes the records with their deletion stamps, and wakes every waiter on a record of the collection
+    // (#deliver): a waiter arriving after it finds the drop in the collection's stamp. (Once the collection is
+    // defined again, that stamp no longer tells a drop from any other change: such a drop is not seen here.)
+    if (await this.#kv.get(layoutKey(target.collectionId))) return 0;
+    const dropped = await this.#kv.get(collectionChangedKey(target.collectionId));
+    return dropped ? decodeU64(dropped) : 0;
   }
 
   /**
