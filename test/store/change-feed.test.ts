@@ -99,6 +99,17 @@ describe('change feed catch-up', () => {
     expect(clockReads).toBe(1);
   });
 
+  it('a waiter whose catch-up answers after the feed was closed ends with null, as those registered did', async () => {
+    const { store, kv } = await fresh();
+    const since = await store.timestamp();
+    kv.holdClock();
+    const wait = store.waitForChange({ collectionId: ITEMS }, since, 60_000);
+    await tick();
+    store.changes.close(); // RecordStore.close does this first; PostgreSQL's pool still answers the clock read
+    kv.openClock();
+    expect(await Promise.race([wait, new Promise((resolve) => setTimeout(() => resolve('still waiting'), 300))])).toBeNull();
+  });
+
   it('a failed catch-up fails its waiters, and the next waiter tries again', async () => {
     const { store, kv } = await fresh();
     const since = await store.timestamp();
