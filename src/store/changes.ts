@@ -78,6 +78,7 @@ export class ChangeFeed {
   /** Commits may have gone unread (before the first waiter, or reported while no one waited): `#lastSeen` may be stale. */
   #behind = true;
   #catchingUp: Promise<void> | undefined;
+  #closed = false;
   #refreshing = false;
   #again = false;
 
@@ -143,7 +144,8 @@ export class ChangeFeed {
     if (typeof since !== 'number' || Number.isNaN(since)) throw invalidQuery(`since must be a timestamp, got ${String(since)}`);
     const timeout = Number.isFinite(timeoutMs) ? Math.min(Math.max(0, timeoutMs), MAX_WAIT_MS) : MAX_WAIT_MS;
     if (this.#behind || this.#catchingUp) await this.#catchUp();
-    if (signal?.aborted) return null;
+    // Closed while catching up: close() ended the registered waiters, and no commit would be reported now.
+    if (signal?.aborted || this.#closed) return null;
     return new Promise<number | null>((resolve) => {
       let done = false;
       const finish = (timestamp: number | null) => {
@@ -171,6 +173,7 @@ export class ChangeFeed {
   }
 
   close(): void {
+    this.#closed = true;
     this.#unsubscribe();
     for (const waiter of [...this.#waiters]) waiter.finish(null);
   }
