@@ -4,19 +4,46 @@
 // beside it (through tsx's loader, or from dist/ without it: see bench/http.ts); the one thing it takes from
 // Vellum is the signature check, the same library function on the same header.
 //
-//   node [--import tsx] bench/hand-written-server.js <database file> <auth module> <records to seed>
+//   node [--import tsx] bench/hand-written-server.js <database file> <auth module> <records to seed> [--change-feed]
+//
+// --change-feed adds what Vellum also guarantees on writes (bench/hand-written-feed.js): an index on the owner, a
+// change-log row per changed record and the collection's change stamp, each request's writes (and the seeding) in
+// one transaction.
 //
 // Prints `listening on <url>` once it serves.
 import Fastify from 'fastify';
+import { openChangeFeed } from './hand-written-feed.js';
 import { openItemsTable } from './hand-written-table.js';
 
-const [file, authModule, seedCount] = process.argv.slice(2);
+const [file, authModule, seedCount, ...options] = process.argv.slice(2);
+const unknown = options.filter((option) => option !== '--change-feed');
+if (unknown.length > 0) throw new Error(`unknown option ${unknown[0]} (the only one is --change-feed)`);
 const { verifySignatureHeader, MemoryReplayGuard } = await import(authModule);
 
+const COLLECTION = 'bench/Item';
 const { db, insert, increment } = openItemsTable(file);
+const logChange = options.includes('--change-feed') ? openChangeFeed(db) : undefined;
+
+/** Inserts a record (throws SQLITE_CONSTRAINT_PRIMARYKEY when its id exists), logged when the feed is on. */
+const create = logChange === undefined
+  ? (id, n, label, owner) => insert.run(id, n, label, owner)
+  : db.transaction((id, n, label, owner) => {
+      insert.run(id, n, label, owner);
+      logChange(COLLECTION, id, 'put');
+    });
+/** Adds 1 to a record's n; its row after, or undefined when there is no such record. */
+const incrementRecord = logChange === undefined
+  ? (id) => increment.get(id)
+  : db.transaction((id) => {
+      const row = increment.get(id);
+      if (row !== undefined) logChange(COLLECTION, id, 'put');
+      return row;
+    });
+
 if (db.prepare('SELECT count(*) AS count FROM items').get().count === 0) {
   db.transaction(() => {
-    for (let i = 0; i < Number(seedCount); i++) insert.run(`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`, null);
+    // A transaction nested in this one (the feed's create) becomes a savepoint: still one commit.
+    for (let i = 0; i < Number(seedCount); i++) create(`item-${String(i).padStart(4, '0')}`, i, `label ${i % 10}`, null);
   })();
 }
 const getItem = db.prepare('SELECT id, n, label, owner FROM items WHERE id = ?');
@@ -74,7 +101,7 @@ app.post('/v0/collections/:collection/records', async (request, reply) => {
   const [id, n, label] = JSON.parse(request.body).args;
   if (typeof id !== 'string' || typeof n !== 'number' || typeof label !== 'string') return fail(reply, 400, 'function/invalid-args', 'expected (id: string, n: number, label: string)');
   try {
-    insert.run(id, n, label, owner === undefined ? null : JSON.stringify(owner));
+    create(id, n, label, owner === undefined ? null : JSON.stringify(owner));
   } catch (error) {
     if (error.code === 'SQLITE_CONSTRAINT_PRIMARYKEY') return fail(reply, 409, 'collection/id-exists', 'record id already exists in collection');
     throw error;
@@ -84,7 +111,7 @@ app.post('/v0/collections/:collection/records', async (request, reply) => {
 
 app.post('/v0/collections/:collection/records/:id/call/increment', async (request, reply) => {
   signer(request);
-  const row = increment.get(request.params.id);
+  const row = incrementRecord(request.params.id);
   if (!row) return fail(reply, 404, 'record/not-found', `record "${request.params.id}" was not found`);
   return { data: record(row) };
 });
