@@ -8,9 +8,15 @@
 // on a shared machine it is the steadiest figure. BENCH_HTTP_TOGETHER=1 runs the two servers of a round at the
 // same time instead, each loaded by its own autocannon process: both then see the same load from elsewhere,
 // which makes the CPU figures comparable on a busy machine (the req/s are then shares of the machine).
+//
+// The unsigned create and call also run a third server, the hand-written one with a change feed
+// (`bench/hand-written-server.js --change-feed`: what Vellum guarantees on writes besides the record, written by
+// hand), so that the gap to the plain hand-written server splits into what the guarantees cost and what Vellum's
+// engine costs. Its rows are informative: it against the plain server, and Vellum against it.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signRequest } from '../src/auth/index.ts';
@@ -121,6 +127,15 @@ interface Scenario {
   goal: number;
   path?: string;
   posts?: (round: number) => Post[];
+  /** Whether the hand-written server with a change feed runs it too. */
+  withFeed?: boolean;
+}
+
+/** One round's figures of each server; `withFeed` only in the scenarios the feed server runs. */
+interface Round {
+  vellum: Figures;
+  handWritten: Figures;
+  withFeed?: Figures;
 }
 
 async function measure(driver: LoadDriver, server: Server, scenario: Scenario, round: number): Promise<Figures> {
@@ -155,12 +170,65 @@ export function itemId(i: number): string {
   return `item-${String(i).padStart(4, '0')}`;
 }
 
-/** Both servers must give the same records for every read scenario, or the comparison means nothing. */
+/** All servers must give the same records for every read scenario, or the comparison means nothing. */
 async function checkSameAnswers(servers: readonly Server[], paths: readonly string[]): Promise<void> {
   for (const path of paths) {
-    const [vellum, handWritten] = await Promise.all(servers.map(async (server) => (await (await fetch(`${server.url}${path}`)).json()) as { data: unknown }));
-    if (JSON.stringify(vellum!.data) !== JSON.stringify(handWritten!.data)) throw new Error(`the two servers answer ${path} with different records`);
+    const answers = await Promise.all(servers.map(async (server) => JSON.stringify(((await (await fetch(`${server.url}${path}`)).json()) as { data: unknown }).data)));
+    const other = answers.findIndex((answer) => answer !== answers[0]);
+    if (other >= 0) throw new Error(`${servers[other]!.name} answers ${path} with other records than ${servers[0]!.name}`);
   }
+}
+
+/**
+ * After the same writes the feed server must hold the same records as the plain one, and have logged each write
+ * once (`changes` rows: its seeded records and `writes`) with the collection's stamp at the last change. Read from
+ * their database files (read-only, beside the running servers): cheap, and it covers every record.
+ */
+function checkFeedRecords(handWrittenFile: string, withFeedFile: string, writes: number): void {
+  const withDatabase = <T>(file: string, read: (db: Database.Database) => T): T => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return read(db);
+    } finally {
+      db.close();
+    }
+  };
+  const records = (db: Database.Database) => db.prepare('SELECT id, n, label, owner FROM items ORDER BY id').raw().all() as unknown[][];
+  const plain = withDatabase(handWrittenFile, records);
+  const [feedRecords, log] = withDatabase(withFeedFile, (db) => [
+    records(db),
+    db.prepare('SELECT count(*) AS count, max(ts) AS last, (SELECT ts FROM stamps WHERE collection = ?) AS stamp FROM changes').get('bench/Item') as { count: number; last: number; stamp: number },
+  ] as const);
+  if (feedRecords.length !== plain.length) throw new Error(`the server with a change feed holds ${feedRecords.length} records, the plain one ${plain.length}`);
+  const differs = plain.findIndex((record, i) => JSON.stringify(record) !== JSON.stringify(feedRecords[i]));
+  if (differs >= 0) throw new Error(`the server with a change feed holds ${JSON.stringify(feedRecords[differs])} where the plain one holds ${JSON.stringify(plain[differs])}`);
+  if (log.count !== RECORDS + writes || log.stamp !== log.last) {
+    throw new Error(`the change feed logged ${log.count} changes (expected ${RECORDS + writes}) and stamps ${log.stamp} (its last change ${log.last})`);
+  }
+}
+
+/** The round whose ratio is the median one, with that ratio. */
+function medianRound(rounds: readonly Round[], ratio: (round: Round) => number): { round: Round; ratio: number } {
+  const round = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
+  return { round, ratio: ratio(round) };
+}
+
+/** The rows of `of` against `against` (a server's figures in a round): req/s and CPU per request, each its median round by ratio. */
+function ratioRows(name: string, rounds: readonly Round[], of: (round: Round) => Figures, against: (round: Round) => Figures, goals: { rps?: string; cpu: string }): BenchRow[] {
+  const rows: BenchRow[] = [];
+  if (goals.rps !== undefined) {
+    const rps = medianRound(rounds, (x) => of(x).rps / against(x).rps);
+    rows.push(row(SUITE, name, { value: of(rps.round).rps, unit: 'req/s', baseline: against(rps.round).rps, ratio: rps.ratio, goal: goals.rps }));
+  }
+  const cpu = medianRound(rounds, (x) => of(x).cpuPerRequest / against(x).cpuPerRequest);
+  rows.push(row(SUITE, `${name} CPU per request`, { value: of(cpu.round).cpuPerRequest, unit: 'µs', baseline: against(cpu.round).cpuPerRequest, ratio: cpu.ratio, goal: goals.cpu }));
+  return rows;
+}
+
+/** `servers` turned `by` places to the left: each server in turn goes first. */
+function rotate<T>(servers: readonly T[], by: number): T[] {
+  const start = by % servers.length;
+  return [...servers.slice(start), ...servers.slice(0, start)];
 }
 
 export default async function http(): Promise<BenchRow[]> {
@@ -174,7 +242,12 @@ export default async function http(): Promise<BenchRow[]> {
     const authModule = from === 'dist' ? join(ROOT, 'dist/auth/index.js') : join(ROOT, 'src/auth/index.ts');
     const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
     servers.push(await startServer('Vellum', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--quiet']));
-    servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', join(dir, 'hand-written.sqlite'), authModule, String(RECORDS)]));
+    const handWrittenFile = join(dir, 'hand-written.sqlite');
+    const withFeedFile = join(dir, 'hand-written-feed.sqlite');
+    servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', handWrittenFile, authModule, String(RECORDS)]));
+    servers.push(await startServer('hand-written with a change feed', [...node, 'bench/hand-written-server.js', withFeedFile, authModule, String(RECORDS), '--change-feed']));
+    const [vellum, handWritten, withFeed] = servers as [Server, Server, Server];
+    const pair = [vellum, handWritten];
 
     const get = `${RECORDS_PATH}/item-0042`;
     const sorted = `${RECORDS_PATH}?limit=100&sort=${encodeURIComponent('[["n","desc"]]')}`;
@@ -202,15 +275,15 @@ export default async function http(): Promise<BenchRow[]> {
       { name: 'get', goal: 0.8, path: get },
       { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
       { name: 'list 100 where', goal: 0.8, path: where },
-      { name: 'unsigned create', goal: 0.7, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
-      { name: 'unsigned call', goal: 0.7, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
+      { name: 'unsigned create', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
+      { name: 'unsigned call', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
       { name: 'signed create', goal: 0.6, posts: (round) => signedCreates[round]! },
       { name: 'signed call', goal: 0.6, posts: (round) => signedCalls[round]! },
     ];
 
     // Warm-up: JIT, caches, connections; and the write paths, whose first thousand requests (compiling the
     // call path, growing the heap) otherwise fall into the first round of the create and call rows and set
-    // their p99. The same calls go to both servers, so their records stay the same.
+    // their p99. The same calls go to every server, so their records stay the same.
     const warmCalls = Array.from({ length: 1000 }, (_, i) => ({ path: callPath(i), body: callBody }));
     for (const server of servers) {
       for (const path of [get, sorted]) await drivers[0]!.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
@@ -218,37 +291,39 @@ export default async function http(): Promise<BenchRow[]> {
     }
 
     const rows: BenchRow[] = [];
+    let feedWrites = warmCalls.length;
     for (const scenario of scenarios) {
-      const rounds: { vellum: Figures; baseline: Figures }[] = [];
+      const rounds: Round[] = [];
       for (let round = 0; round < ROUNDS; round++) {
-        if (TOGETHER) {
-          const [vellum, baseline] = await Promise.all(servers.map((server, i) => measure(drivers[i]!, server, scenario, round)));
-          rounds.push({ vellum: vellum!, baseline: baseline! });
-          continue;
-        }
-        const order = round % 2 === 0 ? servers : [...servers].reverse();
         const figures = new Map<Server, Figures>();
-        for (const server of order) figures.set(server, await measure(drivers[0]!, server, scenario, round));
-        rounds.push({ vellum: figures.get(servers[0]!)!, baseline: figures.get(servers[1]!)! });
+        if (TOGETHER) {
+          const together = await Promise.all(pair.map((server, i) => measure(drivers[i]!, server, scenario, round)));
+          pair.forEach((server, i) => figures.set(server, together[i]!));
+          // The feed server runs in a pass of its own after the pair, loaded alone: its CPU per request compares
+          // with theirs, its req/s (a whole core against the pair's shares of the machine) does not, so this mode
+          // reports only its CPU rows.
+          if (scenario.withFeed) figures.set(withFeed, await measure(drivers[0]!, withFeed, scenario, round));
+        } else {
+          // One after the other, each server first in turn.
+          const order = scenario.withFeed ? rotate(servers, round) : round % 2 === 0 ? pair : [...pair].reverse();
+          for (const server of order) figures.set(server, await measure(drivers[0]!, server, scenario, round));
+        }
+        rounds.push({ vellum: figures.get(vellum)!, handWritten: figures.get(handWritten)!, withFeed: figures.get(withFeed) });
       }
-      const ratioOf = (x: (typeof rounds)[number]) => x.vellum.rps / x.baseline.rps;
-      const middle = [...rounds].sort((a, b) => ratioOf(a) - ratioOf(b))[Math.floor(ROUNDS / 2)]!;
-      const cpuRatios = rounds.map((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest).sort((a, b) => a - b);
-      const cpuMiddle = rounds.find((x) => x.vellum.cpuPerRequest / x.baseline.cpuPerRequest === cpuRatios[Math.floor(ROUNDS / 2)])!;
       const goal = scenario.goal > 0 ? `>= ${scenario.goal}x hand-written` : 'informative';
-      const name = `${scenario.name} (${from}${TOGETHER ? ', together' : ''})`;
-      rows.push(row(SUITE, name, { value: middle.vellum.rps, unit: 'req/s', baseline: middle.baseline.rps, ratio: ratioOf(middle), goal }));
-      rows.push(
-        row(SUITE, `${name} CPU per request`, {
-          value: cpuMiddle.vellum.cpuPerRequest,
-          unit: 'µs',
-          baseline: cpuMiddle.baseline.cpuPerRequest,
-          ratio: cpuRatios[Math.floor(ROUNDS / 2)]!,
-          goal: scenario.name === 'get' ? '<= 1.3x hand-written' : 'informative',
-        }),
-      );
-      rows.push(row(SUITE, `${name} p50`, { value: middle.vellum.p50, unit: 'ms', baseline: middle.baseline.p50, ratio: null, goal: 'informative' }));
-      rows.push(row(SUITE, `${name} p99`, { value: middle.vellum.p99, unit: 'ms', baseline: middle.baseline.p99, ratio: null, goal: 'informative' }));
+      const mode = `${from}${TOGETHER ? ', together' : ''}`;
+      const name = `${scenario.name} (${mode})`;
+      rows.push(...ratioRows(name, rounds, (x) => x.vellum, (x) => x.handWritten, { rps: goal, cpu: scenario.name === 'get' ? '<= 1.3x hand-written' : 'informative' }));
+      const middle = medianRound(rounds, (x) => x.vellum.rps / x.handWritten.rps).round;
+      rows.push(row(SUITE, `${name} p50`, { value: middle.vellum.p50, unit: 'ms', baseline: middle.handWritten.p50, ratio: null, goal: 'informative' }));
+      rows.push(row(SUITE, `${name} p99`, { value: middle.vellum.p99, unit: 'ms', baseline: middle.handWritten.p99, ratio: null, goal: 'informative' }));
+      if (scenario.withFeed) {
+        const feedGoals = { rps: TOGETHER ? undefined : 'informative', cpu: 'informative' };
+        rows.push(...ratioRows(`${scenario.name}: hand-written with a change feed (${mode})`, rounds, (x) => x.withFeed!, (x) => x.handWritten, feedGoals));
+        rows.push(...ratioRows(`${scenario.name}: Vellum vs hand-written with a change feed (${mode})`, rounds, (x) => x.vellum, (x) => x.withFeed!, feedGoals));
+        feedWrites += ROUNDS * WRITES;
+        checkFeedRecords(handWrittenFile, withFeedFile, feedWrites);
+      }
     }
     return rows;
   } finally {
