@@ -143,7 +143,15 @@ export class ChangeFeed {
   async waitForChange(target: ChangeTarget, since: number, timeoutMs: number, signal?: AbortSignal): Promise<number | null> {
     if (typeof since !== 'number' || Number.isNaN(since)) throw invalidQuery(`since must be a timestamp, got ${String(since)}`);
     const timeout = Number.isFinite(timeoutMs) ? Math.min(Math.max(0, timeoutMs), MAX_WAIT_MS) : MAX_WAIT_MS;
-    if (this.#behind || this.#catchingUp) await this.#catchUp();
+    if (this.#behind || this.#catchingUp) {
+      try {
+        await this.#catchUp();
+      } catch (error) {
+        // An aborted wait ends with null, as it would had the catch-up answered: the caller has gone.
+        if (signal?.aborted) return null;
+        throw error;
+      }
+    }
     // Closed while catching up: close() ended the registered waiters, and no commit would be reported now.
     if (signal?.aborted || this.#closed) return null;
     return new Promise<number | null>((resolve) => {

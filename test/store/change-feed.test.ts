@@ -126,4 +126,22 @@ describe('change feed catch-up', () => {
     kv.notify();
     expect(await wait).toBe(change.timestamp);
   });
+
+  it('a waiter aborted while its catch-up is pending ends with null even if the catch-up then fails', async () => {
+    const { store, kv } = await fresh();
+    const since = await store.timestamp();
+    kv.holdClock();
+    const get = kv.get.bind(kv);
+    kv.get = async (key) => {
+      if (!key.equals(clockKey)) return get(key);
+      await get(key); // held until openClock()
+      throw new Error('database unreachable');
+    };
+    const aborted = new AbortController();
+    const wait = store.waitForChange({ collectionId: ITEMS }, since, 60_000, aborted.signal);
+    await tick();
+    aborted.abort();
+    kv.openClock();
+    await expect(wait).resolves.toBeNull();
+  });
 });
