@@ -1,5 +1,6 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
-// the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
+// the routes and a one-line log per request. `buildApp` makes the standalone app (`server.ts` runs it);
+// `buildMountedApp` makes the one a mount inside another server answers through (`embed.ts`).
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -97,7 +98,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
  * embedder's. Call `app.ready()` before the listener takes requests.
  */
 export function buildMountedApp(options: AppOptions, prefix: string): { app: FastifyInstance; listener: Listener } {
-  checkAppOptions(options, 'the vellum plugin');
+  checkAppOptions(options, 'vellum (the plugin) or createVellumHandler');
   const parts = appParts(options, prefix);
   const app = Fastify(parts.fastifyOptions);
   parts.watchClosing(app);
