@@ -1,7 +1,7 @@
 // Builds packages/client (published as @vellum/client): the light client install, src/client and the signing
-// code it imports, without the server. `npm pack packages/client` runs it (prepack). It checks that nothing
-// but @noble is imported, so a change to src/client that reaches into the server fails the build rather than
-// publishing a client that cannot load.
+// code it imports, without the server. `npm pack packages/client` runs it (prepack). It checks that its version
+// and @noble versions are the main package's, and that nothing but @noble is imported, so a change to src/client
+// that reaches into the server fails the build rather than publishing a client that cannot load.
 import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +13,14 @@ const dist = join(pkg, 'dist');
 rmSync(dist, { recursive: true, force: true });
 execFileSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(pkg, 'tsconfig.json')], { stdio: 'inherit' });
 
-const allowed = Object.keys(JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8')).dependencies);
+const manifest = JSON.parse(readFileSync(join(pkg, 'package.json'), 'utf8'));
+const rootManifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+// The light client runs on the versions the main package is tested with.
+for (const [name, spec] of Object.entries({ ...manifest.dependencies, version: manifest.version })) {
+  const wanted = name === 'version' ? rootManifest.version : rootManifest.dependencies[name];
+  if (spec !== wanted) throw new Error(`packages/client/package.json has ${name} ${spec}, the main package ${wanted}: make them the same`);
+}
+const allowed = Object.keys(manifest.dependencies);
 const files = (dir) => readdirSync(dir).flatMap((name) => (statSync(join(dir, name)).isDirectory() ? files(join(dir, name)) : [join(dir, name)]));
 for (const file of files(dist).filter((name) => name.endsWith('.js'))) {
   for (const [, specifier] of readFileSync(file, 'utf8').matchAll(/\bfrom\s+['"]([^'"]+)['"]/g)) {
