@@ -1,17 +1,18 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
-// the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
+// the routes and a one-line log per request. `buildApp` makes the standalone app (`server.ts` runs it);
+// `buildMountedApp` makes the one a mount inside another server answers through (`embed.ts`).
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
-import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
-import type { RecordService } from './records.ts';
+import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges, withHostCheck, withRequestTimeout } from './http-edges.ts';
+import { RecordService, ServiceNotReadyError } from './records.ts';
 import { registerRoutes } from './routes.ts';
 import { DEFAULT_MAX_STREAMS } from './stream.ts';
 
@@ -60,39 +61,132 @@ export interface AppOptions {
   requestTimeoutMs?: number;
 }
 
+/**
+ * A fastify app of its own, not yet listening, with Node's HTTP server made by `createHttpServer` (the Host check,
+ * the fast paths, the request timeout, the edges of http-edges.ts). To serve Vellum inside another app, register
+ * the `vellum` plugin, or mount `createVellumHandler` (embed.ts), instead.
+ */
 export function buildApp(options: AppOptions): FastifyInstance {
+  // `host.register(buildApp)` calls this with the host's instance: the fastify app returned was awaited (it is
+  // thenable) and nothing was registered. A throw in a plugin is uncaught in fastify's loader; a rejected promise
+  // makes register() reject with the message.
+  if (isFastify(options)) return Promise.reject(pluginMisuse('buildApp')) as unknown as FastifyInstance;
+  checkAppOptions(options, 'buildApp');
+  const parts = appParts(options, '');
+  const app = Fastify({
+    ...parts.fastifyOptions,
+    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    return503OnClosing: true,
+    clientErrorHandler: answerClientError,
+    serverFactory: (handler, serverOptions) => createHttpServer(parts.fastPaths(handler), serverOptions),
+  });
+  parts.watchClosing(app);
+  registerHttpEdges(app, parts.bodyLimit);
+  // A listening server starts its recovery threads at once, so its first signed requests do not wait for them.
+  app.addHook('onListen', (done) => {
+    parts.recoveryPool.warm();
+    done();
+  });
+  registerService(app, parts);
+  return app;
+}
+
+/**
+ * The app a mount serves (embed.ts): Vellum's routes under `prefix` on a fastify app that never listens, and the
+ * Node request listener that answers through it as the standalone server's does (the Host check, the fast paths,
+ * taking the prefix into account), with the request timeout kept per request, since the server is the
+ * embedder's. Call `app.ready()` before the listener takes requests.
+ */
+export function buildMountedApp(options: AppOptions, prefix: string): { app: FastifyInstance; listener: Listener } {
+  checkAppOptions(options, 'vellum (the plugin) or createVellumHandler');
+  const parts = appParts(options, prefix);
+  const app = Fastify(parts.fastifyOptions);
+  parts.watchClosing(app);
+  parts.recoveryPool.warm();
+  if (prefix === '') registerService(app, parts);
+  else {
+    app.register(async (scope) => registerService(scope, parts), { prefix });
+    // Outside the prefix (a node:http handler given every request): the same envelope.
+    app.setErrorHandler((error, request, reply) => sendError(reply, error, request, parts.log));
+    app.setNotFoundHandler((request, reply) => notFoundAnswer(request, reply));
+  }
+  const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  const listener = withHostCheck(withRequestTimeout(parts.fastPaths((request, response) => app.routing(request, response)), timeoutMs));
+  return { app, listener };
+}
+
+/** A mistake in the embedding code is a clear error at once, not a server answering 404 (or nothing) later. */
+function checkAppOptions(options: AppOptions, by: string): void {
+  if (isFastify(options)) throw pluginMisuse(by);
+  if (!(options?.service instanceof RecordService)) throw new TypeError(`${by}: options.service must be a RecordService (from \`await createRecordService(store)\`)`);
+  if (!options.service.ready) throw new ServiceNotReadyError(`${by}`);
+}
+
+function isFastify(options: unknown): boolean {
+  const given = options as Partial<FastifyInstance> | undefined;
+  return typeof given?.register === 'function' && typeof given.addHook === 'function';
+}
+
+function pluginMisuse(by: string): TypeError {
+  return new TypeError(`${by} was given a fastify instance: buildApp makes an app of its own; to serve Vellum inside an existing fastify app, register the plugin: app.register(vellum, { prefix: '/db', store })`);
+}
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** What the standalone and the mounted app share: one place, so every option means the same in both. */
+interface AppParts {
+  options: AppOptions;
+  log: (line: string) => void;
+  logRequests: boolean;
+  shutdown: AbortSignal;
+  bodyLimit: number;
+  recoveryPool: RecoveryPool;
+  fastifyOptions: FastifyServerOptions;
+  fastPaths: (handler: Listener) => Listener;
+  watchClosing: (app: FastifyInstance) => void;
+}
+
+function appParts(options: AppOptions, prefix: string): AppParts {
   const log = options.log ?? (() => {});
   const shutdown = options.shutdown ?? new AbortController().signal;
   const logRequests = options.log !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastContext = { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
-  const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
-    const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
-    return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
-  };
-  const app = Fastify({
-    logger: false,
+  const fastContext = { service: options.service, prefix, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  return {
+    options,
+    log,
+    logRequests,
+    shutdown,
     bodyLimit,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
-    // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
-    frameworkErrors: (error, request, reply) => {
-      addOriginHeaders(request, reply); // no hook runs for these
-      sendError(reply, error, request, log);
-      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
+    recoveryPool: options.recoveryPool ?? new RecoveryPool(),
+    fastifyOptions: {
+      logger: false,
+      bodyLimit,
+      routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+      // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
+      frameworkErrors: (error, request, reply) => {
+        addOriginHeaders(request, reply); // no hook runs for these
+        sendError(reply, error, request, log);
+        log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
+      },
     },
-    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
-    return503OnClosing: true,
-    clientErrorHandler: answerClientError,
-    serverFactory: (handler, serverOptions) => createHttpServer(fastPaths(handler), serverOptions),
-  });
-  // Set as fastify starts closing, when it begins to answer new requests with 503 itself.
-  app.addHook('preClose', (done) => {
-    closing = true;
-    done();
-  });
-  registerHttpEdges(app, bodyLimit);
+    fastPaths: (handler) => {
+      const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
+      return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
+    },
+    // Set as fastify starts closing, when it begins to answer new requests with 503 itself.
+    watchClosing: (app) =>
+      app.addHook('preClose', (done) => {
+        closing = true;
+        done();
+      }),
+  };
+}
 
+/** Vellum's body handling, routes, hooks and error answers, on `app` (the root, or the scope of a prefix). */
+function registerService(app: FastifyInstance, parts: AppParts): void {
+  const { options, log, shutdown, recoveryPool } = parts;
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.
   app.removeAllContentTypeParsers();
@@ -107,13 +201,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   registerCors(app);
-  const recoveryPool = options.recoveryPool ?? new RecoveryPool();
   if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
-  // A listening server starts its recovery threads at once, so its first signed requests do not wait for them.
-  app.addHook('onListen', (done) => {
-    recoveryPool.warm();
-    done();
-  });
   const explorer = options.explorer ?? {};
   registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
@@ -129,17 +217,18 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
-  app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
-  });
+  app.setNotFoundHandler((request, reply) => notFoundAnswer(request, reply));
 
-  if (logRequests) {
+  if (parts.logRequests) {
     app.addHook('onResponse', (request, reply, done) => {
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
       done();
     });
   }
-  return app;
+}
+
+function notFoundAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
 }
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {

@@ -23,7 +23,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EXPOSED_HEADERS } from './cors.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
-import { decodeSegment, SEGMENT } from './fast-get.ts';
+import { decodeSegment, SEGMENT, underPrefix } from './fast-get.ts';
 import type { RecordService } from './records.ts';
 import { parseWriteBody } from './request.ts';
 
@@ -31,6 +31,8 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface FastCallContext {
   service: RecordService;
+  /** The path the routes are mounted under ('' for the standalone server), as FastGetContext's. */
+  prefix?: string;
   /** The largest body fastify accepts (app.ts's bodyLimit): a longer one goes to fastify, for its 413. */
   bodyLimit: number;
   /** Aborted when the server shuts down. */
@@ -43,7 +45,6 @@ export interface FastCallContext {
   logError: (line: string) => void;
 }
 
-const CALL_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})$`);
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
 const DIGITS = /^[1-9][0-9]{0,15}$/;
 
@@ -67,6 +68,7 @@ interface CallTarget {
 
 /** Node's request listener that answers plain unsigned calls itself and gives every other request to `next`. */
 export function withFastCall(next: Listener, context: FastCallContext): Listener {
+  const callPath = underPrefix(context.prefix ?? '', `/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})`);
   const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close }: Outcome, started: number): void => {
     // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
     // The same headers as fast-get.ts writes, written out in each: one writer shared by both cost a get 20-38% more
@@ -107,7 +109,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
   };
 
   return (request, response) => {
-    const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit);
+    const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit, callPath);
     if (target === undefined) {
       next(request, response);
       return;
@@ -134,9 +136,9 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
 }
 
 /** What a request the fast path may answer calls; undefined for any other request. */
-function plainCall(request: IncomingMessage, bodyLimit: number): CallTarget | undefined {
+function plainCall(request: IncomingMessage, bodyLimit: number, callPath: RegExp): CallTarget | undefined {
   if (request.method !== 'POST') return undefined;
-  const match = CALL_PATH.exec(request.url!);
+  const match = callPath.exec(request.url!);
   if (match === null) return undefined;
   const { headers } = request;
   if (headers['x-service-signature'] !== undefined || headers['x-polybase-signature'] !== undefined) return undefined;

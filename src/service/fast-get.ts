@@ -29,6 +29,8 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface FastGetContext {
   service: RecordService;
+  /** The path the routes are mounted under ('' for the standalone server; `/db` for a mount at /db). */
+  prefix?: string;
   /** Aborted when the server shuts down. */
   shutdown: AbortSignal;
   /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
@@ -45,10 +47,15 @@ export interface FastGetContext {
  * outside ASCII, an empty segment) goes to fastify. (fast-call.ts takes segments the same way.)
  */
 export const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
-const GET_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})$`);
+
+/** A pattern for `path` (its groups made of SEGMENT) under the mount prefix, taken literally. */
+export function underPrefix(prefix: string, path: string): RegExp {
+  return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${path}$`);
+}
 
 /** Node's request listener that answers plain gets itself and gives every other request to `fastify`. */
 export function withFastGet(fastify: Listener, context: FastGetContext): Listener {
+  const getPath = underPrefix(context.prefix ?? '', `/v0/collections/(${SEGMENT})/records/(${SEGMENT})`);
   // A get reads the clock, which changes only with a commit: most answers in a row carry the same timestamp.
   let lastTimestamp = -1;
   let lastSeconds = '';
@@ -94,7 +101,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
   };
 
   return (request, response) => {
-    const target = plainGet(request);
+    const target = plainGet(request, getPath);
     if (target === undefined || context.shutdown.aborted || context.closing()) {
       fastify(request, response);
       return;
@@ -113,9 +120,9 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
 }
 
 /** The collection and record ids of a request the fast path may answer; undefined for any other request. */
-function plainGet(request: IncomingMessage): { collectionId: string; id: string } | undefined {
+function plainGet(request: IncomingMessage, getPath: RegExp): { collectionId: string; id: string } | undefined {
   if (request.method !== 'GET') return undefined;
-  const match = GET_PATH.exec(request.url!);
+  const match = getPath.exec(request.url!);
   if (match === null) return undefined;
   const { headers } = request;
   if (headers['x-service-signature'] !== undefined || headers['x-polybase-signature'] !== undefined) return undefined;

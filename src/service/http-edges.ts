@@ -49,11 +49,7 @@ const ALLOWED_METHODS = 'GET, HEAD, POST, OPTIONS';
  * passes reads two fields it reads anyway.
  */
 export function createHttpServer(handler: (request: IncomingMessage, response: ServerResponse) => void, options: Record<string, unknown>): Server {
-  const server = createServer({ ...HTTP_SERVER_OPTIONS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, (request, response) => {
-    const problem = hostProblem(request);
-    if (problem === undefined) handler(request, response);
-    else writeResponse(response, invalidArgument('request/invalid-http', problem));
-  });
+  const server = createServer({ ...HTTP_SERVER_OPTIONS, connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS }, withHostCheck(handler));
   // Fastify passes its options with their defaults filled in.
   const setting = (name: string): number => {
     const value = options[name];
@@ -66,6 +62,47 @@ export function createHttpServer(handler: (request: IncomingMessage, response: S
   if (server.requestTimeout > 0) server.headersTimeout = Math.min(server.headersTimeout, server.requestTimeout);
   server.setTimeout(setting('connectionTimeout'));
   return server;
+}
+
+type Listener = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** The listener behind the Host check: a request without a Host header, or with several, is 400 with the envelope. */
+export function withHostCheck(handler: Listener): Listener {
+  return (request, response) => {
+    const problem = hostProblem(request);
+    if (problem === undefined) handler(request, response);
+    else writeResponse(response, invalidArgument('request/invalid-http', problem));
+  };
+}
+
+/**
+ * The request timeout where the server is not ours (a mounted Vellum, embed.ts): a request whose body is not all
+ * in `timeoutMs` after its headers gets the standalone server's 408 envelope, and its connection closes. (The
+ * headers themselves are the server's to time: Node's headersTimeout, 60 s unless the embedder sets it.) Waiting
+ * for an answer does not count: the timer stops once the body is read, or the answer is written. 0: no limit.
+ */
+export function withRequestTimeout(handler: Listener, timeoutMs: number): Listener {
+  if (timeoutMs <= 0) return handler;
+  return (request, response) => {
+    const { headers } = request;
+    const hasBody = headers['transfer-encoding'] !== undefined || (headers['content-length'] !== undefined && headers['content-length'] !== '0');
+    if (hasBody && !request.complete) {
+      const timer = setTimeout(() => {
+        if (request.complete || response.writableFinished) return;
+        const { status, body } = clientErrorResponse({ code: 'ERR_HTTP_REQUEST_TIMEOUT' }, maxHeaderSize)!;
+        if (!response.headersSent) {
+          const text = JSON.stringify(body);
+          response.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+          response.end(text, () => request.socket.destroy());
+        } else request.socket.destroy();
+      }, timeoutMs);
+      const stop = () => clearTimeout(timer);
+      request.once('end', stop);
+      request.once('close', stop);
+      response.once('finish', stop);
+    }
+    handler(request, response);
+  };
 }
 
 /**

@@ -1,7 +1,8 @@
 // The record service: Polybase's HTTP surface under /v0 over the store and the runtime.
 export { buildApp, DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, type AppOptions } from './app.ts';
 export { startServer, openStore, installSchemaFiles, type ServerOptions, type RunningServer } from './server.ts';
-export { RecordService, type PrivateLists, type RecordServiceOptions } from './records.ts';
+export { vellum, createVellumHandler, type EmbedOptions, type VellumHandler } from './embed.ts';
+export { RecordService, createRecordService, ServiceNotReadyError, type PrivateLists, type RecordServiceOptions } from './records.ts';
 export { UNCONFINED_REASON } from './confinement.ts';
 export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
 export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from './errors.ts';

@@ -63,6 +63,25 @@ export interface GetAnswer {
   timestamp: number;
 }
 
+/**
+ * A record service over `store`, ready to serve: the `Collection` meta collection's layout is defined in the store
+ * (idempotent; several processes sharing a database may each do it). This is the way to make one.
+ */
+export async function createRecordService(store: RecordStore, options: RecordServiceOptions = {}): Promise<RecordService> {
+  const service = new RecordService(store, options);
+  await service.initialise();
+  return service;
+}
+
+/** What a service made with `new` and used before `initialise()` throws (a mistake in the embedding code). */
+export class ServiceNotReadyError extends Error {
+  /** `by`: what was given the service (`RecordService.get`, `buildApp`). */
+  constructor(by: string) {
+    super(`${by}: the RecordService is not initialised; make it with \`await createRecordService(store, options)\` (or await service.initialise() before using one made with \`new\`)`);
+    this.name = 'ServiceNotReadyError';
+  }
+}
+
 export class RecordService {
   readonly store: RecordStore;
   readonly collections: CollectionRegistry;
@@ -71,7 +90,10 @@ export class RecordService {
   readonly #delegateLoadsPerRequest: number;
   readonly #privateLists: PrivateLists;
   readonly #queue = new RecordQueue();
+  // Not a #private field: tests wrap a service with Object.create, whose reads of it must reach the service.
+  private initialised = false;
 
+  /** Not ready until `initialise()` resolves: use `createRecordService`, which does both. */
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
     this.store = store;
     this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
@@ -84,14 +106,26 @@ export class RecordService {
     }
   }
 
-  initialise(): Promise<void> {
-    return this.collections.initialise();
+  /** Defines the meta collection's layout in the store; every operation before it resolves throws ServiceNotReadyError. */
+  async initialise(): Promise<void> {
+    await this.collections.initialise();
+    this.initialised = true;
+  }
+
+  /** Whether `initialise()` has resolved (a service from `createRecordService` always is). */
+  get ready(): boolean {
+    return this.initialised;
+  }
+
+  #assertReady(operation: string): void {
+    if (!this.initialised) throw new ServiceNotReadyError(`RecordService.${operation}`);
   }
 
   // -------------------------------------------------------------------------------------------------------
   // Reading
 
   async get(collectionId: string, id: string, caller: Caller): Promise<GetAnswer> {
+    this.#assertReady('get');
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
       return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
     }
@@ -120,6 +154,7 @@ export class RecordService {
    * filters private lists instead; the read filter stays either way, as a second line.
    */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
+    this.#assertReady('list');
     const collection = await this.collections.resolve(collectionId);
     // Past the request's budget of delegate loads, the records that need more are left out of the page.
     const loader = this.#requestLoader('absent');
@@ -135,6 +170,7 @@ export class RecordService {
    * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read.
    */
   async count(collectionId: string, where: unknown, caller: Caller): Promise<CountResult> {
+    this.#assertReady('count');
     const collection = await this.collections.resolve(collectionId);
     const loader = this.#requestLoader('fail');
     const confinement = this.#confinement(collection, caller, loader, 'count');
@@ -147,6 +183,7 @@ export class RecordService {
    * the budget of delegate loads counts as "may not": the event is not sent.
    */
   async mayRead(collectionId: string, record: JsonObject, caller: Caller): Promise<boolean> {
+    this.#assertReady('mayRead');
     const collection = await this.collections.resolve(collectionId);
     return this.#canRead(collection, record, caller, this.#requestLoader('absent'));
   }
@@ -156,6 +193,7 @@ export class RecordService {
    * private collection not confined to the caller), so that a long-poll is refused before it waits.
    */
   async assertList(collectionId: string, query: ListQuery, caller: Caller, operation: 'list' | 'count'): Promise<void> {
+    this.#assertReady('assertList');
     const collection = await this.collections.resolve(collectionId);
     const confinement = this.#confinement(collection, caller, this.#requestLoader('absent'), operation);
     if (confinement) await this.store.checkQuery(collectionId, resumeQuery(query), confinement.check);
@@ -163,6 +201,7 @@ export class RecordService {
 
   /** Throws 404 when the collection does not exist (before a long-poll starts waiting on it). */
   async assertCollection(collectionId: string): Promise<void> {
+    this.#assertReady('assertCollection');
     await this.collections.resolve(collectionId);
   }
 
@@ -171,6 +210,7 @@ export class RecordService {
 
   /** Runs the constructor and stores the new record; returns it. */
   async create(collectionId: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+    this.#assertReady('create');
     if (collectionId === META_COLLECTION_ID) return this.#createCollection(args, caller);
     const quick = await this.#createWithCached(collectionId, args, caller);
     if (quick) return quick;
@@ -228,6 +268,7 @@ export class RecordService {
 
   /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */
   async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
+    this.#assertReady('call');
     if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
     // The schema is looked up on every attempt, not once before the queue: a call that waited behind others, or
     // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
@@ -384,6 +425,7 @@ export class RecordService {
 
   /** Writes a collection's schema on behalf of the server operator (`vellum serve --schema`): no owner check. */
   async installSchema(collectionId: string, code: string): Promise<'created' | 'updated' | 'unchanged'> {
+    this.#assertReady('installSchema');
     const checked = checkCollectionSchema(collectionId, code);
     const outcome = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
@@ -412,6 +454,7 @@ export class RecordService {
    * bounded batches; nothing is written.
    */
   async checkRecordsFollow(checked: CheckedCollection): Promise<void> {
+    this.#assertReady('checkRecordsFollow');
     const layout = await this.store.getLayout(checked.collectionId);
     if (!layout) return;
     const fieldsChanged = JSON.stringify(layout.fields) !== JSON.stringify(checked.layout.fields);

@@ -6,11 +6,11 @@ import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
-import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
+import { buildApp } from './app.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
-import { RecordService, type PrivateLists } from './records.ts';
+import { createRecordService, type PrivateLists, type RecordService } from './records.ts';
 import { watchUnusedConnections } from './unused-connections.ts';
 
 export interface ServerOptions {
@@ -160,26 +160,25 @@ export async function installSchemaFiles(service: RecordService, files: readonly
   return lines;
 }
 
+/**
+ * The service over `store` as the server's options make it, ready, with their schema files installed (each
+ * installed one is a line to `log`). Shared by `startServer` and the mounts (embed.ts).
+ */
+export async function readyService(store: RecordStore, options: ServerOptions): Promise<RecordService> {
+  const service = await createRecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
+  for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) options.log?.(line);
+  return service;
+}
+
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
   const log = options.log ?? (() => {});
   const store = await openStore(options);
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
   try {
-    const service = new RecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
-    await service.initialise();
-    for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
-    app = buildApp({
-      service,
-      bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-      log: options.log,
-      logRequests: options.logRequests,
-      shutdown: shutdown.signal,
-      now: options.now,
-      explorer: options.explorer,
-      maxStreams: options.maxStreams,
-      requestTimeoutMs: options.requestTimeoutMs,
-    });
+    const service = await readyService(store, options);
+    // Every option buildApp shares by name with ServerOptions passes through (as it does to the mounts, embed.ts).
+    app = buildApp({ ...options, service, shutdown: shutdown.signal });
     const unused = watchUnusedConnections(app.server);
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;

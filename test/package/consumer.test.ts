@@ -6,6 +6,8 @@
 //   (c) the README's property test runs under vitest, importing vellum/testing;
 //   (d) npx vellum check works on files, and npx vellum serve runs (its signature workers included), and a
 //       client from npx vellum generate client compiles against vellum/client (in (b));
+// the package's own install (before the test tools) is timed and measured, for comparison with @vellum/client's
+// (light-client.test.ts);
 // and a missing native build of better-sqlite3 is the clear error, not the raw one.
 //
 // The install compiles better-sqlite3 again (one to three minutes). npm's cache is warm after the repository's
@@ -50,6 +52,15 @@ beforeAll(() => {
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, secp256k1: true } }, null, 2),
   );
+  // The package alone first, timed and measured (the figures docs/codegen.md "The light client" compares with
+  // @vellum/client's, from light-client.test.ts; printed, not asserted: speed is for benchmarks).
+  const started = performance.now();
+  succeeded(run(npm, ['install', '--prefer-offline', '--no-audit', '--no-fund', tarball], { timeout: 10 * MINUTE }));
+  const seconds = (performance.now() - started) / 1000;
+  const kib = Number(succeeded(spawnSync('du', ['-sk', join(project, 'node_modules')], { encoding: 'utf8' })).split('\t')[0]);
+  // `npm ls --parseable` lists the project itself, then one line per installed package.
+  const packages = succeeded(run(npm, ['ls', '--all', '--parseable'])).trim().split('\n').length - 1;
+  console.log(`vellum install: ${seconds.toFixed(1)} s (better-sqlite3 compiled), node_modules ${(kib / 1024).toFixed(1)} MiB, ${packages} packages`);
   succeeded(
     run(
       npm,
@@ -58,7 +69,6 @@ beforeAll(() => {
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
-        tarball,
         `typescript@${installedVersion('typescript')}`,
         `vitest@${installedVersion('vitest')}`,
         `@types/node@${installedVersion('@types/node')}`,

@@ -5,7 +5,7 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS, RecordService } from '../../src/service/index.ts';
+import { buildApp, createRecordService, DEFAULT_REQUEST_TIMEOUT_MS } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { startTestServer, type TestServer } from './support.ts';
 
@@ -213,7 +213,7 @@ describe('a body refused for its size', () => {
 
 describe("the service's own HTTP server (fastify's serverFactory, for the Host check)", () => {
   it('keeps the timeouts fastify sets on a server it makes itself', async () => {
-    const app = buildApp({ service: new RecordService(openSqliteStore(':memory:')), explorer: false });
+    const app = buildApp({ service: await createRecordService(openSqliteStore(':memory:')), explorer: false });
     try {
       expect(app.server.keepAliveTimeout).toBe(72_000); // fastify's default, not Node's 5 s
       expect(app.server.requestTimeout).toBe(DEFAULT_REQUEST_TIMEOUT_MS); // not fastify's 0, no limit
