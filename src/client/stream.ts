@@ -2,21 +2,25 @@
 // it runs in Node 20 and in browsers alike (no EventSource: it cannot sign requests, nor be given headers). The
 // subscription keeps the result the events describe, and when the connection drops it reconnects with the last
 // event id as `Last-Event-ID`, so the service sends only what changed meanwhile. docs/codegen.md has the events.
-import type { Client, ServiceRequest } from './client.ts';
-import { unexpectedAnswer, VellumError } from './errors.ts';
+import type { Client, RequestOptions, ServiceRequest } from './client.ts';
+import { errorOfEnvelope, unexpectedAnswer, VellumError } from './errors.ts';
 
-/** One change of a subscription's result, as the service's stream sends it. */
+/**
+ * One change of a subscription's result, as the service's stream sends it. A commit's changes come as several
+ * events; the last of them has the commit's `timestamp`: the result is whole again as of that time (a console that
+ * shows a page of the result reads it again then, rather than once per event).
+ */
 export type StreamEvent<R> =
   /** The record is in the result now: it entered it, or changed. */
-  | { type: 'put'; id: string; record: R }
+  | { type: 'put'; id: string; record: R; timestamp?: string }
   /** A record sent before left the result: deleted, changed to not match, or no longer readable. */
-  | { type: 'remove'; id: string }
+  | { type: 'remove'; id: string; timestamp?: string }
   /** Forget every record: the puts up to the next `ready` are the whole result. */
-  | { type: 'reset' }
+  | { type: 'reset'; timestamp?: string }
   /** The result is up to date as of `timestamp` (the service's time, as a page's). */
   | { type: 'ready'; timestamp: string };
 
-export interface SubscribeOptions {
+export interface SubscribeOptions extends RequestOptions {
   /**
    * Called once when the stream ends for good: the service refused it (a bad query, a missing index, a result of
    * more than 1,000 records) or ended it with an error event. Dropped connections are not errors: they reconnect.
@@ -50,6 +54,9 @@ export class Subscription<R> {
     readonly onEvent: (event: StreamEvent<R>) => void,
     readonly options: SubscribeOptions = {},
   ) {
+    // Aborting the signal is close(): the connection closes, and `done` settles without an error.
+    options.signal?.addEventListener('abort', () => this.close(), { once: true, signal: this.#abort.signal });
+    if (options.signal?.aborted) this.close();
     this.done = this.#run(client, request);
   }
 
@@ -97,7 +104,7 @@ export class Subscription<R> {
       if (event.id !== undefined) this.lastEventId = event.id;
       // An id alone (no data) only moves the resume point.
       if (!event.hasData) return;
-      const parsed = this.#apply(event.type, event.data);
+      const parsed = this.#apply(event.type, event.data, event.id);
       if (parsed?.type === 'ready') onReady();
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -117,7 +124,7 @@ export class Subscription<R> {
   }
 
   /** Applies one event to the records and hands it on; an error event throws the service's error. */
-  #apply(type: string, data: string): StreamEvent<R> | undefined {
+  #apply(type: string, data: string, id: string | undefined): StreamEvent<R> | undefined {
     if (this.#abort.signal.aborted) return undefined;
     let body: unknown;
     try {
@@ -125,7 +132,7 @@ export class Subscription<R> {
     } catch {
       throw unexpectedAnswer(200, `a ${type} event whose data is not JSON: ${JSON.stringify(data.slice(0, 200))}`);
     }
-    const event = eventOf<R>(type, body);
+    const event = eventOf<R>(type, body, id);
     if (event === undefined) return undefined;
     if (event.type === 'put') this.records.set(event.id, event.record);
     else if (event.type === 'remove') this.records.delete(event.id);
@@ -143,28 +150,26 @@ export class Subscription<R> {
   }
 }
 
-function eventOf<R>(type: string, body: unknown): StreamEvent<R> | undefined {
+function eventOf<R>(type: string, body: unknown, id: string | undefined): StreamEvent<R> | undefined {
   const object = isObject(body) ? body : {};
   const malformed = () => unexpectedAnswer(200, `a ${type} event of an unexpected shape: ${JSON.stringify(body).slice(0, 200)}`);
+  // The event id of the last event of a commit: the commit's time.
+  const timestamp = id === undefined ? {} : { timestamp: id };
   switch (type) {
     case 'put':
       if (typeof object.id !== 'string' || !isObject(object.data)) throw malformed();
-      return { type, id: object.id, record: object.data as R };
+      return { type, id: object.id, record: object.data as R, ...timestamp };
     case 'remove':
       if (typeof object.id !== 'string') throw malformed();
-      return { type, id: object.id };
+      return { type, id: object.id, ...timestamp };
     case 'reset':
-      return { type };
+      return { type, ...timestamp };
     case 'ready':
       if (typeof object.timestamp !== 'string') throw malformed();
       return { type, timestamp: object.timestamp };
-    case 'error': {
-      const error = isObject(object.error) ? object.error : {};
-      const { code, reason, message } = error;
-      if (typeof code !== 'string' || typeof reason !== 'string' || typeof message !== 'string') throw malformed();
+    case 'error':
       // The stream's own status: the service had answered 200 before it ended the stream with this error.
-      throw new VellumError(200, code, reason, message);
-    }
+      throw errorOfEnvelope(200, body) ?? malformed();
     default:
       // An event of a later service: not for this client.
       return undefined;

@@ -127,6 +127,61 @@ describe('requests', () => {
     expect(sent[2]!.headers['X-Polybase-Signature']).toBe(signRequest(KEY, '', Number(t)));
   });
 
+  it('signs every read of the hour with one signature an hour ahead, and each write at a millisecond of its own', async () => {
+    const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }), { signer: true });
+    const before = Date.now();
+    await items.get('a');
+    await items.get('b');
+    await items.create('a', 1);
+    await items.create('a', 1);
+    const [read1, read2, write1, write2] = sent.map((s) => s.headers['X-Polybase-Signature']!);
+    expect(read2).toBe(read1);
+    const t = Number(/t=(\d+)/.exec(read1!)![1]);
+    expect(t - before).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    expect(t - Date.now()).toBeLessThanOrEqual(60 * 60 * 1000);
+    // The service accepts it: up to 65 minutes ahead.
+    expect(verifySignatureHeader(read1!, '', { method: 'GET' }).toHex()).toBe(publicKeyOf(KEY).toHex());
+    // Two writes of the same body, at once: two signatures, both accepted once.
+    expect(write2).not.toBe(write1);
+    const guard = new MemoryReplayGuard();
+    for (const write of [write1!, write2!]) expect(verifySignatureHeader(write, '{"args":["a",1]}', { method: 'POST', replayGuard: guard }).toHex()).toBe(publicKeyOf(KEY).toHex());
+  });
+
+  it('a collection by its whole id, and a client without a namespace', async () => {
+    const sent: string[] = [];
+    const client = new Client({ baseURL: 'http://service.test/v0', fetch: async (input) => (sent.push(new URL(String(input)).pathname), json(200, { data: { id: 'app/Item', code: '' } })) });
+    expect(() => client.collection<ItemSchema>('Item')).toThrow('this client has no namespace; give one, or use collectionById("<namespace>/<Name>")');
+    const meta = client.collectionById('Collection');
+    expect([meta.id, meta.name]).toEqual(['Collection', 'Collection']);
+    expect((await meta.get('app/Item')).id).toBe('app/Item');
+    const deep = client.collectionById('a/b/Item');
+    expect([deep.id, deep.name]).toEqual(['a/b/Item', 'Item']);
+    expect(sent).toEqual(['/v0/collections/Collection/records/app%2FItem']);
+    expect(() => client.collectionById('')).toThrow('a collection id must be a non-empty string');
+  });
+
+  it('a request whose signal is aborted already is not sent, and rejects with its reason', async () => {
+    const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }), { signer: true });
+    const controller = new AbortController();
+    const reason = new Error('gone');
+    controller.abort(reason);
+    await expect(items.get('a', { signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.list({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.count(undefined, { signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.with({ signal: controller.signal }).create('a', 1)).rejects.toBe(reason);
+    await expect(items.with({ signal: controller.signal }).record('a').call('setPrice', 2)).rejects.toBe(reason);
+    await expect(items.query().get({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.query().count({ signal: controller.signal })).rejects.toBe(reason);
+    expect(sent).toEqual([]);
+    // A call's own signal and its collection's: either one ends it.
+    const other = new AbortController();
+    const both = items.with({ signal: other.signal });
+    expect((await both.get('a')).id).toBe('a');
+    await expect(both.get('a', { signal: controller.signal })).rejects.toBe(reason);
+    other.abort();
+    await expect(both.get('a')).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
   it('without a signer nothing is signed', async () => {
     const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }));
     await items.create('a', 1);
@@ -269,7 +324,8 @@ describe('subscriptions', () => {
           { type: 'ready', timestamp: '10.5' },
           { type: 'remove', id: 'a' },
           { type: 'reset' },
-          { type: 'put', id: 'c', record: { id: 'c', price: 4 } },
+          // The last event of a commit carries its id: the commit's time.
+          { type: 'put', id: 'c', record: { id: 'c', price: 4 }, timestamp: '12' },
         ]);
         expect([...subscription.records.keys()]).toEqual(['c']);
         expect(subscription.lastEventId).toBe('12');
