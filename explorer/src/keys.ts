@@ -2,7 +2,7 @@
 // private key stays in this page: it is never sent anywhere (only signatures are), and it is kept in the
 // browser's localStorage only when "remember" is ticked, so it survives a reload.
 import { h, replaceChildren } from './dom.ts';
-import { SigningKey } from './signing.ts';
+import { generateKey, keyFromText, type SigningKey } from './key.ts';
 
 const STORAGE_ITEM = 'vellum-explorer:private-key';
 
@@ -16,7 +16,7 @@ export class KeyPanel {
     const stored = readStorage();
     if (stored) {
       try {
-        this.#key = SigningKey.fromHex(stored);
+        this.#key = keyFromText(stored);
         this.#remember = true;
       } catch {
         removeStorage();
@@ -55,7 +55,7 @@ export class KeyPanel {
     replaceChildren(this.element,
       status,
       h('div', { class: 'key-actions' },
-        h('button', { type: 'button', id: 'generate-key', onclick: () => this.use(SigningKey.generate(), 'New key generated. Tick "remember" or keep a copy (show) to sign as it again later.') }, 'Generate key'),
+        h('button', { type: 'button', id: 'generate-key', onclick: () => this.use(generateKey(), 'New key generated. Tick "remember" or keep a copy (show) to sign as it again later.') }, 'Generate key'),
         h('form', { class: 'inline', onsubmit: (event: Event) => {
           event.preventDefault();
           this.fromText(pasted.value);
@@ -80,18 +80,8 @@ export class KeyPanel {
   }
 
   private fromText(text: string): void {
-    // A key file may be the bare hex or JSON such as {"privateKey": "0x…"}.
-    let candidate = text.trim();
-    if (candidate.startsWith('{')) {
-      try {
-        const json = JSON.parse(candidate) as Record<string, unknown>;
-        candidate = String(json.privateKey ?? json.private_key ?? json.key ?? '');
-      } catch {
-        // Not JSON after all: judged as hex below.
-      }
-    }
     try {
-      this.use(SigningKey.fromHex(candidate), 'Key loaded.');
+      this.use(keyFromText(text), 'Key loaded.');
     } catch (error) {
       this.#message = `Not a key: ${(error as Error).message}`;
       this.renderMessage();

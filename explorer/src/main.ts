@@ -5,7 +5,7 @@
 //   #/c/<id>           a collection's records
 //   #/c/<id>/schema    a collection's schema
 import './style.css';
-import { Api, type WireRecord } from './api.ts';
+import { Connection, type WireRecord } from './connection.ts';
 import { CollectionsList } from './collections-list.ts';
 import { h, replaceChildren } from './dom.ts';
 import { errorBox } from './format.ts';
@@ -17,8 +17,8 @@ import { META_COLLECTION, SchemaView } from './schema-view.ts';
 
 // A new key signs the next request; what is on screen stays (a record half typed in a form is not lost).
 const keys = new KeyPanel();
-const api = new Api(() => keys.key);
-const collections = new CollectionsList(api);
+const connection = new Connection(() => keys.key, new URL('/v0', location.href).href);
+const collections = new CollectionsList(connection);
 const main = h('main', { id: 'main' });
 let closeView: (() => void) | undefined;
 // Each route() counts one: a collection that finishes loading after the user went elsewhere is not shown.
@@ -53,7 +53,7 @@ function route(): void {
   const collection = /^\/c\/([^/]+)(\/schema)?$/.exec(hash);
   if (hash === '/new') {
     collections.select('');
-    replaceChildren(main, newCollectionView(api, (id) => {
+    replaceChildren(main, newCollectionView(connection, (id) => {
       collections.refresh();
       location.hash = `#/c/${encodeURIComponent(id)}/schema`;
     }));
@@ -78,7 +78,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
   replaceChildren(main, h('p', { class: 'muted' }, 'Loading…'));
   let record: WireRecord;
   try {
-    record = await api.get(META_COLLECTION, id);
+    record = await connection.collection(META_COLLECTION).get(id);
   } catch (error) {
     if (started === navigation) replaceChildren(main, h('h2', {}, id), errorBox(error));
     return;
@@ -90,7 +90,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
       h('a', { href: base, role: 'tab', class: tab === 'records' ? 'active' : undefined, 'aria-selected': String(tab === 'records') }, 'Records'),
       h('a', { href: `${base}/schema`, role: 'tab', class: tab === 'schema' ? 'active' : undefined, 'aria-selected': String(tab === 'schema') }, 'Schema')));
   if (tab === 'schema') {
-    const view = new SchemaView(api, record, () => {
+    const view = new SchemaView(connection, record, () => {
       location.hash = base;
     });
     replaceChildren(main, header, view.element);
@@ -98,7 +98,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
   }
   try {
     const info = collectionInfo(id, String(record.ast));
-    const view = new RecordsView(api, info, () => keys.key);
+    const view = new RecordsView(connection, info, () => keys.key);
     closeView = () => view.close();
     replaceChildren(main, header, view.element);
   } catch (error) {

@@ -9,8 +9,11 @@
 // (docs/service.md "Private records in lists"): a "Records" choice pins a PublicKey field that grants read (`@read`
 // or `@delegate`) to the key in use, which is the default; choosing "all" (or having no key) sends the where as
 // built, and the server's 403 says what to add.
-import type { ListQuery, Sort, Where } from './api.ts';
-import type { SigningKey } from './signing.ts';
+import type { ListQuery } from './connection.ts';
+import type { SigningKey } from './key.ts';
+
+type Where = Record<string, unknown>;
+type Sort = [string, 'asc' | 'desc'][];
 import { h, replaceChildren } from './dom.ts';
 import { conditionValue, listValues } from './conditions.ts';
 import { indexLabel, type CollectionInfo, type IndexField, type ReadField, type StableType } from './schema.ts';

@@ -1,18 +1,19 @@
 // A collection's records: the where/sort builder, a page of records with paging both ways, how many records match
 // (`count=true`), live updates of the page shown, a form to create a record, and the selected record with a form
 // per function.
-import { ApiError, type Api, type ListAnswer, type ListQuery, type WireRecord } from './api.ts';
+import type { Connection, ListPage, ListQuery, WireRecord } from './connection.ts';
+import { VellumError } from 'vellum/client';
 import { h, replaceChildren } from './dom.ts';
 import { FormError, parameterForm } from './forms.ts';
 import { errorBox, recordJson, shorten, valueText } from './format.ts';
-import { LiveList } from './live.ts';
+import { isReason, LiveList } from './live.ts';
 import { QueryBuilder } from './query-builder.ts';
 import { typeText, type CollectionInfo } from './schema.ts';
-import type { SigningKey } from './signing.ts';
+import type { SigningKey } from './key.ts';
 
 interface Page {
   query: ListQuery;
-  answer: ListAnswer;
+  answer: ListPage;
 }
 
 export class RecordsView {
@@ -33,7 +34,7 @@ export class RecordsView {
   private closed = false;
 
   constructor(
-    private readonly api: Api,
+    private readonly connection: Connection,
     private readonly info: CollectionInfo,
     private readonly key: () => SigningKey | undefined,
   ) {
@@ -61,8 +62,8 @@ export class RecordsView {
     const request = { ...this.baseQuery, ...cursor };
     this.status.textContent = 'Loading…';
     try {
-      const answer = await this.api.list(this.info.id, request);
-      if (!answer || load !== this.loads) return;
+      const answer = await this.connection.collection(this.info.id).list(request);
+      if (load !== this.loads) return;
       if (answer.records.length === 0 && (cursor.after || cursor.before) && this.page) {
         // Paged past either end: the page shown stays (an empty page has no cursors to come back by).
         this.restartLive();
@@ -94,13 +95,13 @@ export class RecordsView {
       if (page) this.status.textContent = 'Live updates off';
       return;
     }
-    const live = new LiveList(this.api, this.info.id, page.query,
+    const live = new LiveList(this.connection.collection(this.info.id), page.query,
       (answer) => {
         this.show({ query: page.query, answer }, true);
         void this.refreshCount();
       },
       (error) => {
-        this.status.textContent = `Live updates interrupted (${error instanceof ApiError ? error.envelope.reason : (error as Error).message}); retrying`;
+        this.status.textContent = `Live updates interrupted (${error instanceof VellumError ? error.reason : (error as Error).message}); retrying`;
       },
       (mode, why) => {
         // Which channel follows the page: the push stream, or long-polls when the server refused the stream.
@@ -109,7 +110,7 @@ export class RecordsView {
       });
     this.live = live;
     this.status.textContent = 'Live: waiting for changes';
-    live.start(page.answer.timestamp);
+    live.start(page.answer.timestamp ?? '0');
   }
 
   /** How many records match the query's where (and the caller may read): `count=true`, re-asked after each change. */
@@ -117,14 +118,14 @@ export class RecordsView {
     const asked = ++this.counts;
     const where = this.baseQuery.where;
     try {
-      const count = await this.api.count(this.info.id, where);
+      const count = await this.connection.collection(this.info.id).count(where);
       if (asked !== this.counts || this.closed) return;
       this.count.textContent = `${count} matching record${count === 1 ? '' : 's'}`;
       this.count.title = '';
     } catch (error) {
       if (asked !== this.counts || this.closed) return;
       // A count is bounded by the entries it reads: past that, say so instead of a number.
-      this.count.textContent = error instanceof ApiError && error.envelope.reason === 'indexer/scan-limit-exceeded' ? 'too many to count' : 'count unavailable';
+      this.count.textContent = isReason(error, 'indexer/scan-limit-exceeded') ? 'too many to count' : 'count unavailable';
       this.count.title = error instanceof Error ? error.message : String(error);
     }
   }
@@ -164,7 +165,7 @@ export class RecordsView {
     return h('form', { class: 'inline', onsubmit: (event: Event) => {
       event.preventDefault();
       if (id.value === '') return;
-      this.api.get(this.info.id, id.value).then(
+      this.connection.collection(this.info.id).get(id.value).then(
         (record) => this.select(record),
         (error: unknown) => {
           this.selectedId = undefined;
@@ -181,7 +182,7 @@ export class RecordsView {
       h('form', { id: 'create-form', onsubmit: (event: Event) => {
         event.preventDefault();
         void this.submit(result, async () => {
-          const record = await this.api.create(this.info.id, form.read());
+          const record = await this.connection.collection(this.info.id).create(...form.read());
           this.selectedId = record.id;
           this.renderDetail(record);
           return h('div', { class: 'ok' }, `Created ${record.id}`);
@@ -204,7 +205,7 @@ export class RecordsView {
       return h('form', { class: 'function', 'data-function': fn.name, onsubmit: (event: Event) => {
         event.preventDefault();
         void this.submit(result, async () => {
-          const after = await this.api.call(this.info.id, record.id, fn.name, form.read());
+          const after = await this.connection.collection(this.info.id).record(record.id).call(fn.name, ...form.read());
           if (after) replaceChildren(this.detailJson, recordJson(after));
           return h('div', { class: 'ok' }, after ? `${fn.name} done` : `${fn.name} done: the record was deleted`);
         });

@@ -77,7 +77,9 @@ export class Client {
     this.baseURL = options.baseURL.replace(/\/+$/, '');
     this.namespace = options.namespace;
     this.#signer = options.signer;
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    // Called as a plain function: a browser's fetch called as a method of another object throws "Illegal
+    // invocation". Looked up at each request, so a fetch replaced later (a test's stub, a polyfill) is the one used.
+    this.#fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   }
 
   /** A collection of this namespace, typed by its generated schema. */

@@ -13,7 +13,7 @@ export {
   type ServiceErrorCode,
   type ServiceErrorReason,
 } from './errors.ts';
-export { ethPersonalSigner, publicKeyHex, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
+export { ethPersonalSigner, publicKeyHex, randomPrivateKey, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
 export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 export {
   COMPARISONS,

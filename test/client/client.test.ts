@@ -241,6 +241,20 @@ describe('requests', () => {
     await expect(client.collection<ItemSchema>('Item').get('a')).rejects.toMatchObject({ status: 0, reason: 'request/failed', message: expect.stringContaining('fetch failed') });
   });
 
+  it("calls the global fetch as a browser requires (not as a method of the client: Chromium's throws Illegal invocation)", async () => {
+    const original = globalThis.fetch;
+    globalThis.fetch = function (this: unknown) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation");
+      return Promise.resolve(json(200, { data: { id: 'a', price: 1 } }));
+    } as typeof fetch;
+    try {
+      const client = new Client({ baseURL: 'http://service.test/v0', namespace: 'ns' });
+      expect(await client.collection<ItemSchema>('Item').get('a')).toEqual({ id: 'a', price: 1 });
+    } finally {
+      globalThis.fetch = original;
+    }
+  });
+
   it('bad options are refused when the client is made, naming the option', () => {
     expect(() => new Client({ baseURL: 'localhost:8080', namespace: 'ns' })).toThrow('baseURL must be an absolute http(s) URL');
     // A query or fragment would swallow the request's path: every request went to the API root itself.
