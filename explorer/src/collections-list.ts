@@ -15,25 +15,40 @@ export class CollectionsList {
   private readonly filter: HTMLInputElement;
   private live: LiveList | undefined;
   private current = '';
+  private readonly toggle: HTMLButtonElement;
+  private readonly currentLabel = h('span', { class: 'current-collection' });
   private loads = 0;
 
   constructor(private readonly connection: Connection) {
     this.filter = h('input', { type: 'search', id: 'collection-filter', placeholder: 'filter by id prefix', 'aria-label': 'filter collections by id prefix', spellcheck: 'false', oninput: () => void this.load() });
+    // On a narrow screen the list is folded under this button (the page is the collection's); on a wide one it
+    // is always shown and the button is not.
+    this.toggle = h('button', { type: 'button', class: 'collections-toggle', id: 'collections-toggle', 'aria-expanded': 'false', 'aria-controls': 'collections-body', onclick: () => this.setOpen(!this.element.classList.contains('open')) },
+      'Collections', this.currentLabel);
     this.element = h('nav', { class: 'sidebar', 'aria-label': 'collections' },
-      h('div', { class: 'sidebar-head' }, h('h2', {}, 'Collections'), h('a', { href: '#/new', class: 'button', id: 'new-collection' }, '+ New')),
-      this.filter, this.list, this.more);
+      this.toggle,
+      h('div', { class: 'sidebar-body', id: 'collections-body' },
+        h('div', { class: 'sidebar-head' }, h('h2', {}, 'Collections'), h('a', { href: '#/new', class: 'button', id: 'new-collection' }, '+ New')),
+        this.filter, this.list, this.more));
     void this.load();
   }
 
-  /** Marks the collection shown in the main view. */
+  /** Marks the collection shown in the main view; on a narrow screen the list folds away again. */
   select(id: string): void {
     this.current = id;
+    this.setOpen(false);
+    this.currentLabel.textContent = id;
     for (const link of this.list.querySelectorAll('a')) link.classList.toggle('current', link.dataset.id === id);
   }
 
   /** Lists again (a collection was created, or the key changed: who reads decides what is seen). */
   refresh(): void {
     void this.load();
+  }
+
+  private setOpen(open: boolean): void {
+    this.element.classList.toggle('open', open);
+    this.toggle.setAttribute('aria-expanded', String(open));
   }
 
   private query(): ListQuery {

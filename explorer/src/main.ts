@@ -21,6 +21,15 @@ const connection = new Connection(() => keys.key, new URL('/v0', location.href).
 const collections = new CollectionsList(connection);
 const main = h('main', { id: 'main' });
 let closeView: (() => void) | undefined;
+/** The records view shown, told when the key changes. */
+let recordsView: RecordsView | undefined;
+
+// A new key: what is listed is read again as it (who reads decides what is seen; a private collection's "mine"
+// follows the key).
+keys.onChange = () => {
+  collections.refresh();
+  recordsView?.keyChanged();
+};
 // Each route() counts one: a collection that finishes loading after the user went elsewhere is not shown.
 let navigation = 0;
 
@@ -49,6 +58,7 @@ function route(): void {
   navigation++;
   closeView?.();
   closeView = undefined;
+  recordsView = undefined;
   const hash = location.hash.replace(/^#/, '');
   const collection = /^\/c\/([^/]+)(\/schema)?$/.exec(hash);
   if (hash === '/new') {
@@ -98,8 +108,9 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
   }
   try {
     const info = collectionInfo(id, String(record.ast));
-    const view = new RecordsView(connection, info, () => keys.key);
+    const view = new RecordsView(connection, info, { key: () => keys.key, signIn: () => keys.open() });
     closeView = () => view.close();
+    recordsView = view;
     replaceChildren(main, header, view.element);
   } catch (error) {
     replaceChildren(main, header, errorBox(error));
@@ -111,7 +122,7 @@ function welcome(): HTMLElement {
     h('h2', {}, 'Vellum Explorer'),
     h('p', {}, 'Browse collections and records, create records and call functions, and write schemas, against this server\'s public /v0 API.'),
     h('ul', {},
-      h('li', {}, 'Pick a collection on the left, or ', h('a', { href: '#/new' }, 'create one'), '.'),
-      h('li', {}, 'Requests are signed with the key at the top of the page when there is one (generate, paste or import it). The private key stays in this page; it is kept in this browser\'s localStorage only when "remember" is ticked.'),
+      h('li', {}, 'Pick a collection from the list, or ', h('a', { href: '#/new' }, 'create one'), '.'),
+      h('li', {}, 'Requests are signed with the key of "Sign in" at the top of the page when there is one (generate, paste or import it). The private key stays in this page; it is kept in this browser\'s localStorage only when "remember" is ticked.'),
       h('li', {}, 'Lists update live (long-poll) while "Live" is ticked.')));
 }
