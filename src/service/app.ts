@@ -6,7 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
-import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse, type ErrorBody } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
@@ -130,7 +130,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
   app.setNotFoundHandler((request, reply) => {
-    reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
+    reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } } satisfies ErrorBody);
   });
 
   if (logRequests) {
