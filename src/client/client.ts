@@ -59,7 +59,7 @@ export class Client {
   readonly namespace: string | undefined;
   readonly #signer: Signer | undefined;
   readonly #fetch: typeof fetch;
-  #read: { header: string | null; until: number } | undefined;
+  #read: { header: string; until: number } | undefined;
   #lastWrite = 0;
 
   constructor(options: ClientOptions) {
@@ -144,14 +144,17 @@ export class Client {
     }
   }
 
-  /** The signature of every read for the hour ahead (see READ_SIGNATURE_MS); null when the signer declines. */
+  /**
+   * The signature of every read for the hour ahead (see READ_SIGNATURE_MS); null when the signer declines, which is
+   * not kept: a signer that declines now (a wallet not yet connected) is asked again at the next read.
+   */
   async #readSignature(signer: Signer): Promise<string | null> {
     const now = Date.now();
-    if (this.#read === undefined || now >= this.#read.until) {
-      const t = now + READ_SIGNATURE_MS;
-      this.#read = { header: await signatureHeader(signer, '', t), until: t };
-    }
-    return this.#read.header;
+    if (this.#read !== undefined && now < this.#read.until) return this.#read.header;
+    const t = now + READ_SIGNATURE_MS;
+    const header = await signatureHeader(signer, '', t);
+    if (header !== null) this.#read = { header, until: t };
+    return header;
   }
 
   /**

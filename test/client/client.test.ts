@@ -9,6 +9,8 @@ import {
   bytesFromBase64,
   Client,
   ethPersonalSigner,
+  publicKeyHex,
+  randomPrivateKey,
   signatureHeader,
   VellumError,
   type CollectionSchema,
@@ -145,6 +147,33 @@ describe('requests', () => {
     expect(write2).not.toBe(write1);
     const guard = new MemoryReplayGuard();
     for (const write of [write1!, write2!]) expect(verifySignatureHeader(write, '{"args":["a",1]}', { method: 'POST', replayGuard: guard }).toHex()).toBe(publicKeyOf(KEY).toHex());
+  });
+
+  it('a signer that declines a read is asked again at the next one (a wallet connected meanwhile)', async () => {
+    let connected = false;
+    const sent: (string | undefined)[] = [];
+    const signer = ethPersonalSigner(KEY);
+    const client = new Client({
+      baseURL: 'http://service.test/v0',
+      namespace: 'ns',
+      signer: (data) => (connected ? signer(data) : null),
+      fetch: async (_input, init) => (sent.push((init!.headers as Record<string, string>)['X-Polybase-Signature']), json(200, { data: { id: 'a', price: 1 } })),
+    });
+    const items = client.collection<ItemSchema>('Item', { signReads: true });
+    await items.get('a');
+    connected = true;
+    await items.get('a');
+    expect(sent[0]).toBeUndefined();
+    expect(sent[1]).toMatch(/^v=0,t=\d+,h=eth-personal-sign,sig=0x/);
+  });
+
+  it('randomPrivateKey gives a new valid key each time', () => {
+    const keys = new Set(Array.from({ length: 20 }, () => randomPrivateKey()));
+    expect(keys.size).toBe(20);
+    for (const key of keys) {
+      expect(key).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(publicKeyHex(key)).toBe(publicKeyOf(key).toHex());
+    }
   });
 
   it('a collection by its whole id, and a client without a namespace', async () => {
