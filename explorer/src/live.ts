@@ -70,8 +70,14 @@ export class LiveList {
   #follow(): Promise<VellumError | undefined> {
     return new Promise((resolve) => {
       let changed = false;
+      let interrupted = false;
       const subscription = this.collection.subscribe(
         (event) => {
+          // Connected again after a drop: the stream follows the page once more.
+          if (event.type === 'ready' && interrupted) {
+            interrupted = false;
+            this.onMode('stream');
+          }
           if (event.type !== 'ready') changed = true;
           if (event.timestamp === undefined) return;
           this.#since = event.timestamp;
@@ -80,7 +86,18 @@ export class LiveList {
             void this.#reread();
           }
         },
-        { where: this.query.where, sort: this.query.sort, since: this.#since, signal: this.#stopper.signal, onError: resolve },
+        {
+          where: this.query.where,
+          sort: this.query.sort,
+          since: this.#since,
+          signal: this.#stopper.signal,
+          onError: resolve,
+          // A dropped connection: said, while the subscription reconnects by itself.
+          onRetry: (_delay, cause) => {
+            interrupted = true;
+            this.onError(cause ?? new Error('the server ended the stream'));
+          },
+        },
       );
       void subscription.done.then(() => resolve(undefined));
     });

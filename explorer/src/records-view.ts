@@ -177,6 +177,7 @@ export class RecordsView {
       (mode, why) => {
         // Which channel follows the page: the push stream, or long-polls when the server refused the stream.
         this.status.dataset.mode = mode;
+        if (this.status.textContent?.startsWith('Live updates interrupted')) this.status.textContent = 'Live: waiting for changes';
         this.status.title = mode === 'stream' ? 'following the push stream (stream=1)' : `following with long-polls${why ? ` (the push stream was refused: ${why})` : ''}`;
       });
     this.live = live;

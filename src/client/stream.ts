@@ -33,6 +33,12 @@ export interface SubscribeOptions extends RequestOptions {
   since?: string;
   /** The first wait before reconnecting, in ms (default 1000); it doubles on each failure, up to 30 s. */
   retryDelay?: number;
+  /**
+   * Called when the connection ended and is tried again after `delay` ms: `cause` is why (a VellumError:
+   * `request/failed` for a dropped connection, a 5xx of the service), or undefined when the service ended the
+   * stream (it is shutting down). Events resume after the last one seen; a console shows "reconnecting" meanwhile.
+   */
+  onRetry?: (delay: number, cause: unknown) => void;
 }
 
 const MAX_RETRY_DELAY = 30_000;
@@ -74,6 +80,7 @@ export class Subscription<R> {
     const firstDelay = this.options.retryDelay ?? 1000;
     let delay = firstDelay;
     while (!signal.aborted) {
+      let cause: unknown;
       try {
         const headers: Record<string, string> = this.lastEventId === undefined ? {} : { 'Last-Event-ID': this.lastEventId };
         const response = await client.open(request, headers, signal);
@@ -87,7 +94,11 @@ export class Subscription<R> {
           this.options.onError?.(error);
           break;
         }
+        cause = error;
       }
+      if (signal.aborted) break;
+      const retry = this.options.onRetry;
+      if (retry) reportOutside(() => retry(delay, cause));
       await sleep(delay, signal);
       delay = Math.min(delay * 2, MAX_RETRY_DELAY);
     }
@@ -137,16 +148,22 @@ export class Subscription<R> {
     if (event.type === 'put') this.records.set(event.id, event.record);
     else if (event.type === 'remove') this.records.delete(event.id);
     else if (event.type === 'reset') this.records.clear();
-    try {
-      this.onEvent(event);
-    } catch (error) {
-      // The listener's own failure, as an EventSource listener's is: reported (thrown outside the stream), while
-      // the stream goes on. Caught here, it would read as a dropped connection.
-      setTimeout(() => {
-        throw error;
-      });
-    }
+    reportOutside(() => this.onEvent(event));
     return event;
+  }
+}
+
+/**
+ * Runs a listener; its own failure is reported as an EventSource listener's is (thrown outside the stream, on a
+ * later task) while the stream goes on. Caught by the stream, it would read as a dropped connection.
+ */
+function reportOutside(listener: () => void): void {
+  try {
+    listener();
+  } catch (error) {
+    setTimeout(() => {
+      throw error;
+    });
   }
 }
 

@@ -379,15 +379,30 @@ describe('subscriptions', () => {
 
   it('reconnects when the stream ends, with Last-Event-ID, and a first `since` as the query', async () => {
     const first = eventStream(['event: ready\ndata: {"timestamp":"7"}\nid: 7\n\n']);
-    const { sent, events, subscription } = subscribed([first], { since: '3' });
+    const retries: [number, unknown][] = [];
+    const { sent, events, subscription } = subscribed([first], { since: '3', onRetry: (delay, cause) => retries.push([delay, cause]) });
     await until(() => sent.length === 2);
     subscription.close();
     await subscription.done;
     expect(events).toEqual([{ type: 'ready', timestamp: '7' }]);
+    // The service ended the stream: no cause.
+    expect(retries).toEqual([[1, undefined]]);
     expect(sent.map((s) => [s.url.searchParams.get('since'), s.headers['Last-Event-ID']])).toEqual([
       ['3', undefined],
       ['3', '7'],
     ]);
+  });
+
+  it('retries a 5xx of the service, saying why through onRetry, and doubles the wait', async () => {
+    const unavailable = () => json(503, { error: { code: 'unavailable', reason: 'store/unavailable', message: 'the database is down' } });
+    const retries: [number, unknown][] = [];
+    const { sent, subscription, errors } = subscribed([unavailable(), unavailable()], { onRetry: (delay, cause) => retries.push([delay, cause]) });
+    await until(() => sent.length === 3);
+    subscription.close();
+    await subscription.done;
+    expect(errors).toEqual([]);
+    expect(retries.map(([delay]) => delay)).toEqual([1, 2]);
+    expect(retries[0]![1]).toMatchObject({ status: 503, reason: 'store/unavailable' });
   });
 
   it('ends for good, through onError, on a refusal, an error event, or an answer that is not an event stream', async () => {

@@ -197,6 +197,23 @@ describe('LiveList', () => {
     expect(urls).toHaveLength(2);
   });
 
+  it('says the stream was interrupted while the subscription reconnects, and that it follows again once it has', async () => {
+    const open = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\n')) });
+    const urls = stubFetch((_url, n) => {
+      if (n === 1) return new Response('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      if (n === 2) return new Response(open(), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      return undefined;
+    });
+    const modes: LiveMode[] = [];
+    const errors: string[] = [];
+    const live = new LiveList(tasks(), {}, () => {}, (error) => errors.push((error as Error).message), (mode) => modes.push(mode));
+    live.start('9.5');
+    await vi.waitFor(() => expect(modes).toEqual(['stream', 'stream']), { timeout: 5000 });
+    live.stop();
+    expect(errors).toEqual(['the server ended the stream']);
+    expect(urls).toHaveLength(2);
+  });
+
   it('falls back to long-polls when the server refuses the stream for the query', async () => {
     const urls = stubFetch((url, n) => {
       if (n === 1) return new Response('{"error":{"code":"invalid-argument","reason":"stream/too-many-records","message":"more than 1000"}}', { status: 400 });
