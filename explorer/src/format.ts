@@ -42,6 +42,11 @@ function base64urlHex(text: string): string | undefined {
   }
 }
 
+/** Whether an error is the service's refusal with this reason. */
+export function isReason(error: unknown, reason: VellumError['reason']): boolean {
+  return error instanceof VellumError && error.reason === reason;
+}
+
 /** The error envelope as the server sent it: status, code, reason and message. */
 export function errorBox(error: unknown): HTMLElement {
   if (error instanceof VellumError) {

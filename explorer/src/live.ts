@@ -7,7 +7,7 @@
 // without streams) or ends it with an error event: a long-poll loop (`waitForList` from the last answer's
 // timestamp) that wakes on any change to the collection. One per view, stopped (its requests aborted) when the
 // view or its query changes.
-import { VellumError } from 'vellum/client';
+import type { VellumError } from 'vellum/client';
 import type { AnyCollection, ListPage, ListQuery } from './connection.ts';
 
 const WAIT_FOR = '30s';
@@ -123,9 +123,4 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
       resolve();
     }, { once: true });
   });
-}
-
-/** Whether an error is the service's refusal with this reason. */
-export function isReason(error: unknown, reason: VellumError['reason']): boolean {
-  return error instanceof VellumError && error.reason === reason;
 }

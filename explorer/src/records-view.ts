@@ -7,10 +7,9 @@ import { VellumError } from 'vellum/client';
 import type { Connection, ListPage, ListQuery, WireRecord } from './connection.ts';
 import { h, replaceChildren } from './dom.ts';
 import { FormError, parameterForm } from './forms.ts';
-import { errorBox, recordJson, shorten, valueText } from './format.ts';
-import type { SigningKey } from './key.ts';
-import { shortKey } from './key.ts';
-import { isReason, LiveList } from './live.ts';
+import { errorBox, isReason, recordJson, shorten, valueText } from './format.ts';
+import { shortKey, type SigningKey } from './key.ts';
+import { LiveList } from './live.ts';
 import { QueryBuilder } from './query-builder.ts';
 import { typeText, type CollectionInfo } from './schema.ts';
 
