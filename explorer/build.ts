@@ -31,6 +31,7 @@ export async function buildExplorer(outDir: string = DEFAULT_EXPLORER_OUT_DIR): 
   }
   const result = await build({
     entryPoints: { explorer: join(HERE, 'src', 'main.ts') },
+    tsconfig: join(HERE, 'tsconfig.json'),
     bundle: true,
     minify: true,
     format: 'esm',

@@ -17,6 +17,6 @@ export * from './codegen/index.ts';
 
 // Names two folders both export; the explicit exports below settle which one the top level means.
 export type { IndexField } from './lang/index.ts';
-export type { IndexField as LayoutIndexField, ErrorCode as StoreErrorCode } from './store/index.ts';
-export type { ErrorCode } from './service/index.ts';
+export type { IndexField as LayoutIndexField, ErrorCode as StoreErrorCode, ErrorReason as StoreErrorReason } from './store/index.ts';
+export type { ErrorCode, ErrorReason } from './service/index.ts';
 export { MAX_WAIT_MS } from './service/index.ts';

@@ -1,5 +1,5 @@
 // How values and errors look in the page.
-import type { ApiError } from './api.ts';
+import { VellumError } from 'vellum/client';
 import { h } from './dom.ts';
 import type { StableType } from './schema.ts';
 
@@ -42,13 +42,17 @@ function base64urlHex(text: string): string | undefined {
   }
 }
 
+/** Whether an error is the service's refusal with this reason. */
+export function isReason(error: unknown, reason: VellumError['reason']): boolean {
+  return error instanceof VellumError && error.reason === reason;
+}
+
 /** The error envelope as the server sent it: status, code, reason and message. */
 export function errorBox(error: unknown): HTMLElement {
-  const api = error as Partial<ApiError>;
-  if (api.envelope) {
+  if (error instanceof VellumError) {
     return h('div', { class: 'error-box', role: 'alert' },
-      h('div', { class: 'error-head' }, h('strong', {}, `${api.status || ''} ${api.envelope.code}`), ' ', h('code', {}, api.envelope.reason)),
-      h('pre', { class: 'error-message' }, api.envelope.message));
+      h('div', { class: 'error-head' }, h('strong', {}, `${error.status || ''} ${error.code}`), ' ', h('code', {}, error.reason)),
+      h('pre', { class: 'error-message' }, error.message));
   }
   return h('div', { class: 'error-box', role: 'alert' }, h('pre', { class: 'error-message' }, (error as Error)?.message ?? String(error)));
 }

@@ -4,7 +4,7 @@
 // objects as JSON. A value that does not read is an error naming the parameter and what was expected.
 import { h } from './dom.ts';
 import { referencedCollectionId, typeText, type CollectionInfo, type Parameter } from './schema.ts';
-import type { SigningKey } from './signing.ts';
+import type { SigningKey } from './key.ts';
 
 export class FormError extends Error {}
 

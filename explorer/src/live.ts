@@ -1,13 +1,14 @@
-// Live updates of a list. First choice: the query's push stream (`stream=1`, Server-Sent Events), which sends an
-// event only when a record enters, changes in or leaves the caller's readable result; after each commit's events
-// the page shown is read again (a page is a window of the result, with cursors, so it is re-read rather than
-// patched from the events). The stream resumes after the last event id it saw when the connection drops.
+// Live updates of a list. First choice: the query's push stream, a vellum/client subscription (`stream=1`), which
+// sends an event only when a record enters, changes in or leaves the caller's readable result; at the last event
+// of each commit (the one with the commit's timestamp) the page shown is read again (a page is a window of the
+// result, with cursors, so it is re-read rather than patched from the events). The subscription itself reconnects
+// when the connection drops and resumes after the last event it saw.
 // Fallback, when the server refuses the stream for this query (a result of more than 1,000 records, or a server
-// without streams) or ends it with an error event: a long-poll loop (`since` = the last answer's
-// X-Service-Timestamp) that wakes on any change to the collection. One loop per view, stopped when the view or
-// its query changes.
-import { ApiError, type Api, type ErrorEnvelope, type ListAnswer, type ListQuery } from './api.ts';
-import { serverEvents } from './sse.ts';
+// without streams) or ends it with an error event: a long-poll loop (`waitForList` from the last answer's
+// timestamp) that wakes on any change to the collection. One per view, stopped (its requests aborted) when the
+// view or its query changes.
+import type { VellumError } from 'vellum/client';
+import type { AnyCollection, ListPage, ListQuery } from './connection.ts';
 
 const WAIT_FOR = '30s';
 const RETRY_MS = 3000;
@@ -15,58 +16,49 @@ const RETRY_MS = 3000;
 export type LiveMode = 'stream' | 'long-poll';
 
 export class LiveList {
-  private readonly stopper = new AbortController();
+  readonly #stopper = new AbortController();
   /** The timestamp the page shown is up to date as of: where a stream or long-poll goes on from. */
-  private since = '';
+  #since = '';
+  /** Only the latest re-read is shown: a slower earlier one must not overwrite it. */
+  #reads = 0;
 
   constructor(
-    private readonly api: Api,
-    private readonly collectionId: string,
+    private readonly collection: AnyCollection,
     private readonly query: ListQuery,
-    private readonly onAnswer: (answer: ListAnswer) => void,
+    private readonly onAnswer: (page: ListPage) => void,
     private readonly onError: (error: unknown) => void,
     private readonly onMode: (mode: LiveMode, why?: string) => void = () => {},
   ) {}
 
   start(since: string): void {
-    this.since = since;
-    void this.run();
+    this.#since = since;
+    void this.#run();
   }
 
   stop(): void {
-    this.stopper.abort();
+    this.#stopper.abort();
   }
 
   get stopped(): boolean {
-    return this.stopper.signal.aborted;
+    return this.#stopper.signal.aborted;
   }
 
-  private async run(): Promise<void> {
-    const signal = this.stopper.signal;
-    let mode: LiveMode = 'stream';
-    this.onMode(mode);
+  async #run(): Promise<void> {
+    const signal = this.#stopper.signal;
+    this.onMode('stream');
+    const refusal = await this.#follow();
+    if (signal.aborted) return;
+    // Refused for this query, or ended by an error event: long-polls serve every query a list serves.
+    this.onMode('long-poll', refusal?.reason);
     while (!signal.aborted) {
       try {
-        if (mode === 'stream') {
-          await this.follow();
-          // The server ended the stream (it is shutting down): reconnect after a pause, from the last event.
-          await pause(RETRY_MS, signal);
-        } else {
-          const answer = await this.api.list(this.collectionId, this.query, { since: this.since, waitFor: WAIT_FOR, signal });
-          if (signal.aborted) return;
-          if (answer) {
-            this.since = answer.timestamp;
-            this.onAnswer(answer);
-          }
+        const page = await this.collection.waitForList(this.#since, { ...this.query, waitFor: WAIT_FOR, signal });
+        if (page) {
+          if (page.timestamp) this.#since = page.timestamp;
+          this.onAnswer(page);
         }
       } catch (error) {
         if (signal.aborted) return;
-        if (mode === 'stream' && error instanceof ApiError && error.status >= 400 && error.status < 500) {
-          // Refused for this query, or ended by an error event: long-polls serve every query a list serves.
-          mode = 'long-poll';
-          this.onMode(mode, error.envelope.reason);
-          continue;
-        }
         this.onError(error);
         // A server that is down or restarting: try again a little later rather than in a tight loop.
         await pause(RETRY_MS, signal);
@@ -74,26 +66,51 @@ export class LiveList {
     }
   }
 
-  /** Follows the push stream until it ends, keeping `since` at the last event id seen. */
-  private async follow(): Promise<void> {
-    const signal = this.stopper.signal;
-    const body = await this.api.stream(this.collectionId, { where: this.query.where, sort: this.query.sort }, this.since, signal);
-    let changed = false;
-    for await (const event of serverEvents(body)) {
-      if (signal.aborted) break;
-      if (event.event === 'error') {
-        const envelope = (JSON.parse(event.data) as { error: ErrorEnvelope }).error;
-        throw new ApiError(400, envelope);
-      }
-      if (event.event === 'put' || event.event === 'remove' || event.event === 'reset') changed = true;
-      if (event.id !== undefined) this.since = event.id;
-      // `ready`, and the last event of each commit, carry an id: the result is whole again, so the page is read.
-      if (event.id !== undefined && changed) {
-        changed = false;
-        const answer = await this.api.list(this.collectionId, this.query);
-        if (signal.aborted || !answer) break;
-        this.onAnswer(answer);
-      }
+  /** Follows the push stream until it is stopped (undefined) or ends for good (the service's error). */
+  #follow(): Promise<VellumError | undefined> {
+    return new Promise((resolve) => {
+      let changed = false;
+      let interrupted = false;
+      const subscription = this.collection.subscribe(
+        (event) => {
+          // Connected again after a drop: the stream follows the page once more.
+          if (event.type === 'ready' && interrupted) {
+            interrupted = false;
+            this.onMode('stream');
+          }
+          if (event.type !== 'ready') changed = true;
+          if (event.timestamp === undefined) return;
+          this.#since = event.timestamp;
+          if (changed) {
+            changed = false;
+            void this.#reread();
+          }
+        },
+        {
+          where: this.query.where,
+          sort: this.query.sort,
+          since: this.#since,
+          signal: this.#stopper.signal,
+          onError: resolve,
+          // A dropped connection: said, while the subscription reconnects by itself.
+          onRetry: (_delay, cause) => {
+            interrupted = true;
+            this.onError(cause ?? new Error('the server ended the stream'));
+          },
+        },
+      );
+      void subscription.done.then(() => resolve(undefined));
+    });
+  }
+
+  /** The page itself, with its limit and cursor, read again after a commit changed its result. */
+  async #reread(): Promise<void> {
+    const read = ++this.#reads;
+    try {
+      const page = await this.collection.list({ ...this.query, signal: this.#stopper.signal });
+      if (read === this.#reads && !this.stopped) this.onAnswer(page);
+    } catch (error) {
+      if (!this.stopped && read === this.#reads) this.onError(error);
     }
   }
 }

@@ -5,7 +5,7 @@
 //   #/c/<id>           a collection's records
 //   #/c/<id>/schema    a collection's schema
 import './style.css';
-import { Api, type WireRecord } from './api.ts';
+import { Connection, type WireRecord } from './connection.ts';
 import { CollectionsList } from './collections-list.ts';
 import { h, replaceChildren } from './dom.ts';
 import { errorBox } from './format.ts';
@@ -17,10 +17,19 @@ import { META_COLLECTION, SchemaView } from './schema-view.ts';
 
 // A new key signs the next request; what is on screen stays (a record half typed in a form is not lost).
 const keys = new KeyPanel();
-const api = new Api(() => keys.key);
-const collections = new CollectionsList(api);
+const connection = new Connection(() => keys.key, new URL('/v0', location.href).href);
+const collections = new CollectionsList(connection);
 const main = h('main', { id: 'main' });
 let closeView: (() => void) | undefined;
+/** The records view shown, told when the key changes. */
+let recordsView: RecordsView | undefined;
+
+// A new key: what is listed is read again as it (who reads decides what is seen; a private collection's "mine"
+// follows the key).
+keys.onChange = () => {
+  collections.refresh();
+  recordsView?.keyChanged();
+};
 // Each route() counts one: a collection that finishes loading after the user went elsewhere is not shown.
 let navigation = 0;
 
@@ -49,11 +58,12 @@ function route(): void {
   navigation++;
   closeView?.();
   closeView = undefined;
+  recordsView = undefined;
   const hash = location.hash.replace(/^#/, '');
   const collection = /^\/c\/([^/]+)(\/schema)?$/.exec(hash);
   if (hash === '/new') {
     collections.select('');
-    replaceChildren(main, newCollectionView(api, (id) => {
+    replaceChildren(main, newCollectionView(connection, (id) => {
       collections.refresh();
       location.hash = `#/c/${encodeURIComponent(id)}/schema`;
     }));
@@ -78,7 +88,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
   replaceChildren(main, h('p', { class: 'muted' }, 'Loading…'));
   let record: WireRecord;
   try {
-    record = await api.get(META_COLLECTION, id);
+    record = await connection.collection(META_COLLECTION).get(id);
   } catch (error) {
     if (started === navigation) replaceChildren(main, h('h2', {}, id), errorBox(error));
     return;
@@ -90,7 +100,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
       h('a', { href: base, role: 'tab', class: tab === 'records' ? 'active' : undefined, 'aria-selected': String(tab === 'records') }, 'Records'),
       h('a', { href: `${base}/schema`, role: 'tab', class: tab === 'schema' ? 'active' : undefined, 'aria-selected': String(tab === 'schema') }, 'Schema')));
   if (tab === 'schema') {
-    const view = new SchemaView(api, record, () => {
+    const view = new SchemaView(connection, record, () => {
       location.hash = base;
     });
     replaceChildren(main, header, view.element);
@@ -98,8 +108,9 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
   }
   try {
     const info = collectionInfo(id, String(record.ast));
-    const view = new RecordsView(api, info, () => keys.key);
+    const view = new RecordsView(connection, info, { key: () => keys.key, signIn: () => keys.open() });
     closeView = () => view.close();
+    recordsView = view;
     replaceChildren(main, header, view.element);
   } catch (error) {
     replaceChildren(main, header, errorBox(error));
@@ -111,7 +122,7 @@ function welcome(): HTMLElement {
     h('h2', {}, 'Vellum Explorer'),
     h('p', {}, 'Browse collections and records, create records and call functions, and write schemas, against this server\'s public /v0 API.'),
     h('ul', {},
-      h('li', {}, 'Pick a collection on the left, or ', h('a', { href: '#/new' }, 'create one'), '.'),
-      h('li', {}, 'Requests are signed with the key at the top of the page when there is one (generate, paste or import it). The private key stays in this page; it is kept in this browser\'s localStorage only when "remember" is ticked.'),
+      h('li', {}, 'Pick a collection from the list, or ', h('a', { href: '#/new' }, 'create one'), '.'),
+      h('li', {}, 'Requests are signed with the key of "Sign in" at the top of the page when there is one (generate, paste or import it). The private key stays in this page; it is kept in this browser\'s localStorage only when "remember" is ticked.'),
       h('li', {}, 'Lists update live (long-poll) while "Live" is ticked.')));
 }

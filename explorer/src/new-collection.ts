@@ -1,6 +1,6 @@
 // Creating a collection from the editor: a record of the Collection collection with [id, schema text], as any
 // client creates one. Signed when the page holds a key, which then owns the collection (only it may update it).
-import type { Api } from './api.ts';
+import type { Connection } from './connection.ts';
 import { h } from './dom.ts';
 import { SchemaEditor } from './editor.ts';
 import { showSchemaError, META_COLLECTION } from './schema-view.ts';
@@ -25,7 +25,7 @@ collection Note {
 
 const FIRST_COLLECTION = /\bcollection\s+([A-Za-z_$][\w$]*)/;
 
-export function newCollectionView(api: Api, onCreated: (id: string) => void): HTMLElement {
+export function newCollectionView(connection: Connection, onCreated: (id: string) => void): HTMLElement {
   const editor = new SchemaEditor(TEMPLATE, 'new collection schema');
   const id = h('input', { type: 'text', id: 'new-collection-id', value: 'app/Note', spellcheck: 'false', autocomplete: 'off', required: true, pattern: '.+/.+', title: 'namespace/Name, such as app/Note' });
   // Until the id is edited by hand, it follows the name of the first collection in the text.
@@ -41,7 +41,7 @@ export function newCollectionView(api: Api, onCreated: (id: string) => void): HT
     h('form', { onsubmit: (event: Event) => {
       event.preventDefault();
       result.textContent = 'Creating…';
-      api.create(META_COLLECTION, [id.value.trim(), editor.value]).then(
+      connection.collection(META_COLLECTION).create(id.value.trim(), editor.value).then(
         () => onCreated(id.value.trim()),
         (error: unknown) => showSchemaError(error, editor, result));
     } },

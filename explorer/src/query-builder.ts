@@ -5,15 +5,21 @@
 // list, or a JSON array when a value holds a comma); an array field (an index on `tags: string[]`) serves only
 // `contains` ($contains), so it must have one and is left out of the sort. Values are read by the field's type
 // (a number field gets a number, a reference the {collectionId, id} of an id).
+// "Any of" adds alternatives (`$or`): each is a group of conditions on an index of its own, and the conditions
+// above apply to every one (the server needs each alternative served by an index in the query's order, and says
+// which `@index` to add when one is not).
 // On a collection not readable by everyone, a list must be limited by its where to records the caller may read
 // (docs/service.md "Private records in lists"): a "Records" choice pins a PublicKey field that grants read (`@read`
 // or `@delegate`) to the key in use, which is the default; choosing "all" (or having no key) sends the where as
-// built, and the server's 403 says what to add.
-import type { ListQuery, Sort, Where } from './api.ts';
-import type { SigningKey } from './signing.ts';
+// built, and the server's refusal is shown.
+import type { ListQuery } from './connection.ts';
+import type { SigningKey } from './key.ts';
 import { h, replaceChildren } from './dom.ts';
 import { conditionValue, listValues } from './conditions.ts';
 import { indexLabel, type CollectionInfo, type IndexField, type ReadField, type StableType } from './schema.ts';
+
+type Where = Record<string, unknown>;
+type Sort = [string, 'asc' | 'desc'][];
 
 const OPERATORS = [
   ['', 'any'],
@@ -31,15 +37,70 @@ const ARRAY_OPERATORS = [['$contains', 'contains']] as const;
 
 /** The server's bounds on list operators (src/store/where.ts MAX_IN_VALUES, MAX_NIN_VALUES). */
 const MAX_LIST_VALUES = { $in: 30, $nin: 10 } as const;
+/** The server reads at most 30 ranges for one where: more alternatives than that can never be served. */
+const MAX_ALTERNATIVES = 30;
+
+/** An index and a condition for each of its fields: the main conditions, or one alternative of an `$or`. */
+class ConditionGroup {
+  readonly indexSelect: HTMLSelectElement;
+  readonly rows = h('div', { class: 'where-rows' });
+  private fields: { field: IndexField; operator: HTMLSelectElement; value: HTMLInputElement }[] = [];
+
+  constructor(
+    private readonly info: CollectionInfo,
+    /** The attribute that names a row's field: `data-field` for the main conditions, `data-or-field` for an alternative's. */
+    private readonly fieldAttribute: 'data-field' | 'data-or-field',
+    attributes: Record<string, string>,
+  ) {
+    this.indexSelect = h('select', { ...attributes, onchange: () => this.renderRows() },
+      ...info.indexes.map((index, i) => h('option', { value: String(i) }, indexLabel(index))));
+    this.renderRows();
+  }
+
+  get index(): IndexField[] {
+    return this.info.indexes[Number(this.indexSelect.value)] ?? this.info.indexes[0]!;
+  }
+
+  private renderRows(): void {
+    this.fields = this.index.map((field) => {
+      const operators = field.type.kind === 'array' ? ARRAY_OPERATORS : OPERATORS;
+      const valueType = elementType(field.type);
+      return {
+        field,
+        operator: h('select', { 'aria-label': `${field.path} operator`, [this.fieldAttribute]: field.path }, ...operators.map(([value, label]) => h('option', { value }, label))),
+        value: h('input', { type: 'text', 'aria-label': `${field.path} value`, [this.fieldAttribute]: field.path, placeholder: valueType.kind === 'foreignrecord' ? 'record id' : valueType.kind === 'publickey' ? '0x… hex' : valueType.kind === 'primitive' ? valueType.value : '' }),
+      };
+    });
+    replaceChildren(this.rows, ...this.fields.map(({ field, operator, value }) =>
+      h('div', { class: 'where-row' }, h('span', { class: 'where-field' }, field.path, field.direction === 'desc' ? ' ↓' : ''), operator, value)));
+  }
+
+  /** The conditions as a where object; an Error names the field whose value does not read. */
+  where(): Where {
+    const where: Where = {};
+    for (const { field, operator, value } of this.fields) {
+      if (operator.value === '') continue;
+      const type = elementType(field.type);
+      if (operator.value === '$in' || operator.value === '$nin') {
+        where[field.path] = { [operator.value]: listValues(this.info, field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
+        continue;
+      }
+      const parsed = conditionValue(this.info, field.path, type, value.value);
+      if (operator.value === 'eq') where[field.path] = parsed;
+      else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
+    }
+    return where;
+  }
+}
 
 export class QueryBuilder {
   readonly element: HTMLFormElement;
-  private readonly indexSelect: HTMLSelectElement;
-  private readonly rows = h('div', { class: 'where-rows' });
+  private readonly main: ConditionGroup;
+  private readonly alternatives: ConditionGroup[] = [];
+  private readonly orGroups = h('div', { class: 'or-groups', id: 'or-groups' });
   private readonly order: HTMLSelectElement;
   private readonly limit: HTMLInputElement;
   private readonly problem = h('div', { class: 'form-problem', role: 'alert' });
-  private fields: { field: IndexField; operator: HTMLSelectElement; value: HTMLInputElement }[] = [];
   /** A private collection's PublicKey fields that grant read, one of which the list pins to the key in use. */
   private readonly keyFields: ReadField[];
   private readonly mine: HTMLSelectElement | undefined;
@@ -55,8 +116,7 @@ export class QueryBuilder {
       : h('select', { id: 'query-mine', 'aria-label': 'records' },
         ...this.keyFields.map((field) => h('option', { value: field.name }, `mine: ${field.name} ${field.array ? 'contains' : '='} my key`)),
         h('option', { value: '' }, 'all (a private collection refuses this)'));
-    this.indexSelect = h('select', { id: 'query-index', 'aria-label': 'index', onchange: () => this.renderRows() },
-      ...info.indexes.map((index, i) => h('option', { value: String(i) }, indexLabel(index))));
+    this.main = new ConditionGroup(info, 'data-field', { id: 'query-index', 'aria-label': 'index' });
     this.order = h('select', { id: 'query-order', 'aria-label': 'order' }, h('option', { value: 'index' }, 'index order'), h('option', { value: 'reversed' }, 'reversed'));
     this.limit = h('input', { id: 'query-limit', type: 'number', min: 1, max: 1000, value: 25, 'aria-label': 'page size' });
     this.element = h('form', { class: 'query-builder', onsubmit: (event: Event) => {
@@ -69,42 +129,60 @@ export class QueryBuilder {
       }
     } },
       h('div', { class: 'query-line' },
-        h('label', { for: 'query-index' }, 'Index'), this.indexSelect,
+        h('label', { for: 'query-index' }, 'Index'), this.main.indexSelect,
         h('label', { for: 'query-order' }, 'Order'), this.order,
         h('label', { for: 'query-limit' }, 'Page'), this.limit,
         ...(this.mine ? [h('label', { for: 'query-mine' }, 'Records'), this.mine] : []),
         h('button', { type: 'submit', id: 'run-query' }, 'Run')),
-      this.rows, this.problem);
-    this.renderRows();
+      this.main.rows,
+      this.orGroups,
+      h('div', { class: 'or-line' }, h('button', { type: 'button', class: 'small', id: 'add-or', title: 'records matching any of several groups of conditions ($or)', onclick: () => this.addAlternative() }, '+ Any of (or)')),
+      this.problem);
   }
 
-  private renderRows(): void {
-    const index = this.info.indexes[Number(this.indexSelect.value)] ?? this.info.indexes[0]!;
-    this.fields = index.map((field) => {
-      const operators = field.type.kind === 'array' ? ARRAY_OPERATORS : OPERATORS;
-      const valueType = elementType(field.type);
-      return {
-        field,
-        operator: h('select', { 'aria-label': `${field.path} operator`, 'data-field': field.path }, ...operators.map(([value, label]) => h('option', { value }, label))),
-        value: h('input', { type: 'text', 'aria-label': `${field.path} value`, 'data-field': field.path, placeholder: valueType.kind === 'foreignrecord' ? 'record id' : valueType.kind === 'publickey' ? '0x… hex' : valueType.kind === 'primitive' ? valueType.value : '' }),
-      };
-    });
-    replaceChildren(this.rows, ...this.fields.map(({ field, operator, value }) =>
-      h('div', { class: 'where-row' }, h('span', { class: 'where-field' }, field.path, field.direction === 'desc' ? ' ↓' : ''), operator, value)));
+  /** Whether the builder can pin a read-granting field to the key in use ("mine"). */
+  mineChoice(): boolean {
+    return this.keyFields.length > 0;
+  }
+
+  /** Chooses "mine" (the first read-granting PublicKey field). */
+  chooseMine(): void {
+    if (this.mine && this.keyFields[0]) this.mine.value = this.keyFields[0].name;
+  }
+
+  private addAlternative(): void {
+    if (this.alternatives.length >= MAX_ALTERNATIVES) {
+      this.problem.textContent = `at most ${MAX_ALTERNATIVES} alternatives: the server reads at most ${MAX_ALTERNATIVES} index ranges for one where`;
+      return;
+    }
+    const group = new ConditionGroup(this.info, 'data-or-field', { class: 'or-index', 'aria-label': `alternative ${this.alternatives.length + 1} index` });
+    this.alternatives.push(group);
+    this.renderAlternatives();
+    group.indexSelect.focus();
+  }
+
+  private renderAlternatives(): void {
+    replaceChildren(this.orGroups, ...(this.alternatives.length === 0 ? [] : [
+      h('div', { class: 'or-title' }, 'and any of:'),
+      ...this.alternatives.map((group, i) => h('div', { class: 'or-group', 'data-alternative': String(i + 1) },
+        h('div', { class: 'query-line' },
+          h('span', { class: 'or-label' }, i === 0 ? 'either' : 'or'), group.indexSelect,
+          h('button', { type: 'button', class: 'small', 'aria-label': `remove alternative ${i + 1}`, onclick: () => {
+            this.alternatives.splice(i, 1);
+            this.renderAlternatives();
+          } }, 'Remove')),
+        group.rows)),
+    ]));
   }
 
   query(): ListQuery {
-    const where: Where = {};
-    for (const { field, operator, value } of this.fields) {
-      if (operator.value === '') continue;
-      const type = elementType(field.type);
-      if (operator.value === '$in' || operator.value === '$nin') {
-        where[field.path] = { [operator.value]: listValues(this.info, field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
-        continue;
-      }
-      const parsed = conditionValue(this.info, field.path, type, value.value);
-      if (operator.value === 'eq') where[field.path] = parsed;
-      else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
+    const where: Where = this.main.where();
+    if (this.alternatives.length > 0) {
+      where.$or = this.alternatives.map((group, i) => {
+        const alternative = group.where();
+        if (Object.keys(alternative).length === 0) throw new Error(`alternative ${i + 1} of "any of": give at least one condition (an alternative without one matches every record)`);
+        return alternative;
+      });
     }
     const pinned = this.keyFields.find((field) => field.name === this.mine?.value);
     const key = this.key();
@@ -113,7 +191,7 @@ export class QueryBuilder {
     const reversed = this.order.value === 'reversed';
     const flip = (direction: 'asc' | 'desc'): 'asc' | 'desc' => (reversed ? (direction === 'asc' ? 'desc' : 'asc') : direction);
     // An array index is read only through `contains`, which fixes its array field: the order is the other fields'.
-    const sort: Sort = this.fields.filter(({ field }) => field.type.kind !== 'array').map(({ field }) => [field.path, flip(field.direction)]);
+    const sort: Sort = this.main.index.filter((field) => field.type.kind !== 'array').map((field) => [field.path, flip(field.direction)]);
     const limit = Number(this.limit.value);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('page size: expected a whole number from 1 to 1000');
     return { where, sort, limit };

@@ -1,30 +1,47 @@
-// A collection's records: the where/sort builder, a page of records with paging both ways, how many records match
-// (`count=true`), live updates of the page shown, a form to create a record, and the selected record with a form
-// per function.
-import { ApiError, type Api, type ListAnswer, type ListQuery, type WireRecord } from './api.ts';
+// A collection's records: the where/sort builder, a page of records with paging both ways and where it is in the
+// result ("rows 26–50 of 250", the buttons off at either end), how many records match (`count=true`), live updates
+// of the page shown, a form to create a record, and the selected record with a form per function. The query runs
+// again when the key in use changes (who reads decides what is seen) and when a record is created here. A private
+// collection that refuses the list (no key, or a list of all) shows how to see one's records, not a bare 403.
+import { VellumError } from 'vellum/client';
+import type { Connection, ListPage, ListQuery, WireRecord } from './connection.ts';
 import { h, replaceChildren } from './dom.ts';
 import { FormError, parameterForm } from './forms.ts';
-import { errorBox, recordJson, shorten, valueText } from './format.ts';
+import { errorBox, isReason, recordJson, shorten, valueText } from './format.ts';
+import { shortKey, type SigningKey } from './key.ts';
 import { LiveList } from './live.ts';
 import { QueryBuilder } from './query-builder.ts';
 import { typeText, type CollectionInfo } from './schema.ts';
-import type { SigningKey } from './signing.ts';
 
-interface Page {
+interface Shown {
+  /** The request of the page: the query and its cursor. */
   query: ListQuery;
-  answer: ListAnswer;
+  answer: ListPage;
+  /** How many records of the result come before this page. */
+  offset: number;
+}
+
+export interface RecordsViewHost {
+  /** The key in use. */
+  key: () => SigningKey | undefined;
+  /** Opens the key menu ("sign in"). */
+  signIn: () => void;
 }
 
 export class RecordsView {
   readonly element: HTMLElement;
   private readonly table = h('div', { class: 'records', id: 'records' });
   private readonly pager = h('div', { class: 'pager' });
+  private readonly position = h('span', { class: 'page-position', id: 'page-position', 'aria-live': 'polite' });
   private readonly status = h('div', { class: 'live-status', id: 'live-status', role: 'status' });
   private readonly count = h('div', { class: 'record-count', id: 'record-count' });
   private readonly detail = h('div', { class: 'record-detail', id: 'record-detail' });
   private readonly detailJson = h('div', { class: 'record-json' });
   private readonly liveToggle: HTMLInputElement;
-  private page: Page | undefined;
+  private readonly builder: QueryBuilder;
+  private shown: Shown | undefined;
+  /** The matching records' count, once known for the query shown. */
+  private total: number | undefined;
   private live: LiveList | undefined;
   private selectedId: string | undefined;
   private baseQuery: ListQuery = {};
@@ -33,83 +50,138 @@ export class RecordsView {
   private closed = false;
 
   constructor(
-    private readonly api: Api,
+    private readonly connection: Connection,
     private readonly info: CollectionInfo,
-    private readonly key: () => SigningKey | undefined,
+    private readonly host: RecordsViewHost,
   ) {
-    const builder = new QueryBuilder(info, (query) => void this.load({ ...query }), key);
+    this.builder = new QueryBuilder(info, (query) => void this.load({ ...query }), host.key);
     this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
     this.element = h('div', { class: 'records-view' },
-      builder.element,
-      h('div', { class: 'records-bar' }, h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.count, this.openById(), this.pager),
+      this.builder.element,
+      h('div', { class: 'records-bar' },
+        h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.count, this.openById()),
       this.table,
+      h('div', { class: 'pager-bar' }, this.position, this.pager),
       h('div', { class: 'panels' }, this.createPanel(), this.detail));
-    void this.load(builder.query());
+    void this.load(this.builder.query());
   }
 
-  /** Stops the long-poll, and keeps a load still on its way from starting another: the view is gone. */
+  /** Stops the live updates and aborts their requests, and keeps a load still on its way from starting another: the view is gone. */
   close(): void {
     this.closed = true;
     this.live?.stop();
   }
 
-  private async load(query: ListQuery, cursor: { after?: string; before?: string } = {}): Promise<void> {
+  /** The key in use changed: the query runs again as the new key (a private collection's "mine" follows it). */
+  keyChanged(): void {
+    try {
+      void this.load(this.builder.query());
+    } catch {
+      // A query the builder refuses as typed: it says so when Run is pressed; the page shown stays.
+    }
+  }
+
+  private async load(query: ListQuery, cursor: { after?: string; before?: string } = {}, offset = 0): Promise<void> {
     this.live?.stop();
     // Only the latest load is shown: a slower earlier one (Run clicked twice, then Next) must not overwrite it.
     const load = ++this.loads;
-    if (!cursor.after && !cursor.before) this.baseQuery = query;
+    const paging = Boolean(cursor.after || cursor.before);
+    if (!paging) this.baseQuery = query;
     const request = { ...this.baseQuery, ...cursor };
     this.status.textContent = 'Loading…';
     try {
-      const answer = await this.api.list(this.info.id, request);
-      if (!answer || load !== this.loads) return;
-      if (answer.records.length === 0 && (cursor.after || cursor.before) && this.page) {
+      const answer = await this.connection.collection(this.info.id).list(request);
+      if (load !== this.loads || this.closed) return;
+      if (answer.records.length === 0 && paging && this.shown) {
         // Paged past either end: the page shown stays (an empty page has no cursors to come back by).
-        this.restartLive();
         this.status.textContent = cursor.after ? 'No later records' : 'No earlier records';
-        this.pager.querySelector<HTMLButtonElement>(cursor.after ? '#next-page' : '#previous-page')!.disabled = true;
+        if (cursor.after) this.total = this.shown.offset + this.shown.answer.records.length;
+        else this.shown = { ...this.shown, offset: 0 };
+        this.renderPager();
+        this.restartLive();
         return;
       }
-      this.show({ query: request, answer }, false);
-      if (!cursor.after && !cursor.before) void this.refreshCount();
+      this.show({ query: request, answer, offset }, false);
+      if (!paging) {
+        this.total = undefined;
+        this.renderPager();
+        void this.refreshCount();
+      }
       this.restartLive();
     } catch (error) {
-      if (load !== this.loads) return;
-      this.page = undefined;
+      if (load !== this.loads || this.closed) return;
+      this.shown = undefined;
+      this.total = undefined;
       this.status.textContent = '';
       // A count still on its way for an earlier query must not show beside this error.
       this.counts++;
       this.count.textContent = '';
-      replaceChildren(this.table, errorBox(error));
+      replaceChildren(this.table, this.refusal(error));
       replaceChildren(this.pager);
+      this.position.textContent = '';
     }
+  }
+
+  /** The page shown, read again where it is (after a record was created here). */
+  private reload(): void {
+    const shown = this.shown;
+    if (!shown) return void this.load(this.baseQuery);
+    void this.load(this.baseQuery, { after: shown.query.after, before: shown.query.before }, shown.offset);
+  }
+
+  /**
+   * What a refused list shows. A private collection's refusal of an unconfined list (no key, or a list of all) says
+   * how to see one's records; the server's own answer is a click away. Anything else is the server's answer.
+   */
+  private refusal(error: unknown): HTMLElement {
+    const unconfined = isReason(error, 'permission/unconfined-query') || isReason(error, 'unauthorized');
+    if (!unconfined || this.info.publicRead) return errorBox(error);
+    const keyFields = this.info.readFields.map((field) => field.name).join(', ') || 'a field of the record';
+    const answer = h('details', { class: 'server-answer' }, h('summary', {}, 'What the server answered'), errorBox(error));
+    if (!this.host.key()) {
+      return h('div', { class: 'private-state', id: 'private-state' },
+        h('h3', {}, 'Sign in to see your records'),
+        h('p', {}, `${this.info.id} is private: each record is readable only by the keys it names (${keyFields}). Sign in with your key, or generate one, and the list shows the records you may read.`),
+        h('button', { type: 'button', id: 'sign-in', onclick: () => this.host.signIn() }, 'Sign in'),
+        answer);
+    }
+    const mine = this.builder.mineChoice();
+    return h('div', { class: 'private-state', id: 'private-state' },
+      h('h3', {}, 'Only your records can be listed'),
+      h('p', {}, `${this.info.id} is private: a list must be limited to the records your key may read (${keyFields}).`),
+      mine ? h('button', { type: 'button', id: 'show-mine', onclick: () => {
+        this.builder.chooseMine();
+        this.keyChanged();
+      } }, 'Show my records') : null,
+      answer);
   }
 
   private restartLive(): void {
     this.live?.stop();
     this.live = undefined;
     if (this.closed) return;
-    const page = this.page;
-    if (!page || !this.liveToggle.checked) {
-      if (page) this.status.textContent = 'Live updates off';
+    const shown = this.shown;
+    if (!shown || !this.liveToggle.checked) {
+      if (shown) this.status.textContent = 'Live updates off';
       return;
     }
-    const live = new LiveList(this.api, this.info.id, page.query,
+    const live = new LiveList(this.connection.collection(this.info.id), shown.query,
       (answer) => {
-        this.show({ query: page.query, answer }, true);
+        this.show({ query: shown.query, answer, offset: shown.offset }, true);
         void this.refreshCount();
       },
       (error) => {
-        this.status.textContent = `Live updates interrupted (${error instanceof ApiError ? error.envelope.reason : (error as Error).message}); retrying`;
+        this.status.textContent = `Live updates interrupted (${error instanceof VellumError ? error.reason : (error as Error).message}); retrying`;
       },
       (mode, why) => {
         // Which channel follows the page: the push stream, or long-polls when the server refused the stream.
         this.status.dataset.mode = mode;
+        if (this.status.textContent?.startsWith('Live updates interrupted')) this.status.textContent = 'Live: waiting for changes';
         this.status.title = mode === 'stream' ? 'following the push stream (stream=1)' : `following with long-polls${why ? ` (the push stream was refused: ${why})` : ''}`;
       });
     this.live = live;
     this.status.textContent = 'Live: waiting for changes';
-    live.start(page.answer.timestamp);
+    live.start(shown.answer.timestamp ?? '0');
   }
 
   /** How many records match the query's where (and the caller may read): `count=true`, re-asked after each change. */
@@ -117,22 +189,25 @@ export class RecordsView {
     const asked = ++this.counts;
     const where = this.baseQuery.where;
     try {
-      const count = await this.api.count(this.info.id, where);
+      const count = await this.connection.collection(this.info.id).count(where);
       if (asked !== this.counts || this.closed) return;
+      this.total = count;
       this.count.textContent = `${count} matching record${count === 1 ? '' : 's'}`;
       this.count.title = '';
     } catch (error) {
       if (asked !== this.counts || this.closed) return;
+      this.total = undefined;
       // A count is bounded by the entries it reads: past that, say so instead of a number.
-      this.count.textContent = error instanceof ApiError && error.envelope.reason === 'indexer/scan-limit-exceeded' ? 'too many to count' : 'count unavailable';
+      this.count.textContent = isReason(error, 'indexer/scan-limit-exceeded') ? 'too many to count' : 'count unavailable';
       this.count.title = error instanceof Error ? error.message : String(error);
     }
+    this.renderPager();
   }
 
-  private show(page: Page, fromLive: boolean): void {
-    const before = new Map((this.page?.answer.records ?? []).map((record) => [record.id, JSON.stringify(record)]));
-    this.page = page;
-    const { records, cursor } = page.answer;
+  private show(shown: Shown, fromLive: boolean): void {
+    const before = new Map((this.shown?.answer.records ?? []).map((record) => [record.id, JSON.stringify(record)]));
+    this.shown = shown;
+    const { records } = shown.answer;
     if (fromLive) this.status.textContent = `Live: updated at ${new Date().toLocaleTimeString()}`;
     const fields = this.info.fields;
     const rows = records.map((record) => {
@@ -144,27 +219,48 @@ export class RecordsView {
         ...fields.map((field) => {
           const text = valueText(record[field.name], field.type);
           const numeric = field.type.kind === 'primitive' && field.type.value === 'number';
-          return h('td', { title: text.length > 40 ? text : undefined, class: numeric ? 'number' : undefined }, shorten(text, 40));
+          // A key is told apart by its ends; the whole of it is in the tooltip and the record's JSON.
+          const shown = field.type.kind === 'publickey' ? shortKey(text) : shorten(text, 40);
+          return h('td', { title: shown !== text ? text : undefined, class: numeric ? 'number' : undefined }, shown);
         }));
     });
     replaceChildren(this.table, records.length === 0
-      ? h('p', { class: 'muted empty' }, 'No records on this page.')
+      ? h('p', { class: 'muted empty' }, shown.offset === 0 ? 'No records match.' : 'No records on this page.')
       : h('table', {}, h('thead', {}, h('tr', {}, ...fields.map((field) => h('th', { scope: 'col', title: typeText(field.type) }, field.name)))), h('tbody', {}, ...rows)));
     const selected = records.find((record) => record.id === this.selectedId);
     // A live change to the selected record updates its JSON and leaves the function forms (and what is typed in them) alone.
     if (selected && fromLive) replaceChildren(this.detailJson, recordJson(selected));
+    this.renderPager();
+  }
+
+  /**
+   * "rows 26–50 of 250" and the paging buttons: Previous off on the first page, Next off on the last (the count
+   * says where the result ends; without it, a page shorter than the page size is the last).
+   */
+  private renderPager(): void {
+    const shown = this.shown;
+    if (!shown) return;
+    const { records, cursor } = shown.answer;
+    const first = shown.offset + 1;
+    const last = shown.offset + records.length;
+    const limit = this.baseQuery.limit ?? 100;
+    const atEnd = records.length < limit || (this.total !== undefined && last >= this.total);
+    const atStart = shown.offset === 0 || !cursor.before;
+    this.position.textContent = records.length === 0 ? '' : `rows ${first}–${last}${this.total === undefined ? '' : ` of ${this.total}`}`;
+    const next = () => void this.load(this.baseQuery, { after: cursor.after ?? undefined }, last);
+    const previous = () => void this.load(this.baseQuery, { before: cursor.before ?? undefined }, Math.max(0, shown.offset - limit));
     replaceChildren(this.pager,
-      h('button', { type: 'button', id: 'previous-page', disabled: !cursor.before || records.length === 0, onclick: () => void this.load(this.baseQuery, { before: cursor.before ?? undefined }) }, '← Previous'),
-      h('button', { type: 'button', id: 'next-page', disabled: !cursor.after || records.length === 0, onclick: () => void this.load(this.baseQuery, { after: cursor.after ?? undefined }) }, 'Next →'));
+      h('button', { type: 'button', id: 'previous-page', disabled: atStart || records.length === 0, onclick: previous }, '← Previous'),
+      h('button', { type: 'button', id: 'next-page', disabled: atEnd || !cursor.after || records.length === 0, onclick: next }, 'Next →'));
   }
 
   /** A record by its id, wherever it is in the list: a get, with the caller's read permission. */
   private openById(): HTMLElement {
     const id = h('input', { type: 'text', id: 'open-id', placeholder: 'record id', 'aria-label': 'record id to open', spellcheck: 'false', autocomplete: 'off' });
-    return h('form', { class: 'inline', onsubmit: (event: Event) => {
+    return h('form', { class: 'inline open-by-id', onsubmit: (event: Event) => {
       event.preventDefault();
       if (id.value === '') return;
-      this.api.get(this.info.id, id.value).then(
+      this.connection.collection(this.info.id).get(id.value).then(
         (record) => this.select(record),
         (error: unknown) => {
           this.selectedId = undefined;
@@ -174,16 +270,18 @@ export class RecordsView {
   }
 
   private createPanel(): HTMLElement {
-    const form = parameterForm(this.info, this.info.constructorParameters, this.key, 'create');
+    const form = parameterForm(this.info, this.info.constructorParameters, this.host.key, 'create');
     const result = h('div', { class: 'result', id: 'create-result' });
     return h('section', { class: 'panel' },
       h('h3', {}, 'New record'),
       h('form', { id: 'create-form', onsubmit: (event: Event) => {
         event.preventDefault();
         void this.submit(result, async () => {
-          const record = await this.api.create(this.info.id, form.read());
+          const record = await this.connection.collection(this.info.id).create(...form.read());
           this.selectedId = record.id;
           this.renderDetail(record);
+          // The list shows it (when it matches) without waiting for live updates, which may be off.
+          this.reload();
           return h('div', { class: 'ok' }, `Created ${record.id}`);
         });
       } }, form.element, h('button', { type: 'submit', id: 'create-record' }, 'Create')),
@@ -199,12 +297,12 @@ export class RecordsView {
   private renderDetail(record: WireRecord): void {
     replaceChildren(this.detailJson, recordJson(record));
     const functions = this.info.functions.map((fn) => {
-      const form = parameterForm(this.info, fn.parameters, this.key, `call-${fn.name}`);
+      const form = parameterForm(this.info, fn.parameters, this.host.key, `call-${fn.name}`);
       const result = h('div', { class: 'result' });
       return h('form', { class: 'function', 'data-function': fn.name, onsubmit: (event: Event) => {
         event.preventDefault();
         void this.submit(result, async () => {
-          const after = await this.api.call(this.info.id, record.id, fn.name, form.read());
+          const after = await this.connection.collection(this.info.id).record(record.id).call(fn.name, ...form.read());
           if (after) replaceChildren(this.detailJson, recordJson(after));
           return h('div', { class: 'ok' }, after ? `${fn.name} done` : `${fn.name} done: the record was deleted`);
         });

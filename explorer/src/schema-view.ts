@@ -1,6 +1,7 @@
 // A collection's schema: its code highlighted, and an editor that saves a new version through the Collection
 // collection's `updateCode` (the same call any client makes), with the checker's errors at line and column.
-import { ApiError, type Api, type WireRecord } from './api.ts';
+import { VellumError } from 'vellum/client';
+import type { Connection, WireRecord } from './connection.ts';
 import { h, replaceChildren } from './dom.ts';
 import { diagnosticsOf } from './diagnostics.ts';
 import { SchemaEditor } from './editor.ts';
@@ -13,7 +14,7 @@ export class SchemaView {
   readonly element = h('div', { class: 'schema-view' });
 
   constructor(
-    private readonly api: Api,
+    private readonly connection: Connection,
     private readonly record: WireRecord & { code?: unknown; publicKey?: unknown },
     private readonly onSaved: () => void,
   ) {
@@ -49,7 +50,7 @@ export class SchemaView {
   private async save(editor: SchemaEditor, result: HTMLElement): Promise<void> {
     replaceChildren(result, h('span', { class: 'muted' }, 'Saving…'));
     try {
-      await this.api.call(META_COLLECTION, this.record.id, 'updateCode', [editor.value]);
+      await this.connection.collection(META_COLLECTION).record(this.record.id).call('updateCode', editor.value);
       this.onSaved();
     } catch (error) {
       showSchemaError(error, editor, result);
@@ -59,6 +60,6 @@ export class SchemaView {
 
 /** A refused schema: its errors marked in the editor (when they have a place) and the envelope below it. */
 export function showSchemaError(error: unknown, editor: SchemaEditor, result: HTMLElement): void {
-  editor.showDiagnostics(error instanceof ApiError && error.envelope.reason === 'collection/invalid-schema' ? diagnosticsOf(error.envelope.message) : []);
+  editor.showDiagnostics(error instanceof VellumError && error.reason === 'collection/invalid-schema' ? diagnosticsOf(error.message) : []);
   replaceChildren(result, errorBox(error));
 }

@@ -1,6 +1,6 @@
 // A collection of the service, typed by its generated schema: create records with the constructor's parameters,
 // call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
-import type { Client } from './client.ts';
+import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
 import { Query } from './query.ts';
 import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
@@ -46,21 +46,38 @@ export interface Page<R> {
 }
 
 export class Collection<S extends CollectionSchema> {
-  /** `<namespace>/<name>` */
-  readonly id: string;
+  /** The collection's name in its schema: its id after the last `/`. */
+  readonly name: S['name'];
 
   constructor(
     readonly client: Client,
-    readonly name: S['name'],
+    /** `<namespace>/<name>` */
+    readonly id: string,
     /** Whether reads are signed: the collection is not public, so who reads decides what is seen. */
     readonly signReads: boolean,
+    /** Given to every request of this collection (`with`). */
+    readonly requestOptions: RequestOptions = {},
   ) {
-    this.id = `${client.namespace}/${name}`;
+    this.name = id.slice(id.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * This collection with options for every request it sends: `accounts.with({ signal }).create(...)` (a create's
+   * and a call's arguments are the function's own, so their signal comes this way). A signal given to a call as
+   * well ends it when either aborts.
+   */
+  with(options: RequestOptions): Collection<S> {
+    return new Collection<S>(this.client, this.id, this.signReads, { signal: eitherSignal(this.requestOptions.signal, options.signal) });
+  }
+
+  /** The signal of one request: this collection's, and the call's own. */
+  signalOf(options: RequestOptions | undefined): AbortSignal | undefined {
+    return eitherSignal(this.requestOptions.signal, options?.signal);
   }
 
   /** Runs the constructor; the new record as stored. */
   async create(...args: S['constructorArgs']): Promise<S['record']> {
-    const answer = await this.client.send({ method: 'POST', path: `${this.#path()}/records`, body: argumentsJson(args), sign: true });
+    const answer = await this.client.send({ method: 'POST', path: `${this.#path()}/records`, body: argumentsJson(args), sign: true, signal: this.signalOf(undefined) });
     return recordOf(answer.status, answer.body) as S['record'];
   }
 
@@ -70,8 +87,8 @@ export class Collection<S extends CollectionSchema> {
   }
 
   /** The record with this id; a VellumError `record/not-found` (404) when there is none. */
-  get(id: string): Promise<S['record']> {
-    return this.record(id).get();
+  get(id: string, options?: RequestOptions): Promise<S['record']> {
+    return this.record(id).get(options);
   }
 
   /** A reference to a record of this collection, for a field or a parameter that takes one. */
@@ -83,8 +100,8 @@ export class Collection<S extends CollectionSchema> {
    * One page of records. On a collection not readable by everyone the where must limit it to records the caller
    * may read (a read-granting field equal to its key), else VellumError 403 `permission/unconfined-query`.
    */
-  async list(options: ListOptions<S['queryFields']> = {}): Promise<Page<S['record']>> {
-    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query: listQuery(options), sign: this.signReads });
+  async list(options: ListOptions<S['queryFields']> & RequestOptions = {}): Promise<Page<S['record']>> {
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query: listQuery(options), sign: this.signReads, signal: this.signalOf(options) });
     return pageOf(answer.status, answer.body, answer.headers);
   }
 
@@ -92,9 +109,9 @@ export class Collection<S extends CollectionSchema> {
    * How many records match the where that the caller may read (`count=true`). The service reads at most 100,000
    * index entries for one count: past that it is a VellumError `indexer/scan-limit-exceeded` (narrow the where).
    */
-  async count(where?: Where<S['queryFields']>): Promise<number> {
+  async count(where?: Where<S['queryFields']>, options?: RequestOptions): Promise<number> {
     const query = { ...listQuery({ where }), count: 'true' };
-    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads });
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
     const count = isObject(answer.body) ? answer.body.count : undefined;
     if (typeof count !== 'number') throw unexpectedAnswer(answer.status, 'a body that is not { "count": n }');
     return count;
@@ -110,16 +127,18 @@ export class Collection<S extends CollectionSchema> {
     options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort'> = {},
   ): Subscription<S['record']> {
     const query = { ...listQuery({ where: options.where, sort: options.sort }), ...streamQuery(options) };
-    return new Subscription(this.client, { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads }, onEvent, options);
+    const request = { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads } as const;
+    return new Subscription(this.client, request, onEvent, { ...options, signal: this.signalOf(options) });
   }
 
   /**
    * Waits until a record of the collection changes after `since` (a page's `timestamp`), then lists as `list`
    * does; null when nothing changed within `waitFor` (`'10s'`, `'500ms'`; the service's default and maximum is 60 s).
+   * Aborting `signal` ends the wait at once and closes its connection.
    */
-  async waitForList(since: string, options: ListOptions<S['queryFields']> & { waitFor?: string } = {}): Promise<Page<S['record']> | null> {
+  async waitForList(since: string, options: ListOptions<S['queryFields']> & RequestOptions & { waitFor?: string } = {}): Promise<Page<S['record']> | null> {
     const query = { ...listQuery(options), since, ...(options.waitFor === undefined ? {} : { waitFor: options.waitFor }) };
-    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads });
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
     return answer.status === 304 ? null : pageOf(answer.status, answer.body, answer.headers);
   }
 
@@ -162,15 +181,17 @@ export class RecordHandle<S extends CollectionSchema> {
     readonly id: string,
   ) {}
 
-  async get(): Promise<S['record']> {
-    const answer = await this.collection.client.send({ method: 'GET', path: this.collection.recordPath(this.id), sign: this.collection.signReads });
+  async get(options?: RequestOptions): Promise<S['record']> {
+    const request = { method: 'GET', path: this.collection.recordPath(this.id), sign: this.collection.signReads, signal: this.collection.signalOf(options) } as const;
+    const answer = await this.collection.client.send(request);
     return recordOf(answer.status, answer.body) as S['record'];
   }
 
   /** Waits until this record changes after `since` (a `timestamp` of the service), then gets it; null when nothing changed within `waitFor`. */
-  async waitForChange(since: string, waitFor?: string): Promise<S['record'] | null> {
+  async waitForChange(since: string, waitFor?: string, options?: RequestOptions): Promise<S['record'] | null> {
     const query = { since, ...(waitFor === undefined ? {} : { waitFor }) };
-    const answer = await this.collection.client.send({ method: 'GET', path: this.collection.recordPath(this.id), query, sign: this.collection.signReads });
+    const request = { method: 'GET', path: this.collection.recordPath(this.id), query, sign: this.collection.signReads, signal: this.collection.signalOf(options) } as const;
+    const answer = await this.collection.client.send(request);
     return answer.status === 304 ? null : (recordOf(answer.status, answer.body) as S['record']);
   }
 
@@ -180,13 +201,13 @@ export class RecordHandle<S extends CollectionSchema> {
    */
   subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
     const request = { method: 'GET', path: this.collection.recordPath(this.id), query: streamQuery(options), sign: this.collection.signReads } as const;
-    return new Subscription(this.collection.client, request, onEvent, options);
+    return new Subscription(this.collection.client, request, onEvent, { ...options, signal: this.collection.signalOf(options) });
   }
 
   /** Calls function `name` on this record; the record after the call, or null when the function deleted it. */
   async call<Name extends keyof S['functions'] & string>(name: Name, ...args: FunctionArgs<S, Name>): Promise<S['record'] | null> {
     const path = `${this.collection.recordPath(this.id)}/call/${encodeURIComponent(name)}`;
-    const answer = await this.collection.client.send({ method: 'POST', path, body: argumentsJson(args), sign: true });
+    const answer = await this.collection.client.send({ method: 'POST', path, body: argumentsJson(args), sign: true, signal: this.collection.signalOf(undefined) });
     // `{ "data": null }`: the function deleted the record.
     if (isObject(answer.body) && answer.body.data === null) return null;
     return recordOf(answer.status, answer.body) as S['record'];
@@ -232,4 +253,11 @@ function pageOf<R>(status: number, body: unknown, headers: Headers): Page<R> {
     cursor: { before: cursorOf(body.cursor.before), after: cursorOf(body.cursor.after) },
     timestamp: headers.get('X-Service-Timestamp') ?? headers.get('X-Polybase-Timestamp'),
   };
+}
+
+/** A signal that aborts when either does (undefined when neither is given). */
+export function eitherSignal(a: AbortSignal | undefined, b: AbortSignal | undefined): AbortSignal | undefined {
+  if (a === undefined || a === b) return b;
+  if (b === undefined) return a;
+  return AbortSignal.any([a, b]);
 }

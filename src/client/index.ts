@@ -1,11 +1,19 @@
 // `vellum/client`: a small fetch-based client of the record service, the runtime under the code that
 // `vellum generate client` writes. It runs in Node and in browsers (fetch, no Node modules) and depends only on
 // the @noble libraries, for signing. See docs/codegen.md.
-export { Client, type ClientOptions, type ServiceAnswer, type ServiceRequest } from './client.ts';
+export { Client, type ClientOptions, type RequestOptions, type ServiceAnswer, type ServiceRequest, type UntypedSchema } from './client.ts';
 export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page } from './collection.ts';
 export { Query } from './query.ts';
-export { VellumError } from './errors.ts';
-export { ethPersonalSigner, publicKeyHex, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
+export {
+  SERVICE_ERROR_CODES,
+  SERVICE_ERROR_REASONS,
+  VellumError,
+  type ErrorCode,
+  type ErrorReason,
+  type ServiceErrorCode,
+  type ServiceErrorReason,
+} from './errors.ts';
+export { ethPersonalSigner, publicKeyHex, randomPrivateKey, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
 export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 export {
   COMPARISONS,

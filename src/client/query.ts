@@ -1,6 +1,7 @@
 // A list query built one call at a time, as @polybase/client's is, but typed: `where` and `sort` take only the
 // collection's query fields (those with an index), and a filter's value has the field's type. Each call returns
 // a new query, so a query can be kept and extended.
+import type { RequestOptions } from './client.ts';
 import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
 import { COMPARISONS, type ComparisonFor, type Direction, type Operand, type SortField, type Where } from './where.ts';
@@ -58,14 +59,14 @@ export class Query<S extends CollectionSchema> {
     return new Query(this.collection, { ...rest, before: cursor });
   }
 
-  get(): Promise<Page<S['record']>> {
-    return this.collection.list(this.options);
+  get(options?: RequestOptions): Promise<Page<S['record']>> {
+    return this.collection.list({ ...this.options, ...options });
   }
 
   /** How many records match the query's where that the caller may read (the sort does not matter). */
-  count(): Promise<number> {
+  count(options?: RequestOptions): Promise<number> {
     this.#refusePaging('count');
-    return this.collection.count(this.options.where);
+    return this.collection.count(this.options.where, options);
   }
 
   /** Push updates of the query's records, in its sort's order at the start (see Collection.subscribe). */

@@ -51,6 +51,11 @@ export function publicKeyHex(privateKey: string | Uint8Array): HexPublicKey {
   return `0x${bytesToHex(secp256k1.getPublicKey(privateKeyBytes(privateKey), false).subarray(1))}`;
 }
 
+/** A new private key from the platform's secure random numbers (`crypto.getRandomValues`), as `0x` + 64 hex digits. */
+export function randomPrivateKey(): `0x${string}` {
+  return `0x${bytesToHex(secp256k1.utils.randomSecretKey())}`;
+}
+
 const HEX = /^0x[0-9a-fA-F]+$/;
 
 /**

@@ -2,21 +2,25 @@
 // it runs in Node 20 and in browsers alike (no EventSource: it cannot sign requests, nor be given headers). The
 // subscription keeps the result the events describe, and when the connection drops it reconnects with the last
 // event id as `Last-Event-ID`, so the service sends only what changed meanwhile. docs/codegen.md has the events.
-import type { Client, ServiceRequest } from './client.ts';
-import { unexpectedAnswer, VellumError } from './errors.ts';
+import type { Client, RequestOptions, ServiceRequest } from './client.ts';
+import { errorOfEnvelope, unexpectedAnswer, VellumError } from './errors.ts';
 
-/** One change of a subscription's result, as the service's stream sends it. */
+/**
+ * One change of a subscription's result, as the service's stream sends it. A commit's changes come as several
+ * events; the last of them has the commit's `timestamp`: the result is whole again as of that time (a console that
+ * shows a page of the result reads it again then, rather than once per event).
+ */
 export type StreamEvent<R> =
   /** The record is in the result now: it entered it, or changed. */
-  | { type: 'put'; id: string; record: R }
+  | { type: 'put'; id: string; record: R; timestamp?: string }
   /** A record sent before left the result: deleted, changed to not match, or no longer readable. */
-  | { type: 'remove'; id: string }
+  | { type: 'remove'; id: string; timestamp?: string }
   /** Forget every record: the puts up to the next `ready` are the whole result. */
-  | { type: 'reset' }
+  | { type: 'reset'; timestamp?: string }
   /** The result is up to date as of `timestamp` (the service's time, as a page's). */
   | { type: 'ready'; timestamp: string };
 
-export interface SubscribeOptions {
+export interface SubscribeOptions extends RequestOptions {
   /**
    * Called once when the stream ends for good: the service refused it (a bad query, a missing index, a result of
    * more than 1,000 records) or ended it with an error event. Dropped connections are not errors: they reconnect.
@@ -29,6 +33,12 @@ export interface SubscribeOptions {
   since?: string;
   /** The first wait before reconnecting, in ms (default 1000); it doubles on each failure, up to 30 s. */
   retryDelay?: number;
+  /**
+   * Called when the connection ended and is tried again after `delay` ms: `cause` is why (a VellumError:
+   * `request/failed` for a dropped connection, a 5xx of the service), or undefined when the service ended the
+   * stream (it is shutting down). Events resume after the last one seen; a console shows "reconnecting" meanwhile.
+   */
+  onRetry?: (delay: number, cause: unknown) => void;
 }
 
 const MAX_RETRY_DELAY = 30_000;
@@ -50,6 +60,9 @@ export class Subscription<R> {
     readonly onEvent: (event: StreamEvent<R>) => void,
     readonly options: SubscribeOptions = {},
   ) {
+    // Aborting the signal is close(): the connection closes, and `done` settles without an error.
+    options.signal?.addEventListener('abort', () => this.close(), { once: true, signal: this.#abort.signal });
+    if (options.signal?.aborted) this.close();
     this.done = this.#run(client, request);
   }
 
@@ -67,6 +80,7 @@ export class Subscription<R> {
     const firstDelay = this.options.retryDelay ?? 1000;
     let delay = firstDelay;
     while (!signal.aborted) {
+      let cause: unknown;
       try {
         const headers: Record<string, string> = this.lastEventId === undefined ? {} : { 'Last-Event-ID': this.lastEventId };
         const response = await client.open(request, headers, signal);
@@ -80,7 +94,11 @@ export class Subscription<R> {
           this.options.onError?.(error);
           break;
         }
+        cause = error;
       }
+      if (signal.aborted) break;
+      const retry = this.options.onRetry;
+      if (retry) reportOutside(() => retry(delay, cause));
       await sleep(delay, signal);
       delay = Math.min(delay * 2, MAX_RETRY_DELAY);
     }
@@ -97,7 +115,7 @@ export class Subscription<R> {
       if (event.id !== undefined) this.lastEventId = event.id;
       // An id alone (no data) only moves the resume point.
       if (!event.hasData) return;
-      const parsed = this.#apply(event.type, event.data);
+      const parsed = this.#apply(event.type, event.data, event.id);
       if (parsed?.type === 'ready') onReady();
     });
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -117,7 +135,7 @@ export class Subscription<R> {
   }
 
   /** Applies one event to the records and hands it on; an error event throws the service's error. */
-  #apply(type: string, data: string): StreamEvent<R> | undefined {
+  #apply(type: string, data: string, id: string | undefined): StreamEvent<R> | undefined {
     if (this.#abort.signal.aborted) return undefined;
     let body: unknown;
     try {
@@ -125,46 +143,50 @@ export class Subscription<R> {
     } catch {
       throw unexpectedAnswer(200, `a ${type} event whose data is not JSON: ${JSON.stringify(data.slice(0, 200))}`);
     }
-    const event = eventOf<R>(type, body);
+    const event = eventOf<R>(type, body, id);
     if (event === undefined) return undefined;
     if (event.type === 'put') this.records.set(event.id, event.record);
     else if (event.type === 'remove') this.records.delete(event.id);
     else if (event.type === 'reset') this.records.clear();
-    try {
-      this.onEvent(event);
-    } catch (error) {
-      // The listener's own failure, as an EventSource listener's is: reported (thrown outside the stream), while
-      // the stream goes on. Caught here, it would read as a dropped connection.
-      setTimeout(() => {
-        throw error;
-      });
-    }
+    reportOutside(() => this.onEvent(event));
     return event;
   }
 }
 
-function eventOf<R>(type: string, body: unknown): StreamEvent<R> | undefined {
+/**
+ * Runs a listener; its own failure is reported as an EventSource listener's is (thrown outside the stream, on a
+ * later task) while the stream goes on. Caught by the stream, it would read as a dropped connection.
+ */
+function reportOutside(listener: () => void): void {
+  try {
+    listener();
+  } catch (error) {
+    setTimeout(() => {
+      throw error;
+    });
+  }
+}
+
+function eventOf<R>(type: string, body: unknown, id: string | undefined): StreamEvent<R> | undefined {
   const object = isObject(body) ? body : {};
   const malformed = () => unexpectedAnswer(200, `a ${type} event of an unexpected shape: ${JSON.stringify(body).slice(0, 200)}`);
+  // The event id of the last event of a commit: the commit's time.
+  const timestamp = id === undefined ? {} : { timestamp: id };
   switch (type) {
     case 'put':
       if (typeof object.id !== 'string' || !isObject(object.data)) throw malformed();
-      return { type, id: object.id, record: object.data as R };
+      return { type, id: object.id, record: object.data as R, ...timestamp };
     case 'remove':
       if (typeof object.id !== 'string') throw malformed();
-      return { type, id: object.id };
+      return { type, id: object.id, ...timestamp };
     case 'reset':
-      return { type };
+      return { type, ...timestamp };
     case 'ready':
       if (typeof object.timestamp !== 'string') throw malformed();
       return { type, timestamp: object.timestamp };
-    case 'error': {
-      const error = isObject(object.error) ? object.error : {};
-      const { code, reason, message } = error;
-      if (typeof code !== 'string' || typeof reason !== 'string' || typeof message !== 'string') throw malformed();
+    case 'error':
       // The stream's own status: the service had answered 200 before it ended the stream with this error.
-      throw new VellumError(200, code, reason, message);
-    }
+      throw errorOfEnvelope(200, body) ?? malformed();
     default:
       // An event of a later service: not for this client.
       return undefined;

@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { addOriginHeaders, registerCors } from './cors.ts';
-import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
+import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse, type ErrorBody } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
@@ -228,7 +228,7 @@ function registerService(app: FastifyInstance, parts: AppParts): void {
 }
 
 function notFoundAnswer(request: FastifyRequest, reply: FastifyReply): void {
-  reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
+  reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } } satisfies ErrorBody);
 }
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {

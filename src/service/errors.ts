@@ -4,7 +4,7 @@
 
 import { AuthError } from '../auth/index.ts';
 import type { RuntimeError, RuntimeErrorReason } from '../runtime/index.ts';
-import { StoreError } from '../store/index.ts';
+import { StoreError, type ErrorReason as StoreErrorReason } from '../store/index.ts';
 
 export type ErrorCode =
   | 'invalid-argument'
@@ -29,8 +29,95 @@ const STATUS: Record<ErrorCode, number> = {
   internal: 500,
 };
 
+/** The reasons the service gives of its own, beside those of the store, the runtime and auth. */
+type ServiceOwnReason =
+  | 'request/invalid'
+  | 'request/invalid-body'
+  | 'request/invalid-json'
+  | 'request/invalid-query'
+  | 'request/invalid-url'
+  | 'request/invalid-http'
+  | 'request/invalid-header'
+  | 'request/method-not-allowed'
+  | 'request/unsupported-encoding'
+  | 'request/body-too-large'
+  | 'request/headers-too-large'
+  | 'request/timeout'
+  | 'route/not-found'
+  | 'collection/id-exists'
+  | 'stream/too-many-streams'
+  | 'stream/too-many-records'
+  | 'permission/unconfined-query'
+  | 'permission/limit-exceeded'
+  | 'unauthorized'
+  | 'internal';
+
+/** Every `reason` an error envelope of the service may hold. */
+export type ErrorReason = ServiceOwnReason | StoreErrorReason | RuntimeErrorReason | AuthError['reason'];
+
+// The catalogue as values: an object with every reason as a key, so that the compiler refuses a reason missing
+// from it or one that is not a reason. vellum/client keeps its own copy (it loads nothing of the server), and
+// test/client/error-catalogue.test.ts checks that both lists agree.
+const REASONS: { readonly [R in ErrorReason]: true } = {
+  'request/invalid': true,
+  'request/invalid-body': true,
+  'request/invalid-json': true,
+  'request/invalid-query': true,
+  'request/invalid-url': true,
+  'request/invalid-http': true,
+  'request/invalid-header': true,
+  'request/method-not-allowed': true,
+  'request/unsupported-encoding': true,
+  'request/body-too-large': true,
+  'request/headers-too-large': true,
+  'request/timeout': true,
+  'route/not-found': true,
+  'collection/not-found': true,
+  'collection/invalid-schema': true,
+  'collection/invalid-id': true,
+  'collection/id-exists': true,
+  'record/not-found': true,
+  'record/not-object': true,
+  'record/id-not-string': true,
+  'record/invalid-id': true,
+  'record/invalid-field': true,
+  'record/missing-field': true,
+  'record/id-modified': true,
+  'record/conflict': true,
+  'constructor/no-id-assigned': true,
+  'function/not-found': true,
+  'function/invalid-args': true,
+  'function/collection-error': true,
+  'function/javascript-exception': true,
+  'function/out-of-gas': true,
+  'function/limit-exceeded': true,
+  'function/invalid-return': true,
+  'indexer/missing-index': true,
+  'indexer/query-inequality-not-last': true,
+  'indexer/invalid-query-value': true,
+  'indexer/invalid-query': true,
+  'indexer/invalid-cursor': true,
+  'indexer/scan-limit-exceeded': true,
+  'stream/too-many-streams': true,
+  'stream/too-many-records': true,
+  'permission/unconfined-query': true,
+  'permission/limit-exceeded': true,
+  'auth/invalid-signature': true,
+  unauthorized: true,
+  'store/invalid-commit': true,
+  'store/unavailable': true,
+  'store/internal': true,
+  internal: true,
+};
+
+/** The error catalogue: every `code` and every `reason` an error envelope of the service may hold. */
+export const ERROR_CATALOGUE = {
+  codes: Object.keys(STATUS) as ErrorCode[],
+  reasons: Object.keys(REASONS) as ErrorReason[],
+};
+
 export interface ErrorBody {
-  error: { code: string; reason: string; message: string };
+  error: { code: ErrorCode; reason: ErrorReason; message: string };
 }
 
 /** A failure the service itself detects; `status` follows from `code` unless given. */
@@ -40,7 +127,7 @@ export class ServiceError extends Error {
 
   constructor(
     readonly code: ErrorCode,
-    readonly reason: string,
+    readonly reason: ErrorReason,
     message: string,
     status?: number,
   ) {
@@ -69,11 +156,11 @@ export function fromRuntimeError(error: RuntimeError): ServiceError {
   return new ServiceError(RUNTIME_CODES[error.reason] ?? 'failed-precondition', error.reason, error.message);
 }
 
-export function notFound(reason: string, message: string): ServiceError {
+export function notFound(reason: ErrorReason, message: string): ServiceError {
   return new ServiceError('not-found', reason, message);
 }
 
-export function invalidArgument(reason: string, message: string): ServiceError {
+export function invalidArgument(reason: ErrorReason, message: string): ServiceError {
   return new ServiceError('invalid-argument', reason, message);
 }
 
@@ -107,7 +194,7 @@ const FRAMEWORK: Record<string, (message: string) => ServiceError> = {
  * there is no one to answer (the client reset the connection).
  */
 export function clientErrorResponse(error: { code?: string }, maxHeaderSize: number): { status: number; body: ErrorBody } | undefined {
-  const answer = (status: number, reason: string, message: string) => ({ status, body: { error: { code: 'invalid-argument', reason, message } } });
+  const answer = (status: number, reason: ErrorReason, message: string) => ({ status, body: { error: { code: 'invalid-argument' as const, reason, message } } });
   switch (error.code) {
     case 'ECONNRESET':
       return undefined;
@@ -122,7 +209,7 @@ export function clientErrorResponse(error: { code?: string }, maxHeaderSize: num
 
 /** Any thrown value as `[status, envelope]`. Unknown errors are 500 `internal` with a generic message. */
 export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
-  const make = (status: number, code: string, reason: string, message: string, internal = false) => ({
+  const make = (status: number, code: ErrorCode, reason: ErrorReason, message: string, internal = false) => ({
     status,
     body: { error: { code, reason, message } },
     internal,

@@ -16,7 +16,7 @@
 // most one commit's events.
 
 import { timestampToSeconds, whereMatcher, type ListQuery, type RecordStore } from '../store/index.ts';
-import { ServiceError, notFound } from './errors.ts';
+import { ServiceError, notFound, type ErrorBody } from './errors.ts';
 import type { RecordService } from './records.ts';
 import type { Caller } from './signature.ts';
 
@@ -189,7 +189,8 @@ class Follower {
         for (const change of commit.changes) {
           if (change.collectionId !== this.#target.collectionId) continue;
           if (change.kind === 'drop') {
-            await this.#send('error', { error: { code: 'not-found', reason: 'collection/not-found', message: `collection "${change.collectionId}" was deleted` } });
+            const deleted: ErrorBody = { error: { code: 'not-found', reason: 'collection/not-found', message: `collection "${change.collectionId}" was deleted` } };
+            await this.#send('error', deleted);
             return;
           }
           if (this.#target.id === undefined || change.id === this.#target.id) ids.add(change.id);

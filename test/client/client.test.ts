@@ -9,6 +9,8 @@ import {
   bytesFromBase64,
   Client,
   ethPersonalSigner,
+  publicKeyHex,
+  randomPrivateKey,
   signatureHeader,
   VellumError,
   type CollectionSchema,
@@ -127,6 +129,88 @@ describe('requests', () => {
     expect(sent[2]!.headers['X-Polybase-Signature']).toBe(signRequest(KEY, '', Number(t)));
   });
 
+  it('signs every read of the hour with one signature an hour ahead, and each write at a millisecond of its own', async () => {
+    const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }), { signer: true });
+    const before = Date.now();
+    await items.get('a');
+    await items.get('b');
+    await items.create('a', 1);
+    await items.create('a', 1);
+    const [read1, read2, write1, write2] = sent.map((s) => s.headers['X-Polybase-Signature']!);
+    expect(read2).toBe(read1);
+    const t = Number(/t=(\d+)/.exec(read1!)![1]);
+    expect(t - before).toBeGreaterThanOrEqual(60 * 60 * 1000);
+    expect(t - Date.now()).toBeLessThanOrEqual(60 * 60 * 1000);
+    // The service accepts it: up to 65 minutes ahead.
+    expect(verifySignatureHeader(read1!, '', { method: 'GET' }).toHex()).toBe(publicKeyOf(KEY).toHex());
+    // Two writes of the same body, at once: two signatures, both accepted once.
+    expect(write2).not.toBe(write1);
+    const guard = new MemoryReplayGuard();
+    for (const write of [write1!, write2!]) expect(verifySignatureHeader(write, '{"args":["a",1]}', { method: 'POST', replayGuard: guard }).toHex()).toBe(publicKeyOf(KEY).toHex());
+  });
+
+  it('a signer that declines a read is asked again at the next one (a wallet connected meanwhile)', async () => {
+    let connected = false;
+    const sent: (string | undefined)[] = [];
+    const signer = ethPersonalSigner(KEY);
+    const client = new Client({
+      baseURL: 'http://service.test/v0',
+      namespace: 'ns',
+      signer: (data) => (connected ? signer(data) : null),
+      fetch: async (_input, init) => (sent.push((init!.headers as Record<string, string>)['X-Polybase-Signature']), json(200, { data: { id: 'a', price: 1 } })),
+    });
+    const items = client.collection<ItemSchema>('Item', { signReads: true });
+    await items.get('a');
+    connected = true;
+    await items.get('a');
+    expect(sent[0]).toBeUndefined();
+    expect(sent[1]).toMatch(/^v=0,t=\d+,h=eth-personal-sign,sig=0x/);
+  });
+
+  it('randomPrivateKey gives a new valid key each time', () => {
+    const keys = new Set(Array.from({ length: 20 }, () => randomPrivateKey()));
+    expect(keys.size).toBe(20);
+    for (const key of keys) {
+      expect(key).toMatch(/^0x[0-9a-f]{64}$/);
+      expect(publicKeyHex(key)).toBe(publicKeyOf(key).toHex());
+    }
+  });
+
+  it('a collection by its whole id, and a client without a namespace', async () => {
+    const sent: string[] = [];
+    const client = new Client({ baseURL: 'http://service.test/v0', fetch: async (input) => (sent.push(new URL(String(input)).pathname), json(200, { data: { id: 'app/Item', code: '' } })) });
+    expect(() => client.collection<ItemSchema>('Item')).toThrow('this client has no namespace; give one, or use collectionById("<namespace>/<Name>")');
+    const meta = client.collectionById('Collection');
+    expect([meta.id, meta.name]).toEqual(['Collection', 'Collection']);
+    expect((await meta.get('app/Item')).id).toBe('app/Item');
+    const deep = client.collectionById('a/b/Item');
+    expect([deep.id, deep.name]).toEqual(['a/b/Item', 'Item']);
+    expect(sent).toEqual(['/v0/collections/Collection/records/app%2FItem']);
+    expect(() => client.collectionById('')).toThrow('a collection id must be a non-empty string');
+  });
+
+  it('a request whose signal is aborted already is not sent, and rejects with its reason', async () => {
+    const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }), { signer: true });
+    const controller = new AbortController();
+    const reason = new Error('gone');
+    controller.abort(reason);
+    await expect(items.get('a', { signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.list({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.count(undefined, { signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.with({ signal: controller.signal }).create('a', 1)).rejects.toBe(reason);
+    await expect(items.with({ signal: controller.signal }).record('a').call('setPrice', 2)).rejects.toBe(reason);
+    await expect(items.query().get({ signal: controller.signal })).rejects.toBe(reason);
+    await expect(items.query().count({ signal: controller.signal })).rejects.toBe(reason);
+    expect(sent).toEqual([]);
+    // A call's own signal and its collection's: either one ends it.
+    const other = new AbortController();
+    const both = items.with({ signal: other.signal });
+    expect((await both.get('a')).id).toBe('a');
+    await expect(both.get('a', { signal: controller.signal })).rejects.toBe(reason);
+    other.abort();
+    await expect(both.get('a')).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
   it('without a signer nothing is signed', async () => {
     const { sent, items } = recordingClient(() => json(200, { data: { id: 'a', price: 1 } }));
     await items.create('a', 1);
@@ -184,6 +268,20 @@ describe('requests', () => {
   it('a request that gets no answer is a VellumError with status 0', async () => {
     const client = new Client({ baseURL: 'http://service.test/v0', namespace: 'ns', fetch: () => Promise.reject(new TypeError('fetch failed')) });
     await expect(client.collection<ItemSchema>('Item').get('a')).rejects.toMatchObject({ status: 0, reason: 'request/failed', message: expect.stringContaining('fetch failed') });
+  });
+
+  it("calls the global fetch as a browser requires (not as a method of the client: Chromium's throws Illegal invocation)", async () => {
+    const original = globalThis.fetch;
+    globalThis.fetch = function (this: unknown) {
+      if (this !== undefined && this !== globalThis) throw new TypeError("Failed to execute 'fetch' on 'Window': Illegal invocation");
+      return Promise.resolve(json(200, { data: { id: 'a', price: 1 } }));
+    } as typeof fetch;
+    try {
+      const client = new Client({ baseURL: 'http://service.test/v0', namespace: 'ns' });
+      expect(await client.collection<ItemSchema>('Item').get('a')).toEqual({ id: 'a', price: 1 });
+    } finally {
+      globalThis.fetch = original;
+    }
   });
 
   it('bad options are refused when the client is made, naming the option', () => {
@@ -269,7 +367,8 @@ describe('subscriptions', () => {
           { type: 'ready', timestamp: '10.5' },
           { type: 'remove', id: 'a' },
           { type: 'reset' },
-          { type: 'put', id: 'c', record: { id: 'c', price: 4 } },
+          // The last event of a commit carries its id: the commit's time.
+          { type: 'put', id: 'c', record: { id: 'c', price: 4 }, timestamp: '12' },
         ]);
         expect([...subscription.records.keys()]).toEqual(['c']);
         expect(subscription.lastEventId).toBe('12');
@@ -280,15 +379,30 @@ describe('subscriptions', () => {
 
   it('reconnects when the stream ends, with Last-Event-ID, and a first `since` as the query', async () => {
     const first = eventStream(['event: ready\ndata: {"timestamp":"7"}\nid: 7\n\n']);
-    const { sent, events, subscription } = subscribed([first], { since: '3' });
+    const retries: [number, unknown][] = [];
+    const { sent, events, subscription } = subscribed([first], { since: '3', onRetry: (delay, cause) => retries.push([delay, cause]) });
     await until(() => sent.length === 2);
     subscription.close();
     await subscription.done;
     expect(events).toEqual([{ type: 'ready', timestamp: '7' }]);
+    // The service ended the stream: no cause.
+    expect(retries).toEqual([[1, undefined]]);
     expect(sent.map((s) => [s.url.searchParams.get('since'), s.headers['Last-Event-ID']])).toEqual([
       ['3', undefined],
       ['3', '7'],
     ]);
+  });
+
+  it('retries a 5xx of the service, saying why through onRetry, and doubles the wait', async () => {
+    const unavailable = () => json(503, { error: { code: 'unavailable', reason: 'store/unavailable', message: 'the database is down' } });
+    const retries: [number, unknown][] = [];
+    const { sent, subscription, errors } = subscribed([unavailable(), unavailable()], { onRetry: (delay, cause) => retries.push([delay, cause]) });
+    await until(() => sent.length === 3);
+    subscription.close();
+    await subscription.done;
+    expect(errors).toEqual([]);
+    expect(retries.map(([delay]) => delay)).toEqual([1, 2]);
+    expect(retries[0]![1]).toMatchObject({ status: 503, reason: 'store/unavailable' });
   });
 
   it('ends for good, through onError, on a refusal, an error event, or an answer that is not an event stream', async () => {

@@ -1,8 +1,9 @@
 // The explorer in a real browser (Chromium through playwright-core) against a live server: create a collection
 // from the editor (after seeing a broken one refused at line:col), generate a key, create a signed record, call a
 // function, see a refused call's error envelope, filter (with $in, $nin, $ne too) and page a list and see how many
-// match, watch a change made through the API arrive live over the push stream, list a private collection through
-// the key in use (and see the server's refusal of a list of all), and edit the schema. A screenshot is taken on the
+// match, with where the page is and the paging buttons off at either end, watch a change made through the API
+// arrive live over the push stream, list a private collection through the key in use (its sign-in state without a
+// key; the list read again when the key changes; the refusal of a list of all), and edit the schema. A screenshot is taken on the
 // way (docs/explorer.png is one; set VELLUM_UPDATE_SCREENSHOT=1 to write it there again).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -97,6 +98,16 @@ async function apiRecord(id: string): Promise<Record<string, unknown>> {
   return ((await response.json()) as { data: Record<string, unknown> }).data;
 }
 
+/** The public key the page signs as (shown short; the whole of it in data-key). */
+function signingKeyHex(): Promise<string | null> {
+  return page.getAttribute('#public-key', 'data-key');
+}
+
+/** Opens the key menu (generate, paste, import, show, remember) unless it is open. */
+async function openKeyMenu(): Promise<void> {
+  if (!(await page.locator('#key-menu').evaluate((menu) => (menu as unknown as { open: boolean }).open))) await page.click('#key-menu-toggle');
+}
+
 function rowIds(): Promise<string[]> {
   return page.locator('#records tbody tr').evaluateAll((rows) => rows.map((row) => row.getAttribute('data-id') ?? ''));
 }
@@ -136,8 +147,9 @@ describe('the explorer in Chromium', () => {
   });
 
   it('generates a key and creates a record signed with it', async () => {
+    await openKeyMenu();
     await page.click('#generate-key');
-    const publicKey = await page.inputValue('#public-key');
+    const publicKey = await signingKeyHex();
     expect(publicKey).toMatch(/^0x[0-9a-f]{128}$/);
 
     await page.click('a[role="tab"]:has-text("Records")');
@@ -164,12 +176,15 @@ describe('the explorer in Chromium', () => {
 
     const rename = page.locator('form[data-function="rename"]');
     await rename.locator('input[name="title"]').fill('written by someone else');
-    const ownerKey = await page.inputValue('#public-key');
-    await page.click('button:has-text("Show private key")');
+    const ownerKey = await signingKeyHex();
+    await openKeyMenu();
+    await page.click('#show-private-key');
     ownerPrivateKey = /0x[0-9a-f]{64}/.exec((await page.locator('#key-message').textContent()) ?? '')?.[0] ?? '';
+    await page.click('#key-menu-toggle');
     expect(publicKeyOf(ownerPrivateKey).toHex()).toBe(ownerKey);
+    await openKeyMenu();
     await page.click('#generate-key');
-    expect(await page.inputValue('#public-key')).not.toBe(ownerKey);
+    expect(await signingKeyHex()).not.toBe(ownerKey);
     await rename.locator('button[type="submit"]').click();
     const error = rename.locator('.error-box');
     await expect.poll(() => error.count()).toBe(1);
@@ -198,14 +213,19 @@ describe('the explorer in Chromium', () => {
     await page.fill('#query-limit', '2');
     await page.click('#run-query');
     await expect.poll(rowIds).toEqual(['task-3', 'task-5']);
+    // Where the page is in the result, and the buttons at its ends: no Previous on the first page...
+    await expect.poll(() => page.locator('#page-position').textContent()).toBe('rows 1–2 of 3');
+    expect(await page.locator('#previous-page').isDisabled()).toBe(true);
     await page.click('#next-page');
     await expect.poll(rowIds).toEqual(['task-4']);
-    await page.click('#next-page');
-    await expect.poll(() => page.locator('#live-status').textContent()).toBe('No later records');
-    expect(await rowIds()).toEqual(['task-4']);
+    // ...and no Next on the last.
+    await expect.poll(() => page.locator('#page-position').textContent()).toBe('rows 3–3 of 3');
     expect(await page.locator('#next-page').isDisabled()).toBe(true);
+    expect(await page.locator('#previous-page').isDisabled()).toBe(false);
     await page.click('#previous-page');
     await expect.poll(rowIds).toEqual(['task-3', 'task-5']);
+    await expect.poll(() => page.locator('#page-position').textContent()).toBe('rows 1–2 of 3');
+    expect(await page.locator('#previous-page').isDisabled()).toBe(true);
     // Paging does not change how many match.
     expect(await page.locator('#record-count').textContent()).toBe('3 matching records');
 
@@ -293,33 +313,37 @@ describe('the explorer in Chromium', () => {
   });
 
   it('signs as a pasted key: the owner\'s key pasted back may call the owner\'s function', async () => {
+    await openKeyMenu();
     await page.fill('#paste-key', ownerPrivateKey);
     await page.click('#paste-key + button');
-    expect(await page.inputValue('#public-key')).toBe(publicKeyOf(ownerPrivateKey).toHex());
+    expect(await signingKeyHex()).toBe(publicKeyOf(ownerPrivateKey).toHex());
     const retitle = page.locator('form[data-function="retitle"]');
     await retitle.locator('input[name="title"]').fill('docs written');
     await retitle.locator('button[type="submit"]').click();
     await expect.poll(() => retitle.locator('.result').textContent()).toBe('retitle done');
     expect(await apiRecord('task-1')).toMatchObject({ title: 'docs written' });
 
+    await openKeyMenu();
     await page.fill('#paste-key', '0x1234');
     await page.click('#paste-key + button');
     expect(await page.locator('#key-message').textContent()).toContain('Not a key: a private key is 64 hex digits');
-    expect(await page.inputValue('#public-key')).toBe(publicKeyOf(ownerPrivateKey).toHex());
+    expect(await signingKeyHex()).toBe(publicKeyOf(ownerPrivateKey).toHex());
   });
 
   it('imports a key file, and keeps the key over a reload only while "remember" is ticked', async () => {
     await page.setInputFiles('#import-key', { name: 'key.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify({ privateKey: API_KEY })) });
-    await expect.poll(() => page.inputValue('#public-key')).toBe(publicKeyOf(API_KEY).toHex());
+    await expect.poll(() => signingKeyHex()).toBe(publicKeyOf(API_KEY).toHex());
 
+    await openKeyMenu();
     await page.check('#remember-key');
     expect(await page.evaluate("localStorage.getItem('vellum-explorer:private-key')")).toBe(API_KEY);
     await page.reload();
-    expect(await page.inputValue('#public-key')).toBe(publicKeyOf(API_KEY).toHex());
+    expect(await signingKeyHex()).toBe(publicKeyOf(API_KEY).toHex());
+    await openKeyMenu();
     await page.uncheck('#remember-key');
     expect(await page.evaluate('localStorage.length')).toBe(0);
     await page.reload();
-    expect(await page.locator('.key-status').textContent()).toContain('No key');
+    expect(await page.locator('.key-status').textContent()).toContain('Not signed in');
     await page.waitForURL(/#\/c\/app%2FTask$/);
     await page.locator('#records tr[data-id="task-1"]').waitFor();
   });
@@ -367,18 +391,37 @@ describe('the explorer in Chromium', () => {
     expect((await post('app%2FNote', ['n1', 'mine'], API_KEY)).status).toBe(200);
     expect((await post('app%2FNote', ['n2', 'not mine'], `0x${'55'.repeat(32)}`)).status).toBe(200);
     await page.goto(`${server.url}/explorer/#/c/app%2FNote`);
-    // No key in use: nothing to pin, and the server's refusal says to sign.
-    await expect.poll(() => page.locator('#records .error-box').textContent()).toContain('an unsigned request may read none');
+    // No key in use: a way to sign in rather than a bare 403; the server's answer (which says to sign) is a click away.
+    await expect.poll(() => page.locator('#private-state h3').textContent()).toBe('Sign in to see your records');
+    expect(await page.locator('#private-state').textContent()).toContain('app/Note is private');
+    expect(await page.locator('#records .error-box').textContent()).toContain('an unsigned request may read none');
+    expect(await page.locator('#records .error-box').isVisible()).toBe(false);
+    // "Sign in" opens the key menu; a key given there re-runs the query as it, with no Run pressed.
+    await page.click('#sign-in');
+    expect(await page.locator('#generate-key').isVisible()).toBe(true);
     await page.fill('#paste-key', API_KEY);
     await page.click('#paste-key + button');
     expect(await page.inputValue('#query-mine')).toBe('owner');
-    await page.click('#run-query');
     await expect.poll(rowIds).toEqual(['n1']);
     await expect.poll(() => page.locator('#record-count').textContent()).toBe('1 matching record');
     await expect.poll(() => page.locator('#live-status').getAttribute('data-mode')).toBe('stream');
     await page.selectOption('#query-mine', '');
     await page.click('#run-query');
-    await expect.poll(() => page.locator('#records .error-box').textContent()).toContain('list of "app/Note" must be limited to records you may read: add a where on "owner" equal to your public key');
+    await expect.poll(() => page.locator('#private-state h3').textContent()).toBe('Only your records can be listed');
+    expect(await page.locator('#records .error-box').textContent()).toContain('list of "app/Note" must be limited to records you may read: add a where on "owner" equal to your public key');
+    await page.click('#show-mine');
+    await expect.poll(rowIds).toEqual(['n1']);
+    // Another key: the list is read again as it, and shows that key's records (none).
+    const other = `0x${'55'.repeat(32)}`;
+    await openKeyMenu();
+    await page.fill('#paste-key', other);
+    await page.click('#paste-key + button');
+    await expect.poll(rowIds).toEqual(['n2']);
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('1 matching record');
+    // And no key at all: the sign-in state again.
+    await openKeyMenu();
+    await page.click('#forget-key');
+    await expect.poll(() => page.locator('#private-state h3').textContent()).toBe('Sign in to see your records');
     await page.goto(`${server.url}/explorer/#/c/app%2FTask`);
     await page.locator('#records tr[data-id="task-1"]').waitFor();
   });

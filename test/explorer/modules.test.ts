@@ -5,72 +5,47 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { Api } from '../../explorer/src/api.ts';
 import { diagnosticsOf } from '../../explorer/src/diagnostics.ts';
 import { LiveList, type LiveMode } from '../../explorer/src/live.ts';
 import { listValues } from '../../explorer/src/conditions.ts';
 import { collectionInfo, indexLabel } from '../../explorer/src/schema.ts';
-import { SigningKey } from '../../explorer/src/signing.ts';
-import { parseEvent, serverEvents } from '../../explorer/src/sse.ts';
+import { generateKey, keyFromText, shortKey } from '../../explorer/src/key.ts';
+import { Client, signatureHeader } from '../../src/client/index.ts';
 import { tokenize } from '../../explorer/src/tokenize.ts';
-import { MemoryReplayGuard, PublicKey, publicKeyOf, verifySignatureHeader } from '../../src/auth/index.ts';
+import { MemoryReplayGuard, publicKeyOf, verifySignatureHeader } from '../../src/auth/index.ts';
 import { checkSchema, toStableAst } from '../../src/lang/index.ts';
 import { checkCollectionSchema } from '../../src/service/index.ts';
 import { layoutOf } from '../../src/store/index.ts';
 
 const SCHEMAS = join(import.meta.dirname, '../../fixtures/schemas');
 
-describe('SigningKey', () => {
-  it('signs headers the server verifies, as the key it shows', () => {
-    const key = SigningKey.generate();
+describe('the signing key', () => {
+  it('signs through vellum/client headers the server verifies, as the key it shows', async () => {
+    const key = generateKey();
     const body = JSON.stringify({ args: ['a', 1, { nested: 'ünïcödé' }] });
     const now = Date.now();
-    const signer = verifySignatureHeader(key.signatureHeader(body, now), body, { method: 'POST', now, replayGuard: new MemoryReplayGuard() });
+    const header = await signatureHeader(key.signer, body, now);
+    const signer = verifySignatureHeader(header!, body, { method: 'POST', now, replayGuard: new MemoryReplayGuard() });
     expect(signer.toHex()).toBe(key.publicKeyHex);
-    expect(PublicKey.fromJwk(key.publicKeyJwk).toHex()).toBe(key.publicKeyHex);
-    expect(key.publicKeyJwk).toEqual(publicKeyOf(key.privateKeyHex).toJwk());
-    // A GET signs the empty body.
-    expect(verifySignatureHeader(key.signatureHeader('', now), '', { method: 'GET', now }).toHex()).toBe(key.publicKeyHex);
+    expect(publicKeyOf(key.privateKeyHex).toHex()).toBe(key.publicKeyHex);
+    expect(generateKey().privateKeyHex).not.toBe(key.privateKeyHex);
   });
 
-  it('reads a pasted key with or without 0x, and says what is wrong with one that is not a key', () => {
+  it('reads a pasted key with or without 0x, or a key file\'s JSON, and says what is wrong with one that is not a key', () => {
     const hex = `0x${'ab'.repeat(32)}`;
-    expect(SigningKey.fromHex(`  ${hex}\n`).publicKeyHex).toBe(publicKeyOf(hex).toHex());
-    expect(SigningKey.fromHex(hex.slice(2)).privateKeyHex).toBe(hex);
-    expect(() => SigningKey.fromHex('0x1234')).toThrow('a private key is 64 hex digits, optionally after "0x"; got 6 characters');
-    expect(() => SigningKey.fromHex(`0x${'zz'.repeat(32)}`)).toThrow('with some that are not hex');
-    expect(() => SigningKey.fromHex(`0x${'00'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
-    expect(() => SigningKey.fromHex(`0x${'ff'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
+    expect(keyFromText(`  ${hex}\n`).publicKeyHex).toBe(publicKeyOf(hex).toHex());
+    expect(keyFromText(hex.slice(2)).privateKeyHex).toBe(hex);
+    expect(keyFromText(hex.toUpperCase().replace('0X', '0x')).privateKeyHex).toBe(hex);
+    expect(keyFromText(JSON.stringify({ privateKey: hex })).privateKeyHex).toBe(hex);
+    expect(() => keyFromText('0x1234')).toThrow('a private key is 64 hex digits, optionally after "0x"; got 6 characters');
+    expect(() => keyFromText(`0x${'zz'.repeat(32)}`)).toThrow('with some that are not hex');
+    expect(() => keyFromText(`0x${'00'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
+    expect(() => keyFromText(`0x${'ff'.repeat(32)}`)).toThrow('between 1 and the curve order minus 1');
   });
-});
 
-describe('Api', () => {
-  afterEach(() => vi.unstubAllGlobals());
-
-  it('signs reads with one header an hour ahead that the server accepts, and each write afresh', async () => {
-    const sent: { method: string; signature: string | undefined; body: string }[] = [];
-    vi.stubGlobal('fetch', async (_url: string, init: RequestInit) => {
-      sent.push({ method: String(init.method), signature: (init.headers as Record<string, string>)['X-Polybase-Signature'], body: String(init.body ?? '') });
-      return new Response(init.method === 'GET' ? '{"data":[],"cursor":{"before":null,"after":null}}' : '{"data":{"id":"a"}}', { status: 200 });
-    });
-    const key = SigningKey.generate();
-    let current: SigningKey | undefined = key;
-    const api = new Api(() => current);
-    await api.list('app/Task', {});
-    await api.list('app/Task', { limit: 5 });
-    await api.create('app/Task', ['a']);
-    await api.create('app/Task', ['a']);
-    current = undefined;
-    await api.list('app/Task', {});
-    const [read1, read2, write1, write2, unsigned] = sent;
-    expect(read2!.signature).toBe(read1!.signature);
-    const t = Number(/t=(\d+)/.exec(read1!.signature!)![1]);
-    expect(t - Date.now()).toBeGreaterThan(59 * 60 * 1000);
-    expect(verifySignatureHeader(read1!.signature!, '', { method: 'GET' }).toHex()).toBe(key.publicKeyHex);
-    expect(write1!.signature).not.toBe(read1!.signature);
-    const guard = new MemoryReplayGuard();
-    for (const write of [write1!, write2!]) expect(verifySignatureHeader(write.signature!, write.body, { method: 'POST', replayGuard: guard }).toHex()).toBe(key.publicKeyHex);
-    expect(unsigned!.signature).toBeUndefined();
+  it('shows a key short', () => {
+    expect(shortKey(`0x${'1a2b'.repeat(31)}9f0e`)).toBe('0x1a2b…9f0e');
+    expect(shortKey('0x12')).toBe('0x12');
   });
 });
 
@@ -183,61 +158,16 @@ describe('tokenize', () => {
   });
 });
 
-describe('serverEvents', () => {
-  const STREAM = ': keep-alive\n\nevent: put\ndata: {"id":"a","data":{"id":"a"}}\n\nevent: remove\nid: 12.000001\ndata: {"id":"b"}\n\nevent: ready\nid: 12.5\ndata: {"timestamp":"12.5"}\n\n';
-  const EXPECTED = [
-    { event: 'put', data: '{"id":"a","data":{"id":"a"}}' },
-    { event: 'remove', data: '{"id":"b"}', id: '12.000001' },
-    { event: 'ready', data: '{"timestamp":"12.5"}', id: '12.5' },
-  ];
-
-  async function read(chunks: Uint8Array[]): Promise<unknown[]> {
-    const body = new ReadableStream<Uint8Array>({
-      start(controller) {
-        for (const chunk of chunks) controller.enqueue(chunk);
-        controller.close();
-      },
-    });
-    const events: unknown[] = [];
-    for await (const event of serverEvents(body)) events.push(event);
-    return events;
-  }
-
-  it('reads events, ids and comments as the server writes them, however the bytes are split (CRLF too)', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.nat(), { maxLength: 8 }), fc.boolean(), async (cuts, crlf) => {
-        const bytes = new TextEncoder().encode(crlf ? STREAM.replace(/\n/g, '\r\n') : STREAM);
-        const points = [...new Set(cuts.map((cut) => cut % bytes.length))].sort((a, b) => a - b);
-        const chunks = [0, ...points].map((start, i) => bytes.slice(start, [...points, bytes.length][i]));
-        expect(await read(chunks)).toEqual(EXPECTED);
-      }),
-    );
-  });
-
-  it('reads CR-only line ends, however split, including an event whose closing CR ends a chunk or the stream', async () => {
-    const bytes = new TextEncoder().encode(STREAM.replace(/\n/g, '\r'));
-    expect(await read([bytes])).toEqual(EXPECTED);
-    for (let cut = 1; cut < bytes.length; cut++) expect(await read([bytes.slice(0, cut), bytes.slice(cut)])).toEqual(EXPECTED);
-    // A CRLF split across chunks is still one line end, not a line end and an empty line.
-    expect(await read([new TextEncoder().encode('data: a\r'), new TextEncoder().encode('\ndata: b\r\n\r\n')])).toEqual([{ event: 'message', data: 'a\nb' }]);
-  });
-
-  it('joins data lines, skips comment-only blocks, and drops an unfinished last event', async () => {
-    expect(parseEvent('data: one\ndata: two')).toEqual({ event: 'message', data: 'one\ntwo' });
-    expect(parseEvent(': only a comment')).toBeNull();
-    expect(await read([new TextEncoder().encode('event: ready\ndata: {}\n\nevent: put\ndata: {"id"')])).toEqual([{ event: 'ready', data: '{}' }]);
-  });
-});
-
 describe('LiveList', () => {
   afterEach(() => vi.unstubAllGlobals());
 
+  const tasks = () => new Client({ baseURL: 'http://explorer.test/v0' }).collectionById('app/Task', { signReads: true });
   const LIST = '{"data":[{"data":{"id":"a"}}],"cursor":{"before":null,"after":null}}';
   const listAnswer = () => new Response(LIST, { status: 200, headers: { 'X-Service-Timestamp': '20.5' } });
   /** A fetch that answers from `answer`, and leaves a request it has no answer for waiting until it is aborted. */
   function stubFetch(answer: (url: URL, n: number) => Response | undefined): URL[] {
     const urls: URL[] = [];
-    vi.stubGlobal('fetch', (url: string, init: RequestInit) => {
+    vi.stubGlobal('fetch', (url: string | URL, init: RequestInit) => {
       const parsed = new URL(url, 'http://explorer.test');
       urls.push(parsed);
       const response = answer(parsed, urls.length);
@@ -249,13 +179,13 @@ describe('LiveList', () => {
 
   it('follows the push stream from the list\'s timestamp and re-reads the page after each commit\'s events', async () => {
     const urls = stubFetch((url, n) => {
-      if (n === 1) return new Response('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\nevent: put\ndata: {"id":"a","data":{"id":"a"}}\n\nevent: remove\nid: 11\ndata: {"id":"b"}\n\n', { status: 200 });
+      if (n === 1) return new Response('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\nevent: put\ndata: {"id":"a","data":{"id":"a"}}\n\nevent: remove\nid: 11\ndata: {"id":"b"}\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });
       if (n === 2) return listAnswer();
       return undefined;
     });
     const answers: unknown[] = [];
     const modes: LiveMode[] = [];
-    const live = new LiveList(new Api(() => undefined), 'app/Task', { where: { done: false }, sort: [['done', 'asc']], limit: 5 }, (answer) => answers.push(answer.records), () => {}, (mode) => modes.push(mode));
+    const live = new LiveList(tasks(), { where: { done: false }, sort: [['done', 'asc']], limit: 5 }, (answer) => answers.push(answer.records), () => {}, (mode) => modes.push(mode));
     live.start('9.5');
     await vi.waitFor(() => expect(answers).toEqual([[{ id: 'a' }]]));
     live.stop();
@@ -264,6 +194,23 @@ describe('LiveList', () => {
     expect(Object.fromEntries(stream)).toEqual({ stream: '1', since: '9.5', where: '{"done":false}', sort: '[["done","asc"]]' });
     // The page itself, with its limit: one re-read for the commit, none for the `ready` with nothing changed before it.
     expect(Object.fromEntries(urls[1]!.searchParams)).toEqual({ where: '{"done":false}', sort: '[["done","asc"]]', limit: '5' });
+    expect(urls).toHaveLength(2);
+  });
+
+  it('says the stream was interrupted while the subscription reconnects, and that it follows again once it has', async () => {
+    const open = () => new ReadableStream<Uint8Array>({ start: (controller) => controller.enqueue(new TextEncoder().encode('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\n')) });
+    const urls = stubFetch((_url, n) => {
+      if (n === 1) return new Response('event: ready\nid: 10\ndata: {"timestamp":"10"}\n\n', { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      if (n === 2) return new Response(open(), { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      return undefined;
+    });
+    const modes: LiveMode[] = [];
+    const errors: string[] = [];
+    const live = new LiveList(tasks(), {}, () => {}, (error) => errors.push((error as Error).message), (mode) => modes.push(mode));
+    live.start('9.5');
+    await vi.waitFor(() => expect(modes).toEqual(['stream', 'stream']), { timeout: 5000 });
+    live.stop();
+    expect(errors).toEqual(['the server ended the stream']);
     expect(urls).toHaveLength(2);
   });
 
@@ -276,7 +223,7 @@ describe('LiveList', () => {
     const answers: unknown[] = [];
     const modes: [LiveMode, string | undefined][] = [];
     const errors: unknown[] = [];
-    const live = new LiveList(new Api(() => undefined), 'app/Task', { limit: 5 }, (answer) => answers.push(answer.timestamp), (error) => errors.push(error), (mode, why) => modes.push([mode, why]));
+    const live = new LiveList(tasks(), { limit: 5 }, (answer) => answers.push(answer.timestamp), (error) => errors.push(error), (mode, why) => modes.push([mode, why]));
     live.start('9.5');
     await vi.waitFor(() => expect(urls).toHaveLength(3));
     live.stop();
