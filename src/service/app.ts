@@ -5,7 +5,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
-import { addOriginHeaders, registerCors } from './cors.ts';
+import { CorsPolicy, registerCors, type CorsOptions } from './cors.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
+import { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
@@ -58,6 +60,15 @@ export interface AppOptions {
    * long-poll, a stream) does not count.
    */
   requestTimeoutMs?: number;
+  /** Which origins' pages may read the answers (cors.ts; default: every origin, without credentials). */
+  cors?: CorsOptions;
+  /**
+   * Token-bucket limits per key and per client address on reads, writes, signature checks and function gas
+   * (rate-limit.ts; default DEFAULT_RATE_LIMITS); false: none. Counted in this process.
+   */
+  rateLimits?: RateLimitOptions | false;
+  /** Proxies (addresses, CIDRs, `loopback`) whose X-Forwarded-For gives the client address (default none). */
+  trustProxy?: readonly string[];
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -66,7 +77,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const logRequests = options.log !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastContext = { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const cors = new CorsPolicy(options.cors);
+  const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy });
+  const fastContext = { service: options.service, cors, limits, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
   const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
     const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
     return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
@@ -77,7 +90,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
     frameworkErrors: (error, request, reply) => {
-      addOriginHeaders(request, reply); // no hook runs for these
+      cors.addOriginHeaders(request, reply); // no hook runs for these
       sendError(reply, error, request, log);
       log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
     },
@@ -115,7 +128,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, limits, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
@@ -123,7 +136,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // that becomes idle after the server began closing would otherwise hold the shutdown until its keep-alive
   // timeout.
   app.addHook('onSend', (request, reply, payload, done) => {
-    addOriginHeaders(request, reply);
+    cors.addOriginHeaders(request, reply);
     if (shutdown.aborted) reply.header('connection', 'close');
     done(null, payload);
   });
@@ -143,7 +156,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
 }
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
-  const { status, body, internal } = toErrorResponse(error);
+  const { status, body, internal, retryAfter } = toErrorResponse(error);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
   if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
