@@ -49,8 +49,12 @@ function ipv6Prefix64(address: string): string {
     .join(':');
 }
 
+/** How many addresses' trust ClientAddresses remembers (BlockList.check costs several µs per call). */
+const TRUST_CACHE_SIZE = 10_000;
+
 export class ClientAddresses {
   readonly #trusted: BlockList | undefined;
+  readonly #trustOf = new Map<string, boolean>();
 
   /** `trustProxy`: the proxies whose X-Forwarded-For is believed (none by default). */
   constructor(trustProxy: readonly string[] = []) {
@@ -72,14 +76,28 @@ export class ClientAddresses {
     let client = socketAddress;
     for (let i = hops.length - 1; i >= 0; i--) {
       const hop = hops[i]!.trim();
-      if (isIP(hop) === 0) break; // not an address: the last trusted hop is as far as the chain can be believed
-      client = hop;
-      if (!this.#isTrusted(hop)) break;
+      if (this.#isTrusted(hop)) {
+        client = hop;
+        continue;
+      }
+      // Not an address: the last trusted hop is as far as the chain can be believed.
+      if (isIP(hop) !== 0) client = hop;
+      break;
     }
     return clientKey(client);
   }
 
   #isTrusted(address: string): boolean {
+    let trusted = this.#trustOf.get(address);
+    if (trusted === undefined) {
+      trusted = this.#check(address);
+      if (this.#trustOf.size >= TRUST_CACHE_SIZE) this.#trustOf.delete(this.#trustOf.keys().next().value!);
+      this.#trustOf.set(address, trusted);
+    }
+    return trusted;
+  }
+
+  #check(address: string): boolean {
     const plain = address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
     const family = isIP(plain);
     return family !== 0 && this.#trusted!.check(plain, family === 4 ? 'ipv4' : 'ipv6');
