@@ -130,10 +130,12 @@ export class SchemaAccess {
     const namespace = namespaceOf(collectionId);
     const refuse = (allowed: string) =>
       forbidden('permission/create-collection', `creating collection ${collectionId} is allowed only to ${allowed}${signer ? `; the request is signed by ${signer.toHex()}` : '; the request is not signed'}`);
+    // Unsigned: refused before any key in the id is parsed (a curve check an unsigned flood would pay for).
+    if (signer === undefined) throw refuse(this.#policyText());
     const owner = this.#keyNamespaceOwner(namespace);
     if (owner !== undefined) {
       if (owner === null) throw refuse('admin keys (a pk/ namespace is reserved to the key it names, written as 0x and 128 hex digits)');
-      if (!signer?.equals(owner)) throw refuse(`the key ${owner.toHex()} (whose namespace it is) and admin keys`);
+      if (!signer.equals(owner)) throw refuse(`the key ${owner.toHex()} (whose namespace it is) and admin keys`);
       if (this.#keyNamespaces) return;
       // Without key namespaces, the key itself needs the policy's permission like anywhere else.
     }
@@ -144,7 +146,6 @@ export class SchemaAccess {
       if (closest.keys.has(signer)) return;
       throw refuse(`the ${closest.keys.size} key(s) namespace ${closest.namespace} is reserved to, and admin keys`);
     }
-    if (signer === undefined) throw refuse(this.#policyText());
     if (this.#policy === 'anyone') return;
     if (this.#policy === 'keys' && this.#createKeys.has(signer)) return;
     throw refuse(this.#policyText());
