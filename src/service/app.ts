@@ -6,7 +6,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
-import { addOriginHeaders, registerCors } from './cors.ts';
+import { CorsPolicy, registerCors, type CorsOptions } from './cors.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
+import { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse, type ErrorBody } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
@@ -59,6 +61,15 @@ export interface AppOptions {
    * long-poll, a stream) does not count.
    */
   requestTimeoutMs?: number;
+  /** Which origins' pages may read the answers (cors.ts; default: every origin, without credentials). */
+  cors?: CorsOptions;
+  /**
+   * Token-bucket limits per key and per client address on reads, writes, signature checks and function gas
+   * (rate-limit.ts; default DEFAULT_RATE_LIMITS); false: none. Counted in this process.
+   */
+  rateLimits?: RateLimitOptions | false;
+  /** Proxies (addresses, CIDRs, `loopback`) whose X-Forwarded-For gives the client address (default none). */
+  trustProxy?: readonly string[];
 }
 
 /**
@@ -140,6 +151,8 @@ interface AppParts {
   logRequests: boolean;
   shutdown: AbortSignal;
   bodyLimit: number;
+  cors: CorsPolicy;
+  limits: RequestLimits;
   recoveryPool: RecoveryPool;
   fastifyOptions: FastifyServerOptions;
   fastPaths: (handler: Listener) => Listener;
@@ -152,13 +165,17 @@ function appParts(options: AppOptions, prefix: string): AppParts {
   const logRequests = options.log !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastContext = { service: options.service, prefix, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const cors = new CorsPolicy(options.cors);
+  const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy });
+  const fastContext = { service: options.service, prefix, cors, limits, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
   return {
     options,
     log,
     logRequests,
     shutdown,
     bodyLimit,
+    cors,
+    limits,
     recoveryPool: options.recoveryPool ?? new RecoveryPool(),
     fastifyOptions: {
       logger: false,
@@ -166,7 +183,7 @@ function appParts(options: AppOptions, prefix: string): AppParts {
       routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
       // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
       frameworkErrors: (error, request, reply) => {
-        addOriginHeaders(request, reply); // no hook runs for these
+        cors.addOriginHeaders(request, reply); // no hook runs for these
         sendError(reply, error, request, log);
         log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
       },
@@ -186,7 +203,7 @@ function appParts(options: AppOptions, prefix: string): AppParts {
 
 /** Vellum's body handling, routes, hooks and error answers, on `app` (the root, or the scope of a prefix). */
 function registerService(app: FastifyInstance, parts: AppParts): void {
-  const { options, log, shutdown, recoveryPool } = parts;
+  const { options, log, shutdown, recoveryPool, cors, limits } = parts;
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.
   app.removeAllContentTypeParsers();
@@ -203,7 +220,7 @@ function registerService(app: FastifyInstance, parts: AppParts): void {
   registerCors(app);
   if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, limits, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
@@ -211,7 +228,7 @@ function registerService(app: FastifyInstance, parts: AppParts): void {
   // that becomes idle after the server began closing would otherwise hold the shutdown until its keep-alive
   // timeout.
   app.addHook('onSend', (request, reply, payload, done) => {
-    addOriginHeaders(request, reply);
+    cors.addOriginHeaders(request, reply);
     if (shutdown.aborted) reply.header('connection', 'close');
     done(null, payload);
   });
@@ -232,7 +249,8 @@ function notFoundAnswer(request: FastifyRequest, reply: FastifyReply): void {
 }
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
-  const { status, body, internal } = toErrorResponse(error);
+  const { status, body, internal, retryAfter } = toErrorResponse(error);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
   if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);

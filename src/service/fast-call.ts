@@ -21,7 +21,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EXPOSED_HEADERS } from './cors.ts';
+import type { CorsPolicy } from './cors.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { decodeSegment, SEGMENT, underPrefix } from './fast-get.ts';
 import type { RecordService } from './records.ts';
@@ -33,6 +34,10 @@ export interface FastCallContext {
   service: RecordService;
   /** The path the routes are mounted under ('' for the standalone server), as FastGetContext's. */
   prefix?: string;
+  /** The CORS headers of an answer (app.ts's policy). */
+  cors: CorsPolicy;
+  /** The rate limits: a call over its address's limits goes to the route, which refuses it (429). */
+  limits: RequestLimits;
   /** The largest body fastify accepts (app.ts's bodyLimit): a longer one goes to fastify, for its 413. */
   bodyLimit: number;
   /** Aborted when the server shuts down. */
@@ -76,12 +81,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     const headers: Record<string, string | number> = close ? { connection: 'close' } : {};
     headers['content-type'] = 'application/json; charset=utf-8';
     const origin = request.headers.origin;
-    if (typeof origin === 'string') {
-      headers['access-control-allow-origin'] = origin;
-      headers['access-control-allow-credentials'] = 'true';
-      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
-      headers.vary = 'Origin';
-    }
+    if (typeof origin === 'string') context.cors.write(headers, origin);
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
     const { logRequest } = context;
@@ -96,11 +96,11 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     response.end(body);
   };
 
-  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer): Promise<Outcome> => {
+  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, caller: { onGas?: (gas: number) => void }): Promise<Outcome> => {
     if (!isUtf8(bytes)) return { ...errorOutcome(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text')), close: true };
     try {
       const args = parseWriteBody(bytes.toString('utf8'));
-      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, {});
+      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, caller);
       return { status: 200, body: JSON.stringify({ data }) };
     } catch (error) {
       if (toErrorResponse(error).internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
@@ -110,7 +110,8 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
 
   return (request, response) => {
     const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit, callPath);
-    if (target === undefined) {
+    const caller = target && context.limits.tryWrite(context.limits.address(request));
+    if (target === undefined || caller === undefined) {
       next(request, response);
       return;
     }
@@ -122,7 +123,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     request.on('error', () => response.destroy());
     request.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      run(request, target, bytes)
+      run(request, target, bytes, caller)
         .then((outcome) => {
           if (!response.destroyed) answer(request, response, outcome, started);
         })

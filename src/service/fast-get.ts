@@ -20,7 +20,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampToSeconds } from '../store/index.ts';
-import { EXPOSED_HEADERS } from './cors.ts';
+import type { CorsPolicy } from './cors.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH } from './errors.ts';
 import type { RecordService } from './records.ts';
 import { recordEnvelope } from './routes.ts';
@@ -31,6 +32,10 @@ export interface FastGetContext {
   service: RecordService;
   /** The path the routes are mounted under ('' for the standalone server; `/db` for a mount at /db). */
   prefix?: string;
+  /** The CORS headers of an answer (app.ts's policy). */
+  cors: CorsPolicy;
+  /** The rate limits: a get over its address's limit goes to the route, which refuses it (429). */
+  limits: RequestLimits;
   /** Aborted when the server shuts down. */
   shutdown: AbortSignal;
   /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
@@ -79,12 +84,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
       'content-type': 'application/json; charset=utf-8',
     };
     const origin = request.headers.origin;
-    if (typeof origin === 'string') {
-      headers['access-control-allow-origin'] = origin;
-      headers['access-control-allow-credentials'] = 'true';
-      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
-      headers.vary = 'Origin';
-    }
+    if (typeof origin === 'string') context.cors.write(headers, origin);
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
     const { logRequest } = context;
@@ -102,14 +102,16 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
 
   return (request, response) => {
     const target = plainGet(request, getPath);
-    if (target === undefined || context.shutdown.aborted || context.closing()) {
+    if (target === undefined || context.shutdown.aborted || context.closing() || !context.limits.tryRead(context.limits.address(request))) {
       fastify(request, response);
       return;
     }
     answer(request, response, target.collectionId, target.id, performance.now()).catch((error: unknown) => {
       // A failure before anything was written (an unknown collection or record, a refused read, an internal
-      // error) is answered, and an internal one logged, by the route itself, which meets it again.
+      // error) is answered, and an internal one logged, by the route itself, which meets it again (without
+      // counting the read again).
       if (!response.headersSent) {
+        context.limits.counted(request);
         fastify(request, response);
         return;
       }

@@ -15,6 +15,7 @@ import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { authenticate, type Caller } from './signature.ts';
 import { prepareStream, runStream, tooManyStreams, type StreamRequest } from './stream.ts';
 
@@ -30,6 +31,8 @@ export interface RouteContext {
   now: () => number;
   /** Recovers signers' keys off the event loop. */
   recoveryPool: RecoveryPool;
+  /** The rate limits (request-limits.ts). */
+  limits: RequestLimits;
   /** Whether the explorer is served (then a browser asking for `/` gets a page that links to it). */
   explorer?: boolean;
   /** The streams open now, and the most this server keeps open at once. */
@@ -46,8 +49,22 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
-  return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
+/**
+ * The caller of a request, within its limits (429 past them): a key recovery counts against the client address's
+ * signature checks, then the request against the caller's reads or writes (a write also against its gas budget,
+ * which the functions it runs are charged to through the caller's `onGas`).
+ */
+async function callerOf(request: FastifyRequest, context: RouteContext, work: 'read' | 'write'): Promise<Caller> {
+  const { limits } = context;
+  const address = limits.address(request.raw);
+  const body = request.method === 'GET' ? '' : rawBody(request);
+  const caller = await authenticate(request.headers, request.method, body, context.recoveryPool, context.now(), () => limits.signatureCheck(address));
+  if (work === 'read') {
+    limits.read(address, caller.publicKey, request.raw);
+    return caller;
+  }
+  const onGas = limits.write(address, caller.publicKey);
+  return onGas ? { ...caller, onGas } : caller;
 }
 
 function param(request: FastifyRequest, name: keyof RecordParams): string {
@@ -163,7 +180,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const { query, longPoll, count, stream } = parseListQuery(request.query);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'read');
     if (stream) {
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
       return serveStream(context, reply, { target: { collectionId }, query, caller, resumeAfter });
@@ -189,7 +206,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const { longPoll, bare, stream } = parseGetQuery(request.query);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'read');
     if (stream) {
       await service.assertCollection(collectionId);
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
@@ -208,7 +225,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.post('/v0/collections/:collection/records', async (request) => {
     const collectionId = param(request, 'collection');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'write');
     return { data: await service.create(collectionId, args, caller) };
   });
 
@@ -217,7 +234,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const id = param(request, 'id');
     const functionName = param(request, 'function');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'write');
     return { data: await service.call(collectionId, id, functionName, args, caller) };
   });
 }

@@ -7,10 +7,13 @@ import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp } from './app.ts';
+import type { CorsOptions } from './cors.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { createRecordService, type PrivateLists, type RecordService } from './records.ts';
+import type { SchemaAccessOptions } from './schema-access.ts';
 import { watchUnusedConnections } from './unused-connections.ts';
 
 export interface ServerOptions {
@@ -44,6 +47,18 @@ export interface ServerOptions {
   privateLists?: PrivateLists;
   /** The longest a client may take to send one whole request (default 30 s; see AppOptions). */
   requestTimeoutMs?: number;
+  /**
+   * Who may create collections and change schemas over HTTP (schema-access.ts). Default: admin keys only (none
+   * given: nobody), and each key in its own `pk/<key>/` namespace. Collections installed from `schemaFiles`
+   * belong to the admins.
+   */
+  schemaAccess?: SchemaAccessOptions;
+  /** Which origins' pages may read the answers (default: every origin, without credentials; see AppOptions). */
+  cors?: CorsOptions;
+  /** Limits per key and per client address (default DEFAULT_RATE_LIMITS, per process; see AppOptions); false: none. */
+  rateLimits?: RateLimitOptions | false;
+  /** Proxies whose X-Forwarded-For gives the client address (default none; see AppOptions). */
+  trustProxy?: readonly string[];
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -165,7 +180,10 @@ export async function installSchemaFiles(service: RecordService, files: readonly
  * installed one is a line to `log`). Shared by `startServer` and the mounts (embed.ts).
  */
 export async function readyService(store: RecordStore, options: ServerOptions): Promise<RecordService> {
-  const service = await createRecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
+  const service = await createRecordService(store, {
+    ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }),
+    ...(options.schemaAccess === undefined ? {} : { schemaAccess: options.schemaAccess }),
+  });
   for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) options.log?.(line);
   return service;
 }

@@ -18,7 +18,7 @@ export interface ListeningApp {
 /** `buildApp(options)` without the explorer, its log kept in `lines`, listening on a free local port. */
 export async function listenCounting(options: Omit<AppOptions, 'log' | 'explorer'>): Promise<ListeningApp> {
   const lines: string[] = [];
-  const app = buildApp({ ...options, log: (line) => lines.push(line), explorer: false });
+  const app = buildApp({ rateLimits: false, ...options, log: (line) => lines.push(line), explorer: false });
   const routed = { count: 0 };
   app.addHook('onRequest', (_request, _reply, done) => {
     routed.count++;
