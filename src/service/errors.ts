@@ -45,12 +45,15 @@ type ServiceOwnReason =
   | 'request/body-too-large'
   | 'request/headers-too-large'
   | 'request/timeout'
+  | 'request/rate-limited'
   | 'route/not-found'
   | 'collection/id-exists'
   | 'stream/too-many-streams'
   | 'stream/too-many-records'
   | 'permission/unconfined-query'
   | 'permission/limit-exceeded'
+  | 'permission/create-collection'
+  | 'permission/change-schema'
   | 'unauthorized'
   | 'internal';
 
@@ -73,6 +76,7 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'request/body-too-large': true,
   'request/headers-too-large': true,
   'request/timeout': true,
+  'request/rate-limited': true,
   'route/not-found': true,
   'collection/not-found': true,
   'collection/invalid-schema': true,
@@ -104,6 +108,8 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'stream/too-many-records': true,
   'permission/unconfined-query': true,
   'permission/limit-exceeded': true,
+  'permission/create-collection': true,
+  'permission/change-schema': true,
   'auth/invalid-signature': true,
   unauthorized: true,
   'store/invalid-commit': true,

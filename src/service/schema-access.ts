@@ -12,7 +12,7 @@
 // RecordService.installSchema, is not a request and is not checked here.)
 
 import { PublicKey } from '../auth/index.ts';
-import { ServiceError } from './errors.ts';
+import { ServiceError, type ErrorReason } from './errors.ts';
 
 export type CreatePolicy = 'anyone' | 'keys' | 'admins';
 
@@ -84,7 +84,7 @@ class KeySet {
   }
 }
 
-function forbidden(reason: string, message: string): ServiceError {
+function forbidden(reason: ErrorReason, message: string): ServiceError {
   return new ServiceError('permission-denied', reason, message);
 }
 

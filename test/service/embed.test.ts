@@ -21,7 +21,10 @@ import {
 } from '../../src/service/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
-import { KEYS, jwkOf } from './support.ts';
+import { KEYS, TEST_SCHEMA_ACCESS, jwkOf } from './support.ts';
+
+// As every test server: the test keys may create collections (the default lets only admins), no rate limits.
+const ACCESS = { schemaAccess: TEST_SCHEMA_ACCESS, rateLimits: false } as const;
 
 const SCHEMA = `
 @public
@@ -124,7 +127,7 @@ describe.each(backends)('the fastify plugin on $name', (backend) => {
     host.addHook('onResponse', async (request, reply) => {
       hostSaw.push(`onResponse ${request.url} ${reply.statusCode}`);
     });
-    await host.register(vellum, { prefix: '/db', store: await backend.open() });
+    await host.register(vellum, { ...ACCESS, prefix: '/db', store: await backend.open() });
     await host.listen({ port: 0, host: '127.0.0.1' });
     url = urlOf(host.server);
   });
@@ -166,14 +169,15 @@ describe('the mounted answers are the standalone server\'s', () => {
   let host: FastifyInstance;
   let mountedUrl: string;
   beforeAll(async () => {
-    standalone = await startServer({ port: 0, store: openSqliteStore(':memory:'), explorer: false, bodyLimit: 2000 });
+    standalone = await startServer({ ...ACCESS, port: 0, store: openSqliteStore(':memory:'), explorer: false, bodyLimit: 2000 });
     host = Fastify();
-    await host.register(vellum, { prefix: '/db', store: openSqliteStore(':memory:'), bodyLimit: 2000 });
+    await host.register(vellum, { ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:'), bodyLimit: 2000 });
     await host.listen({ port: 0, host: '127.0.0.1' });
     mountedUrl = `${urlOf(host.server)}/db`;
     const schema = `@public collection Item { id: string; n: number; constructor (id: string) { this.id = id; this.n = 0; } add (by: number) { this.n += by; } }`;
     for (const base of [standalone.url, mountedUrl]) {
-      const made = await fetch(`${base}/v0/collections/Collection/records`, { method: 'POST', body: JSON.stringify({ args: ['ns/Item', schema] }) });
+      const body = JSON.stringify({ args: ['ns/Item', schema] });
+      const made = await fetch(`${base}/v0/collections/Collection/records`, { method: 'POST', body, headers: { 'x-polybase-signature': signRequest(KEYS.admin, body) } });
       expect(made.status).toBe(200);
       await fetch(`${base}/v0/collections/ns%2FItem/records`, { method: 'POST', body: JSON.stringify({ args: ['a'] }) });
     }
@@ -237,7 +241,7 @@ describe('the edges a mount keeps', () => {
   let port: number;
   beforeAll(async () => {
     host = Fastify();
-    await host.register(vellum, { prefix: '/db', store: openSqliteStore(':memory:'), requestTimeoutMs: 1000, bodyLimit: 1000 });
+    await host.register(vellum, { ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:'), requestTimeoutMs: 1000, bodyLimit: 1000 });
     await host.listen({ port: 0, host: '127.0.0.1' });
     port = Number(new URL(urlOf(host.server)).port);
   });
@@ -278,7 +282,7 @@ describe('the edges a mount keeps', () => {
 
   it("closing the app ends a waiting long-poll at once", async () => {
     const other = Fastify();
-    await other.register(vellum, { prefix: '/db', store: openSqliteStore(':memory:') });
+    await other.register(vellum, { ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:') });
     await other.listen({ port: 0, host: '127.0.0.1' });
     const base = `${urlOf(other.server)}/db/v0/collections/Collection/records`;
     const since = (await fetch(base)).headers.get('x-service-timestamp');
@@ -296,7 +300,7 @@ describe('the node:http handler', () => {
   let server: Server;
   let url: string;
   beforeAll(async () => {
-    handler = await createVellumHandler({ prefix: '/db', store: openSqliteStore(':memory:') });
+    handler = await createVellumHandler({ ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:') });
     server = createServer((request, response) => {
       if (request.url === '/db' || request.url!.startsWith('/db/')) handler(request, response);
       else response.end('mine');
@@ -316,7 +320,7 @@ describe('the node:http handler', () => {
   });
 
   it('answers a path outside its prefix with the 404 envelope', async () => {
-    const outside = await createVellumHandler({ prefix: '/db', store: openSqliteStore(':memory:') });
+    const outside = await createVellumHandler({ ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:') });
     const bare = createServer(outside);
     await new Promise<void>((resolve) => bare.listen(0, '127.0.0.1', resolve));
     try {
@@ -353,7 +357,7 @@ describe('mistakes in the embedding code are clear errors', () => {
   it('a bad prefix, or the explorer under a prefix, is refused when registering', async () => {
     await expect(createVellumHandler({ prefix: 'db', store: openSqliteStore(':memory:') })).rejects.toThrow(/prefix must start with \//);
     const host = Fastify();
-    await expect(host.register(vellum, { prefix: '/db', store: openSqliteStore(':memory:'), explorer: {} })).rejects.toThrow(/explorer cannot be served under a prefix/);
+    await expect(host.register(vellum, { ...ACCESS, prefix: '/db', store: openSqliteStore(':memory:'), explorer: {} })).rejects.toThrow(/explorer cannot be served under a prefix/);
     await host.close().catch(() => {});
   });
 });
