@@ -27,7 +27,7 @@ export interface Program {
   span: Span;
 }
 
-export type DecoratorName = 'public' | 'read' | 'call' | 'delegate';
+export type DecoratorName = (typeof DECORATOR_NAMES)[number];
 
 export interface Decorator {
   kind: 'decorator';
@@ -100,10 +100,13 @@ export interface FunctionDeclaration {
 // ---------------------------------------------------------------------------------------------
 // Types
 
-export type PrimitiveTypeName = 'string' | 'number' | 'boolean' | 'bytes';
+import type { DECORATOR_NAMES, PrimitiveTypeName, SizedNumberName } from './words.ts';
+
+export type { PrimitiveTypeName, SizedNumberName };
 
 export type TypeNode =
   | PrimitiveTypeNode
+  | SizedNumberTypeNode
   | PublicKeyTypeNode
   | ArrayTypeNode
   | MapTypeNode
@@ -114,6 +117,13 @@ export type TypeNode =
 export interface PrimitiveTypeNode {
   kind: 'primitiveType';
   name: PrimitiveTypeName;
+  span: Span;
+}
+
+/** `u32 u64 i32 i64 f32 f64` (Polylang after 0.6): a number with a checked range, never a collection. */
+export interface SizedNumberTypeNode {
+  kind: 'sizedNumberType';
+  name: SizedNumberName;
   span: Span;
 }
 

@@ -26,6 +26,7 @@ import type {
 import { parseBodies, type BodySource } from './body.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import type { FunctionBodyPayload } from './lexer.ts';
+import { DECORATOR_NAMES, isPrimitiveTypeName, isSizedNumberName } from './words.ts';
 
 export interface BuildOptions {
   text: string;
@@ -59,8 +60,7 @@ export interface ParsedDecorator {
   decorator: Decorator | undefined;
 }
 
-const DECORATOR_NAMES: ReadonlySet<string> = new Set<DecoratorName>(['public', 'read', 'call', 'delegate']);
-const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'bytes']);
+const DECORATORS: ReadonlySet<string> = new Set<DecoratorName>(DECORATOR_NAMES);
 
 function tokenSpan(token: IToken): Span {
   return { start: token.startOffset, end: token.startOffset + token.image.length };
@@ -116,7 +116,7 @@ export function attachDecorators(node: Collection | FieldDeclaration | FunctionD
 
 export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close: IToken | undefined, context: BuildContext): ParsedDecorator {
   const name = nameToken.image.slice(1).trimStart();
-  if (!DECORATOR_NAMES.has(name)) {
+  if (!DECORATORS.has(name)) {
     const at = { start: tokenEnd(nameToken) - name.length, end: tokenEnd(nameToken) };
     context.diagnostics.push(diagnostic('unknownDecorator', at, [name]));
     return { start: nameToken.startOffset, decorator: undefined };
@@ -205,7 +205,8 @@ export function parameterOf(name: IToken, question: IToken | undefined, type: Ty
 
 export function namedType(name: IToken): TypeNode {
   const span = tokenSpan(name);
-  if (PRIMITIVE_TYPES.has(name.image)) return { kind: 'primitiveType', name: name.image as 'string', span };
+  if (isPrimitiveTypeName(name.image)) return { kind: 'primitiveType', name: name.image, span };
+  if (isSizedNumberName(name.image)) return { kind: 'sizedNumberType', name: name.image, span };
   if (name.image === 'PublicKey') return { kind: 'publicKeyType', span };
   if (name.image === 'record') return { kind: 'recordType', span };
   return { kind: 'referenceType', collection: identifier(name), span };

@@ -51,6 +51,8 @@ import {
   hasUnboundParameters,
   isKeyLike,
   isNumeric,
+  arithmeticResult,
+  sizeOf,
   orderable,
   plural,
   plusAssignable,
@@ -58,6 +60,8 @@ import {
   variableType,
 } from './type-rules.ts';
 import { didYouMean } from './suggest.ts';
+import { SIZED_ARITHMETIC, sizedNumberProblem } from './sized-numbers.ts';
+import type { SizedNumberName } from './words.ts';
 
 /** How many "did you mean" searches one function body may run: each scans every candidate name,
  *  so a body full of unknown names must not make checking quadratic. */
@@ -90,6 +94,13 @@ const callbackMethods = new Set([
   'map', 'filter', 'forEach', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
   'some', 'every', 'sort', 'flatMap',
 ]);
+
+/** The value of a number literal, or of a negated one (`-1`); undefined for anything else. */
+function literalValue(expression: Expression): number | undefined {
+  if (expression.kind === 'number') return expression.value;
+  if (expression.kind === 'unary' && expression.operator === '-' && expression.argument.kind === 'number') return -expression.argument.value;
+  return undefined;
+}
 
 const COMPARISONS = new Set<string>(['==', '!=', '===', '!==', '<', '<=', '>', '>=']);
 
@@ -551,7 +562,17 @@ class BodyChecker {
       this.report('notAValue', expression.span, [type.name, '']);
       return anyType;
     }
+    const size = expected && sizeOf(expected);
+    if (size) this.checkLiteral(expression, size);
     return type;
+  }
+
+  /** A number literal (or a negated one) where a sized type is expected must be a value of that type. */
+  private checkLiteral(expression: Expression, size: SizedNumberName): void {
+    const value = literalValue(expression);
+    if (value === undefined) return;
+    const problem = sizedNumberProblem(size, value);
+    if (problem !== undefined) this.report('sizedNumberValue', expression.span, [problem]);
   }
 
   private infer(expression: Expression, expected?: Type): Type {
@@ -1056,6 +1077,9 @@ class BodyChecker {
         }
         return numberType;
       case '-':
+        if (!isNumeric(operand)) this.report('badOperand', expression.span, [`unary ${expression.operator}`, typeToString(operand)]);
+        // Negating a sized number keeps its type (and is checked: -1 is no u32).
+        return operand.kind === 'number' ? operand : numberType;
       case '~':
         if (!isNumeric(operand)) this.report('badOperand', expression.span, [`unary ${expression.operator}`, typeToString(operand)]);
         return numberType;
@@ -1069,7 +1093,8 @@ class BodyChecker {
     } else if (target) {
       this.requireOperand(expression.operator, expression.argument);
     }
-    return numberType;
+    // `i++` on a sized number keeps its type (and is checked against its range).
+    return target?.type.kind === 'number' ? target.type : numberType;
   }
 
   private binary(expression: BinaryExpression): Type {
@@ -1098,6 +1123,7 @@ class BodyChecker {
       case '+': {
         const result = plusResult(left, right);
         if (!result) this.badOperands(expression, left, right);
+        else this.checkLiteralOperands(expression, result);
         return result ?? anyType;
       }
       case '==':
@@ -1114,10 +1140,26 @@ class BodyChecker {
       case '>=':
         if (!orderable(left, right)) this.badOperands(expression, left, right);
         return booleanType;
-      default:
-        if (!isNumeric(left) || !isNumeric(right)) this.badOperands(expression, left, right);
-        return numberType;
+      default: {
+        if (!isNumeric(left) || !isNumeric(right)) {
+          this.badOperands(expression, left, right);
+          return numberType;
+        }
+        if (!SIZED_ARITHMETIC.has(operator)) return numberType;
+        const result = arithmeticResult(left, right);
+        if (!result) this.badOperands(expression, left, right);
+        else this.checkLiteralOperands(expression, result);
+        return result ?? anyType;
+      }
     }
+  }
+
+  /** In sized arithmetic a literal operand must be a value of the sized type (`count + 1`, never `count + 0.5` on a u32). */
+  private checkLiteralOperands(expression: BinaryExpression, result: Type): void {
+    const size = sizeOf(result);
+    if (!size) return;
+    this.checkLiteral(expression.left, size);
+    this.checkLiteral(expression.right, size);
   }
 
   // --- assignments ---------------------------------------------------------------------------
@@ -1142,9 +1184,13 @@ class BodyChecker {
       }
       return target.type.kind === 'any' ? found : target.type;
     }
-    const found = this.value(expression.value);
     const operator = expression.operator;
-    const ok = operator === '+=' ? plusAssignable(target.type, found) : isNumeric(target.type) && isNumeric(found);
+    const sized = SIZED_ARITHMETIC.has(operator.slice(0, -1)) ? sizeOf(target.type) : undefined;
+    const found = this.value(expression.value, sized ? target.type : undefined);
+    const ok =
+      operator === '+='
+        ? plusAssignable(target.type, found)
+        : isNumeric(target.type) && isNumeric(found) && (!sized || arithmeticResult(target.type, found) !== undefined);
     if (!ok) {
       this.report('badOperand', expression.span, [operator, `${typeToString(target.type)} and ${typeToString(found)}`]);
     } else if (!(operator === '+=' && (target.type.kind === 'string' || found.kind === 'string'))) {

@@ -195,6 +195,7 @@ export const catalogue = {
     severity: 'error',
     message: '"{0}" can end without returning a value, but its return type is {1}',
   },
+  sizedNumberValue: { code: 'V3031', severity: 'error', message: '{0}' },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

@@ -101,6 +101,7 @@ export function typeText(type: TypeNode): string {
 export function printType(type: TypeNode, indent = ''): string {
   switch (type.kind) {
     case 'primitiveType':
+    case 'sizedNumberType':
       return type.name;
     case 'publicKeyType':
       return 'PublicKey';

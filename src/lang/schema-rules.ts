@@ -39,7 +39,9 @@ import {
   referenceTo,
   stringType,
   typeToString,
+  sizedNumber,
 } from './types.ts';
+import { BUILT_IN_TYPE_NAMES } from './words.ts';
 
 const primitiveTypes = { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType } as const;
 
@@ -48,7 +50,6 @@ type TypeRole = 'field' | 'parameter' | 'return';
 
 
 /** The type names that are not collections, for suggestions when a reference names no declared collection. */
-const BUILT_IN_TYPE_NAMES = ['string', 'number', 'boolean', 'bytes', 'PublicKey'];
 export interface SchemaResult {
   collections: CheckedCollection[];
   collectionsByName: Map<string, CheckedCollection>;
@@ -305,6 +306,8 @@ class CollectionRules {
     switch (node.kind) {
       case 'primitiveType':
         return primitiveTypes[node.name];
+      case 'sizedNumberType':
+        return sizedNumber(node.name);
       case 'publicKeyType':
         return publicKeyType;
       case 'arrayType':
