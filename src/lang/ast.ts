@@ -39,6 +39,8 @@ export interface Decorator {
 
 export interface Collection {
   kind: 'collection';
+  /** Set when the source wrote `contract` (Polylang after 0.6) instead of `collection`; the meaning is the same. */
+  contractKeyword?: true;
   name: Identifier;
   decorators: Decorator[];
   /** Fields, functions and indexes in source order (the stable AST keeps that order). */

@@ -96,13 +96,16 @@ export function rootFunction(name: Identifier, context: BuildContext): void {
 }
 
 export function collectionOf(keyword: IToken, name: IToken, items: CollectionItem[], close: IToken): Collection {
-  return {
+  const collection: Collection = {
     kind: 'collection',
     name: identifier(name),
     decorators: [],
     items,
     span: { start: keyword.startOffset, end: tokenEnd(close) },
   };
+  // Only a `contract` is marked, so the AST of every 0.6 schema stays what it was.
+  if (keyword.image === 'contract') collection.contractKeyword = true;
+  return collection;
 }
 
 /** Gives a collection, field or function the decorators written before it (its span starts at the first). */

@@ -41,6 +41,7 @@ import {
   AtIndex,
   CollectionKeyword,
   Colon,
+  ContractKeyword,
   Comma,
   Decorator,
   Dot,
@@ -91,8 +92,11 @@ function expectedAfterCommonPrefix(paths: TokenType[][], actual: IToken[]): Expe
     const next = path[best];
     if (fits && next !== undefined) names.add(friendlyName(next));
   }
-  // `map` is an identifier too: "identifier" says it all.
-  if (names.has(friendlyName(Identifier))) names.delete(friendlyName(MapKeyword));
+  // `map` and `contract` are identifiers too: "identifier" says it all.
+  if (names.has(friendlyName(Identifier))) {
+    names.delete(friendlyName(MapKeyword));
+    names.delete(friendlyName(ContractKeyword));
+  }
   return { lookahead: best, expected: [...names] };
 }
 
@@ -105,7 +109,12 @@ const errorMessages: IParserErrorMessageProvider = {
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) =>
     // A root-level function parses only to be reported; suggesting one would mislead.
     ruleName === 'rootItem'
-      ? JSON.stringify({ lookahead: 0, expected: [friendlyName(CollectionKeyword)] } satisfies ExpectedAt)
+      ? JSON.stringify(
+          // `contract` could start a collection (or a root function): what follows it is wrong.
+          (actual[0]?.tokenType === ContractKeyword
+            ? { lookahead: 1, expected: [friendlyName(Identifier)] }
+            : { lookahead: 0, expected: [friendlyName(CollectionKeyword)] }) satisfies ExpectedAt,
+        )
       : JSON.stringify(expectedAfterCommonPrefix(expectedPathsPerAlt.flat(), actual)),
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
     JSON.stringify(expectedAfterCommonPrefix(expectedIterationPaths, actual)),
@@ -193,9 +202,14 @@ export class SchemaParser extends EmbeddedActionsParser {
     return undefined;
   });
 
-  // collection := `collection` Name `{` item* `}`
+  // collection := (`collection` | `contract`) Name `{` item* `}`   (`contract`: Polylang after 0.6)
   private collection = this.RULE('collection', (): Collection => {
-    const keyword = this.CONSUME(CollectionKeyword);
+    const keyword = this.OR(
+      (this.alternatives.collectionKeyword ??= [
+        { ALT: () => this.CONSUME(CollectionKeyword) },
+        { ALT: () => this.CONSUME(ContractKeyword) },
+      ]),
+    ) as IToken;
     const name = this.CONSUME(Identifier);
     this.CONSUME(LCurly);
     const items: CollectionItem[] = [];

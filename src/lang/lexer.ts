@@ -71,6 +71,15 @@ export const CollectionKeyword = createToken({
   pattern: /collection/,
   longer_alt: Identifier,
 });
+// `contract` (Polylang after 0.6) starts a collection as `collection` does; everywhere else it is an identifier,
+// as in 0.6 (schemas on Polybase's testnet had fields named `contract`).
+export const ContractKeyword = createToken({
+  name: 'ContractKeyword',
+  label: '`contract`',
+  pattern: /contract/,
+  longer_alt: Identifier,
+  categories: [Identifier],
+});
 export const FunctionKeyword = createToken({
   name: 'FunctionKeyword',
   label: '`function`',
@@ -133,8 +142,9 @@ function opensFunctionBody(matchedTokens: IToken[]): boolean {
   if (previous === undefined) return false;
   const type = previous.tokenType;
   if (type === RParen || type === RSquare || type === Greater || type === RCurly) return true;
-  if (type === Identifier || type === MapKeyword) {
-    return matchedTokens[matchedTokens.length - 2]?.tokenType !== CollectionKeyword;
+  if (type === Identifier || type === MapKeyword || type === ContractKeyword) {
+    const before = matchedTokens[matchedTokens.length - 2]?.tokenType;
+    return before !== CollectionKeyword && before !== ContractKeyword;
   }
   return false;
 }
@@ -189,6 +199,7 @@ export const allTokens: TokenType[] = [
   UnterminatedTemplate,
   NumberLiteral,
   CollectionKeyword,
+  ContractKeyword,
   FunctionKeyword,
   MapKeyword,
   Identifier,

@@ -36,7 +36,7 @@ export function print(program: Program): string {
 
 function printCollection(collection: Collection): string[] {
   const lines = collection.decorators.map(printDecorator);
-  const head = `collection ${collection.name.name} {`;
+  const head = `${collection.contractKeyword ? 'contract' : 'collection'} ${collection.name.name} {`;
   if (collection.items.length === 0) return [...lines, `${head}}`];
   lines.push(head);
   collection.items.forEach((item, i) => {
