@@ -6,6 +6,7 @@
 import { builtins as catalogue, type Builtin, type GasCost } from '../lang/index.ts';
 import { collectionError, describeValue, jsFault, limitFault } from './errors.ts';
 import { toNumeric } from './operations.ts';
+import { wrapping } from './sized-arithmetic.ts';
 import { allocateString, charge, type ExecState } from './state.ts';
 import { PublicKey, isRuntimeObject, kindOf, sameValue, type RuntimeObject } from './values.ts';
 
@@ -349,6 +350,9 @@ const implementations: Record<string, Impl> = {
   'global.parseFloat': (_st, _r, [text]) => parseFloat(str(text)),
   'global.isNaN': (_st, _r, [x]) => Number.isNaN(num(x)),
   'global.isFinite': (_st, _r, [x]) => Number.isFinite(num(x)),
+  'number.wrappingAdd': (_st, r, [other]) => wrapping('u32', '+', r, other, 'wrappingAdd'),
+  'global.uint32WrappingSub': (_st, _r, [a, b]) => wrapping('u32', '-', a, b, 'uint32WrappingSub'),
+  'global.uint32WrappingMul': (_st, _r, [a, b]) => wrapping('u32', '*', a, b, 'uint32WrappingMul'),
   'global.NaN': () => NaN,
   'global.Infinity': () => Infinity,
 };

@@ -56,6 +56,7 @@ const RUNTIME_CODES: Record<RuntimeErrorReason, ErrorCode> = {
   'function/javascript-exception': 'failed-precondition',
   'function/out-of-gas': 'failed-precondition',
   'function/limit-exceeded': 'failed-precondition',
+  'function/arithmetic-error': 'failed-precondition',
   'function/invalid-return': 'failed-precondition',
   'constructor/no-id-assigned': 'invalid-argument',
   'record/id-modified': 'failed-precondition',
