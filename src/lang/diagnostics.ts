@@ -39,7 +39,7 @@ export const catalogue = {
   unknownDecorator: {
     code: 'V1006',
     severity: 'error',
-    message: 'unknown decorator @{0}; expected one of @public, @read, @call, @delegate',
+    message: 'unknown decorator @{0}; expected one of @public, @read, @call, @delegate, @private',
   },
   rootFunction: {
     code: 'V1007',
@@ -137,6 +137,17 @@ export const catalogue = {
     code: 'V2025',
     severity: 'error',
     message: 'an index may hold at most one array field, but "{0}" and "{1}" are both arrays',
+  },
+  privateWithPermission: {
+    code: 'V2026',
+    severity: 'error',
+    message: '@private contradicts @{0} on the same collection: @private means no collection-wide read or call',
+  },
+  undecoratedContract: {
+    code: 'V2027',
+    severity: 'warning',
+    message:
+      'contract "{0}" has no permission decorator: the Polylang compiler after 0.6 made such a contract public, but Vellum keeps it private as Polybase did; write @public to open it to everyone, or @private to say it is private',
   },
   // (checker: add V2xxx codes here)
 

@@ -120,6 +120,7 @@ class CollectionRules {
 
   private collectionDecorators(decorators: Decorator[]): CheckedCollection['permissions'] {
     const permissions = { public: false, read: false, call: false };
+    let privateDecorator: Decorator | undefined;
     for (const decorator of decorators) {
       if (decorator.name === 'delegate') {
         this.report(diagnostic('delegateOnCollection', decorator.span));
@@ -128,7 +129,14 @@ class CollectionRules {
       if (decorator.arguments && decorator.arguments.length > 0) {
         this.report(diagnostic('collectionDecoratorArguments', decorator.span, [decorator.name]));
       }
-      permissions[decorator.name] = true;
+      // @private grants nothing: it is what no decorator means (Polylang after 0.6 needed it to close a contract).
+      if (decorator.name === 'private') privateDecorator ??= decorator;
+      else permissions[decorator.name] = true;
+    }
+    const granted = (['public', 'read', 'call'] as const).find((name) => permissions[name]);
+    if (privateDecorator && granted) this.report(diagnostic('privateWithPermission', privateDecorator.span, [granted]));
+    if (this.node.contractKeyword && !privateDecorator && !granted) {
+      this.report(diagnostic('undecoratedContract', this.node.name.span, [this.name]));
     }
     return permissions;
   }
@@ -136,8 +144,8 @@ class CollectionRules {
   private fieldDecorators(field: FieldDeclaration, type: Type): Pick<CheckedField, 'read' | 'delegate' | 'call'> {
     const flags = { read: false, delegate: false, call: false };
     for (const decorator of field.decorators) {
-      if (decorator.name === 'public') {
-        this.report(diagnostic('decoratorIgnored', decorator.span, ['@public on a field']));
+      if (decorator.name === 'public' || decorator.name === 'private') {
+        this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a field`]));
         continue;
       }
       if (!isAuthenticable(type)) {
