@@ -11,6 +11,7 @@ import {
   anyType,
   arrayOf,
   booleanType,
+  bytesType,
   mapOf,
   neverType,
   numberType,
@@ -423,6 +424,26 @@ const globalFunctions = entries('global', [
     name: 'isFinite', kind: 'function', returns: booleanType, gas: fixed(2),
     parameters: [param('x', numberType)],
     description: 'Whether x is neither NaN nor ±Infinity.',
+  },
+  {
+    name: 'assert', kind: 'function', returns: voidType, gas: linear(5, 'argument count'),
+    parameters: [param('condition', anyType), param('message', stringType, { optional: true })],
+    description: 'Stops the function with a collection error carrying `message` when `condition` is falsy (`if (!condition) error(message)`; Polylang after 0.6).',
+  },
+  {
+    name: 'log', kind: 'function', returns: voidType, gas: linear(5, 'argument count'),
+    parameters: [param('values', anyType, { rest: true })],
+    description: 'Adds a line of the values (text as it is, others as JSON-like text) to the call\'s log: shown by `vellum call` and in the service\'s debug log, never stored; 1 more gas per 16 characters.',
+  },
+  {
+    name: 'hashSHA256', kind: 'function', returns: bytesType, gas: linear(20, 'argument length'),
+    parameters: [param('data', anyType)],
+    description: 'The SHA-256 digest (32 bytes) of `data`: `bytes`, or a string as its UTF-8 bytes (Polylang after 0.6).',
+  },
+  {
+    name: 'hashBlake3', kind: 'function', returns: bytesType, gas: linear(20, 'argument length'),
+    parameters: [param('data', anyType)],
+    description: 'The BLAKE3 digest (32 bytes) of `data`: `bytes`, or a string as its UTF-8 bytes (Polylang after 0.6).',
   },
   {
     name: 'uint32WrappingSub', kind: 'function', returns: sizedNumber('u32'), gas: fixed(2),

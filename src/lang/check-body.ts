@@ -102,6 +102,9 @@ function literalValue(expression: Expression): number | undefined {
   return undefined;
 }
 
+/** The hash built-ins take bytes or a string (the catalogue types their argument as any). */
+const HASHES: ReadonlySet<string> = new Set(['global.hashSHA256', 'global.hashBlake3']);
+
 const COMPARISONS = new Set<string>(['==', '!=', '===', '!==', '<', '<=', '>', '>=']);
 
 /** `this.f`, for messages about calls of the collection's function `f`. */
@@ -1017,6 +1020,8 @@ class BodyChecker {
       }
       if (!fits(found, target, false)) {
         this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), typeToString(target), typeToString(found)]);
+      } else if (HASHES.has(builtin.id) && !['string', 'bytes', 'any', 'never'].includes(found.kind)) {
+        this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), 'bytes or string', typeToString(found)]);
       } else if (target.kind !== 'any') {
         this.requirePresent(argument, { argument: i + 1, label, type: target });
       }

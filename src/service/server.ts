@@ -27,6 +27,8 @@ export interface ServerOptions {
   namespace?: string;
   bodyLimit?: number;
   log?: (line: string) => void;
+  /** Also write what functions log with `log(...)` to `log` (`vellum serve --debug`). */
+  debug?: boolean;
   /** false: no line per request (`vellum serve --quiet`); `log` still receives internal errors (default true). */
   logRequests?: boolean;
   now?: () => number;
@@ -166,7 +168,10 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
   try {
-    const service = new RecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
+    const service = new RecordService(store, {
+      ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }),
+      ...(options.debug && options.log ? { functionLog: options.log } : {}),
+    });
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
     app = buildApp({
