@@ -194,6 +194,8 @@ export interface VariableDeclaration {
   name: Identifier;
   /** Required for `const`; a `let` without one starts `undefined`-free only if assigned before use. */
   init: Expression | null;
+  /** `let x: T = …` (Polylang after 0.6); absent when the declaration has no type. */
+  typeAnnotation?: TypeNode;
   span: Span;
 }
 

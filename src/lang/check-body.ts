@@ -23,6 +23,7 @@ import type {
   ObjectLiteral,
   Span,
   Statement,
+  TypeNode,
   UnaryExpression,
   UpdateExpression,
   VariableDeclaration,
@@ -71,6 +72,10 @@ import {
   type Type,
   anyType,
   arrayOf,
+  mapOf,
+  publicKeyType,
+  referenceTo,
+  sizedNumber,
   bindTypeParameters,
   booleanType,
   instantiate,
@@ -479,14 +484,42 @@ class BodyChecker {
     const name = declaration.name.name;
     const constant = declaration.declarationKind === 'const';
     if (constant && !declaration.init) this.report('constWithoutInitializer', declaration.name.span, [name]);
-    const initType = declaration.init ? this.value(declaration.init) : anyType;
+    const declared = declaration.typeAnnotation ? this.annotatedType(declaration.typeAnnotation) : undefined;
+    const initType = declaration.init ? this.value(declaration.init, declared) : anyType;
+    // A typed let/const (Polylang after 0.6) holds its type: the initial value must fit it.
+    if (declared && declaration.init && !fits(initType, declared, false)) {
+      this.mismatch(initType, () => `"${name}" (${typeToString(declared)})`, declaration.init.span, false);
+    }
     this.declare(declaration.name.name, declaration.name.span, {
       kind: 'variable',
       name,
       constant,
-      type: variableType(initType),
+      type: declared ?? variableType(initType),
       declaration,
     });
+  }
+
+  /** The type a `let x: T` annotation names (a collection name is a reference to one of its records). */
+  private annotatedType(node: TypeNode): Type {
+    switch (node.kind) {
+      case 'primitiveType':
+        return { kind: node.name };
+      case 'sizedNumberType':
+        return sizedNumber(node.name);
+      case 'publicKeyType':
+        return publicKeyType;
+      case 'arrayType':
+        return arrayOf(this.annotatedType(node.element));
+      case 'mapType':
+        return mapOf(this.annotatedType(node.key), this.annotatedType(node.value));
+      case 'recordType':
+        return recordOf(this.collection.name);
+      case 'referenceType':
+        if (!this.collections.has(node.collection.name)) this.report('unknownName', node.collection.span, [node.collection.name, ' (not a type or a collection of this schema)']);
+        return referenceTo(node.collection.name);
+      case 'objectType':
+        return anyType;
+    }
   }
 
   private declare(name: string, span: Span, binding: Binding): void {

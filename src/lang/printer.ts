@@ -200,7 +200,8 @@ export function printStatement(statement: Statement, indent = ''): string[] {
 
 function printVariable(declaration: VariableDeclaration): string {
   const init = declaration.init ? ` = ${printExpression(declaration.init)}` : '';
-  return `${declaration.declarationKind} ${declaration.name.name}${init}`;
+  const type = declaration.typeAnnotation ? `: ${printType(declaration.typeAnnotation)}` : '';
+  return `${declaration.declarationKind} ${declaration.name.name}${type}${init}`;
 }
 
 function printIf(statement: Extract<Statement, { kind: 'if' }>, indent: string): string[] {

@@ -43,7 +43,7 @@ import {
   toNumeric,
   type NumericOperator,
 } from './operations.ts';
-import { sizedArithmetic, sizedNegate, sizedStep, type SizedOperator } from './sized-arithmetic.ts';
+import { sizedArithmetic, sizedNegate, sizedStep, sizedValue, type SizedOperator } from './sized-arithmetic.ts';
 import { sizeOfType, staticTypeOf, type StaticType, type StaticWorld } from './sized-types.ts';
 import { allocateString, charge, outOfGas, type ExecState } from './state.ts';
 import { PublicKey, kindOf, newObject, type RuntimeObject } from './values.ts';
@@ -407,8 +407,11 @@ export class FunctionCompiler {
         throw jsFault(`Identifier '${s.name.name}' has already been declared`);
       };
     }
-    const init = s.init ? this.expression(s.init) : constant(undefined);
-    binding.type = s.init ? this.staticType(s.init) : undefined;
+    const annotated = sizeOfType(s.typeAnnotation);
+    const value = s.init ? this.expression(s.init) : constant(undefined);
+    // `let x: u32 = v` (Polylang after 0.6): v is checked against the type; other annotations are the checker's.
+    const init = annotated && s.init ? (f: Frame) => sizedValue(annotated, value(f), s.name.name) : value;
+    binding.type = s.typeAnnotation ?? (s.init ? this.staticType(s.init) : undefined);
     binding.initialized = true;
     const slot = binding.slot;
     return (f) => {

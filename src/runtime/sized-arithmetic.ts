@@ -61,6 +61,13 @@ export function sizedStep(size: SizedNumberName, a: unknown, delta: 1 | -1, oper
   return checked(size, x + delta, () => `${x} ${delta > 0 ? '+' : '-'} 1`);
 }
 
+/** The initial value of `let name: size = value`, if it is a value of the type. */
+export function sizedValue(size: SizedNumberName, value: unknown, name: string): unknown {
+  const problem = typeof value === 'number' ? sizedNumberProblem(size, value) : `${typeof value} is not a ${size}`;
+  if (problem !== undefined) throw arithmeticFault(`let ${name}: ${size} = ${problem}`);
+  return value === 0 ? 0 : value;
+}
+
 /** The result if it is a value of the type (-0 as 0), else the error naming the operation. */
 function checked(size: SizedNumberName, result: number, operation: () => string): number {
   if (result === 0) return 0;
