@@ -34,6 +34,18 @@ export interface Decorator {
   name: DecoratorName;
   /** Identifiers inside the parentheses; `null` when the decorator has no parentheses at all. */
   arguments: Identifier[] | null;
+  /** Public-key literals among the arguments (`@call(eth#0x…)`, Polylang after 0.6); absent when none. */
+  keys?: PublicKeyLiteral[];
+  span: Span;
+}
+
+/** `eth#0x…`: a secp256k1 public key as 64 bytes (x‖y) of lowercase hex, whichever form was written. */
+export interface PublicKeyLiteral {
+  kind: 'publicKeyLiteral';
+  /** As written, for printing (`eth#0x04…`, or a compressed key). */
+  text: string;
+  /** The key's bytes as written (33, 64 or 65), lowercase hex without `0x`. */
+  hex: string;
   span: Span;
 }
 
@@ -230,8 +242,11 @@ export interface ForStatement {
 }
 
 /** `for (let x of xs)`: over an array gives elements, over a map gives values. */
+/** `for (let v of xs)`; with `forIn`, `for (let k in xs)` (Polylang after 0.6): array indexes, map keys. */
 export interface ForOfStatement {
   kind: 'forOf';
+  /** Set for `for…in`: the loop gives an array's indexes (numbers) or a map's keys instead of its values. */
+  forIn?: true;
   declarationKind: 'let' | 'const';
   name: Identifier;
   iterable: Expression;

@@ -18,6 +18,7 @@ import type {
   Span,
   Statement,
   UnaryOperator,
+  ForOfStatement,
   TypeNode,
   VariableDeclaration,
 } from './ast.ts';
@@ -344,8 +345,7 @@ class BodyConverter {
       case 'ThrowStatement':
         return { kind: 'throw', argument: this.expression(node.argument), span };
       case 'ForInStatement':
-        this.unsupported(node, '`for…in` (use for…of)');
-        return this.emptyBlock(node);
+        return this.forOf(node);
       case 'DoWhileStatement':
         this.unsupported(node, '`do…while` (use while)');
         return this.emptyBlock(node);
@@ -412,19 +412,20 @@ class BodyConverter {
     return declaration ?? this.placeholder();
   }
 
-  private forOf(node: estree.ForOfStatement): Statement {
+  private forOf(node: estree.ForOfStatement | estree.ForInStatement): Statement {
     const span = this.span(node);
-    if (node.await) {
+    const loop = node.type === 'ForInStatement' ? '`for…in`' : '`for…of`';
+    if (node.type === 'ForOfStatement' && node.await) {
       this.unsupported(node, '`async`/`await`/`yield`');
       return this.emptyBlock(node);
     }
     const left = node.left;
     if (left.type !== 'VariableDeclaration' || (left.kind !== 'let' && left.kind !== 'const')) {
-      this.unsupported(left, left.type === 'VariableDeclaration' && left.kind === 'var' ? '`var` (use let or const)' : '`for…of` without `let` or `const`');
+      this.unsupported(left, left.type === 'VariableDeclaration' && left.kind === 'var' ? '`var` (use let or const)' : `${loop} without \`let\` or \`const\``);
       return this.emptyBlock(node);
     }
     const declarator = left.declarations[0]!;
-    return {
+    const statement: ForOfStatement = {
       kind: 'forOf',
       declarationKind: left.kind,
       name: this.bindingName(declarator.id),
@@ -432,6 +433,9 @@ class BodyConverter {
       body: this.statement(node.body),
       span,
     };
+    // Only a for…in carries the flag, so every for…of keeps its exact AST.
+    if (node.type === 'ForInStatement') return { ...statement, forIn: true };
+    return statement;
   }
 
   private placeholder(): Expression {

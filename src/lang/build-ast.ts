@@ -20,6 +20,7 @@ import type {
   IndexField,
   Parameter,
   Program,
+  PublicKeyLiteral,
   Span,
   TypeNode,
 } from './ast.ts';
@@ -27,6 +28,7 @@ import { parseBodies, type BodySource } from './body.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import type { FunctionBodyPayload } from './lexer.ts';
 import { DECORATOR_NAMES, isPrimitiveTypeName, isSizedNumberName } from './words.ts';
+import { isCurvePoint } from './key-literal.ts';
 
 export interface BuildOptions {
   text: string;
@@ -117,7 +119,7 @@ export function attachDecorators(node: Collection | FieldDeclaration | FunctionD
   node.span.start = parsed[0]!.start;
 }
 
-export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close: IToken | undefined, context: BuildContext): ParsedDecorator {
+export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close: IToken | undefined, context: BuildContext, keyTokens: IToken[] = []): ParsedDecorator {
   const name = nameToken.image.slice(1).trimStart();
   if (!DECORATORS.has(name)) {
     const at = { start: tokenEnd(nameToken) - name.length, end: tokenEnd(nameToken) };
@@ -130,7 +132,32 @@ export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close:
     arguments: close ? args : null,
     span: { start: nameToken.startOffset, end: close ? tokenEnd(close) : tokenEnd(nameToken) },
   };
+  const keys = keyTokens.map((token) => keyLiteralOf(token, context)).filter((key) => key !== undefined);
+  if (keys.length > 0) decorator.keys = keys;
   return { start: nameToken.startOffset, decorator };
+}
+
+/**
+ * `eth#0x<hex>`, checked as the Polylang compiler did: a secp256k1 key of 64 bytes (x‖y), 65 (`04` first) or
+ * 33 (compressed); 20 bytes is an address. The bytes must be a point of the curve (key-literal.ts).
+ */
+function keyLiteralOf(token: IToken, context: BuildContext): PublicKeyLiteral | undefined {
+  const span = tokenSpan(token);
+  const [scheme, digits] = token.image.split('#') as [string, string];
+  const fail = (message: string) => {
+    context.diagnostics.push(diagnostic('invalidKeyLiteral', span, [message]));
+    return undefined;
+  };
+  if (scheme !== 'eth') return fail(`unknown key kind "${scheme}#": only eth# (secp256k1) keys are supported`);
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(digits)) return fail(`invalid hex literal: ${digits === '' ? 'nothing' : digits} (expected 0x and an even number of hex digits)`);
+  const bytes = (digits.length - 2) / 2;
+  if (bytes === 20) {
+    return fail('you provided an address, where a public key is expected: give the key (64 bytes x‖y, 65 bytes starting 04, or 33 compressed)');
+  }
+  if (bytes !== 64 && bytes !== 65 && bytes !== 33) return fail(`invalid secp256k1 xy bytes length: ${bytes}. A key should be 65, 64 or 33 bytes long.`);
+  const hex = digits.slice(2).toLowerCase();
+  if (!isCurvePoint(hex)) return fail('the bytes are not a point of secp256k1 (a mistyped key?)');
+  return { kind: 'publicKeyLiteral', text: token.image, hex, span };
 }
 
 /** A field or an inner field of an object type; `end` is its `;` (or the end of its type). */

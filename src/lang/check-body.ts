@@ -549,7 +549,10 @@ class BodyChecker {
   private forOf(statement: ForOfStatement): void {
     const iterable = this.value(statement.iterable);
     let element: Type;
-    if (iterable.kind === 'array') element = iterable.element;
+    // for…in (Polylang after 0.6): an array's indexes as numbers (not JavaScript's strings), a map's keys.
+    if (statement.forIn && iterable.kind === 'array') element = numberType;
+    else if (statement.forIn && iterable.kind === 'map') element = iterable.key;
+    else if (iterable.kind === 'array') element = iterable.element;
     else if (iterable.kind === 'map') element = iterable.value;
     else if (iterable.kind === 'any') element = anyType;
     else {

@@ -58,6 +58,7 @@ export const catalogue = {
     message: 'invalid assignment target: only variables, fields and elements can be assigned',
   },
   nestingTooDeep: { code: 'V1011', severity: 'error', message: 'nesting too deep: at most {0} levels of {1}' },
+  invalidKeyLiteral: { code: 'V1012', severity: 'error', message: 'invalid public key literal: {0}' },
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------
@@ -148,6 +149,11 @@ export const catalogue = {
     severity: 'warning',
     message:
       'contract "{0}" has no permission decorator: the Polylang compiler after 0.6 made such a contract public, but Vellum keeps it private as Polybase did; write @public to open it to everyone, or @private to say it is private',
+  },
+  privateOnMember: {
+    code: 'V2028',
+    severity: 'error',
+    message: '@private belongs on a collection or contract; on a {0} it would hide nothing (a field is read by whoever may read the record)',
   },
   // (checker: add V2xxx codes here)
 

@@ -49,6 +49,7 @@ import {
   FunctionKeyword,
   Greater,
   Identifier,
+  KeyLiteral,
   LCurly,
   Less,
   LParen,
@@ -247,21 +248,32 @@ export class SchemaParser extends EmbeddedActionsParser {
     ) as CollectionItem;
   });
 
-  // decorator := @name [ `(` (identifier [`,`])* `)` ]   (commas are a Vellum extension)
+  // decorator := @name [ `(` ((identifier | keyLiteral) [`,`])* `)` ]   (commas: Vellum; key literals: later Polylang)
   private decorator = this.RULE('decorator', (): ParsedDecorator => {
     const name = this.CONSUME(Decorator);
     let args: IdentifierNode[] | null = null;
+    const keys: IToken[] = [];
     let close: IToken | undefined;
     this.OPTION(() => {
       this.CONSUME(LParen);
       const identifiers: IdentifierNode[] = (args = []);
       this.MANY(() => {
-        identifiers.push(identifier(this.CONSUME(Identifier)));
+        // The cached alternatives must not capture this call's locals: they return the token.
+        const argument = this.OR(
+          (this.alternatives.decoratorArgument ??= [
+            { ALT: () => this.CONSUME(Identifier) },
+            { ALT: () => this.CONSUME(KeyLiteral) },
+          ]),
+        ) as IToken;
+        if (this.building) {
+          if (argument.tokenType === KeyLiteral) keys.push(argument);
+          else identifiers.push(identifier(argument));
+        }
         this.OPTION2(() => this.CONSUME(Comma));
       });
       close = this.CONSUME(RParen);
     });
-    return this.building ? decoratorOf(name, args, close, this.context) : RECORDING;
+    return this.building ? decoratorOf(name, args, close, this.context, keys) : RECORDING;
   });
 
   // field := name [`?`] `:` type `;`

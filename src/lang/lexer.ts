@@ -59,6 +59,14 @@ export const NumberLiteral = createToken({
   pattern: /(?:0[xXoObB][0-9a-fA-F_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?)n?/,
 });
 
+// A public-key literal in decorator arguments (Polylang after 0.6): `eth#0x<hex>`. Lexed whole with any
+// prefix and digits so that build-ast.ts can say what is wrong with it; never valid JavaScript or 0.6.
+export const KeyLiteral = createToken({
+  name: 'KeyLiteral',
+  label: 'key literal',
+  pattern: /[A-Za-z_$][A-Za-z0-9_$]*#[0-9A-Za-z_]*/,
+});
+
 export const Identifier = createToken({
   name: 'Identifier',
   label: 'identifier',
@@ -198,6 +206,7 @@ export const allTokens: TokenType[] = [
   TemplateLiteral,
   UnterminatedTemplate,
   NumberLiteral,
+  KeyLiteral,
   CollectionKeyword,
   ContractKeyword,
   FunctionKeyword,

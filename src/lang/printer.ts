@@ -62,7 +62,8 @@ function printItem(item: CollectionItem, indent: string): string[] {
 function printDecorator(decorator: Decorator): string {
   if (decorator.arguments === null) return `@${decorator.name}`;
   // Polylang separates decorator arguments with whitespace, not commas.
-  return `@${decorator.name}(${decorator.arguments.map((a) => a.name).join(' ')})`;
+  const keys = (decorator.keys ?? []).map((key) => key.text);
+  return `@${decorator.name}(${[...decorator.arguments.map((a) => a.name), ...keys].join(' ')})`;
 }
 
 function printField(field: FieldDeclaration, indent: string): string {
@@ -184,7 +185,7 @@ export function printStatement(statement: Statement, indent = ''): string[] {
       return printBody(`for (${init};${test};${update})`, statement.body, indent);
     }
     case 'forOf': {
-      const head = `for (${statement.declarationKind} ${statement.name.name} of ${printExpression(statement.iterable, Precedence.assignment)})`;
+      const head = `for (${statement.declarationKind} ${statement.name.name} ${statement.forIn ? 'in' : 'of'} ${printExpression(statement.iterable, Precedence.assignment)})`;
       return printBody(head, statement.body, indent);
     }
     case 'break':

@@ -126,7 +126,7 @@ class CollectionRules {
         this.report(diagnostic('delegateOnCollection', decorator.span));
         continue;
       }
-      if (decorator.arguments && decorator.arguments.length > 0) {
+      if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('collectionDecoratorArguments', decorator.span, [decorator.name]));
       }
       // @private grants nothing: it is what no decorator means (Polylang after 0.6 needed it to close a contract).
@@ -144,8 +144,12 @@ class CollectionRules {
   private fieldDecorators(field: FieldDeclaration, type: Type): Pick<CheckedField, 'read' | 'delegate' | 'call'> {
     const flags = { read: false, delegate: false, call: false };
     for (const decorator of field.decorators) {
-      if (decorator.name === 'public' || decorator.name === 'private') {
-        this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a field`]));
+      if (decorator.name === 'private') {
+        this.report(diagnostic('privateOnMember', decorator.span, ['field']));
+        continue;
+      }
+      if (decorator.name === 'public') {
+        this.report(diagnostic('decoratorIgnored', decorator.span, ['@public on a field']));
         continue;
       }
       if (!isAuthenticable(type)) {
@@ -155,7 +159,7 @@ class CollectionRules {
         continue;
       }
       flags[decorator.name] = true;
-      if (decorator.arguments && decorator.arguments.length > 0) {
+      if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`the argument list of @${decorator.name} on a field`]));
       }
     }
@@ -165,6 +169,10 @@ class CollectionRules {
   private functionDecorators(fn: FunctionDeclaration, fieldsByName: Map<string, CheckedField>): CheckedFunction['call'] {
     const call = { decorated: false, fields: [] as string[] };
     for (const decorator of fn.decorators) {
+      if (decorator.name === 'private') {
+        this.report(diagnostic('privateOnMember', decorator.span, ['function']));
+        continue;
+      }
       if (decorator.name !== 'call') {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a function`]));
         continue;

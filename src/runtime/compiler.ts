@@ -44,6 +44,7 @@ import {
   type NumericOperator,
 } from './operations.ts';
 import { sizedArithmetic, sizedNegate, sizedStep, sizedValue, type SizedOperator } from './sized-arithmetic.ts';
+import { forInItems } from './for-in.ts';
 import { sizeOfType, staticTypeOf, type StaticType, type StaticWorld } from './sized-types.ts';
 import { allocateString, charge, outOfGas, type ExecState } from './state.ts';
 import { PublicKey, kindOf, newObject, type RuntimeObject } from './values.ts';
@@ -588,10 +589,15 @@ export class FunctionCompiler {
       span: s.name.span,
     };
     const iterated = this.staticType(s.iterable);
+    const forIn = s.forIn === true;
+    // for…in: keys of a map with number keys are numbers (its key type), as the checker types them.
+    const numericKeys = iterated?.kind === 'mapType' && (iterated.key.kind === 'sizedNumberType' || (iterated.key.kind === 'primitiveType' && iterated.key.name === 'number'));
     return this.withScope([declaration], () => {
       const binding = this.scope.names.get(s.name.name)!;
       binding.initialized = true;
-      binding.type = iterated?.kind === 'arrayType' ? iterated.element : iterated?.kind === 'mapType' ? iterated.value : undefined;
+      binding.type = forIn
+        ? iterated?.kind === 'mapType' ? iterated.key : undefined
+        : iterated?.kind === 'arrayType' ? iterated.element : iterated?.kind === 'mapType' ? iterated.value : undefined;
       const slot = binding.slot;
       const body = this.nested(s.body);
       const cost = GAS.statement + nodes(s.iterable);
@@ -604,7 +610,9 @@ export class FunctionCompiler {
         const value = iterable(f);
         let items: readonly unknown[];
         let live = false;
-        if (Array.isArray(value)) {
+        if (forIn) {
+          items = forInItems(st, value, source, numericKeys);
+        } else if (Array.isArray(value)) {
           items = value;
           live = true; // like JavaScript's array iterator: sees elements pushed during the loop
         } else if (typeof value === 'string') {

@@ -2,7 +2,7 @@
 // ordinary name everywhere else, as in Polylang 0.6 (schemas on Polybase's testnet had fields named `contract`).
 import { describe, expect, it } from 'vitest';
 import { checkSchema, parse, print, toStableAst } from '../../src/lang/index.ts';
-import { reported } from './check-helpers.ts';
+import { errors, reported } from './check-helpers.ts';
 import { stripSpans } from './strip-spans.ts';
 
 const account = (keyword: string) => `@public
@@ -39,11 +39,11 @@ describe('contract as the keyword of a collection', () => {
     const printed = print(program!);
     expect(printed).toMatch(/^contract Account \{/m);
     expect(stripSpans(parse(printed).program)).toEqual(stripSpans(program));
-    expect(reported('contract T { name: string; }')[0]).toMatchObject({ code: 'V2003' });
+    expect(errors('contract T { name: string; }')[0]).toMatchObject({ code: 'V2003' });
   });
 
   it('collections and contracts mix in one schema and reference each other', () => {
-    const text = `contract User { id: string; }
+    const text = `@public contract User { id: string; }
 collection Post { id: string; author: User; constructor (id: string, author: User) { this.id = id; this.author = author; } }`;
     expect(reported(text)).toEqual([]);
   });
@@ -67,7 +67,7 @@ collection Deal {
   }
   signed(): contract { let contract = this.other; return contract; }
 }
-contract in { id: string; of: number; }`;
+@private contract in { id: string; of: number; }`;
     expect(reported(text)).toEqual([]);
     const deal = parse(text).program!.collections[1]!;
     expect(deal.items[1]).toMatchObject({ kind: 'field', name: { name: 'contract' } });

@@ -29,10 +29,10 @@ describe('@private', () => {
     }
   });
 
-  it('takes no arguments, and has no effect on a field or function (warnings)', () => {
+  it('takes no arguments, and belongs on a collection, not a field or function', () => {
     expect(located(note('collection', '@private(text)'))[0]).toMatch(/^V2\d{3} 1:1 @private\(text\)/);
-    const onField = 'collection T { id: string; @private owner: PublicKey; }';
-    expect(reported(onField)).toMatchObject([{ code: expect.stringMatching(/^V2/), severity: 'warning' }]);
+    expect(reported('collection T { id: string; @private owner: PublicKey; }')).toMatchObject([{ code: 'V2028', severity: 'error' }]);
+    expect(reported('collection T { id: string; @private f() {} }')).toMatchObject([{ code: 'V2028', severity: 'error' }]);
   });
 
   it('is kept in the stable AST as a directive', () => {
