@@ -82,11 +82,12 @@ function run(schemaFile: string, target: string, flags: CallFlags): number {
   }
   const result = execute(collection, functionName, snapshot, args, { publicKey }, gas === undefined ? undefined : { gas });
   if (result.ok) {
-    const { record, deleted, changed, returnValue, gasUsed } = result.transition;
-    console.log(JSON.stringify({ record, deleted, changed, returnValue: returnValue ?? null, gasUsed }, null, 2));
+    const { record, deleted, changed, returnValue, gasUsed, logs } = result.transition;
+    // `logs` (what the function logged with log(...)) only when there are any, so other output is unchanged.
+    console.log(JSON.stringify({ record, deleted, changed, returnValue: returnValue ?? null, gasUsed, ...(logs ? { logs } : {}) }, null, 2));
     return 0;
   }
-  console.log(JSON.stringify({ error: result.error, gasUsed: result.gasUsed }, null, 2));
+  console.log(JSON.stringify({ error: result.error, gasUsed: result.gasUsed, ...(result.logs ? { logs: result.logs } : {}) }, null, 2));
   return 1;
 }
 

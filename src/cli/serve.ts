@@ -29,6 +29,7 @@ interface ServeFlags {
   schema?: string[];
   namespace: string;
   quiet?: boolean;
+  debug?: boolean;
   explorer: boolean;
   privateLists: 'confined' | 'filtered';
   adminKey: string[];
@@ -166,6 +167,7 @@ export function registerServe(program: Command): void {
     .option('--schema <file...>', 'schema files to check and install at start')
     .option('--namespace <ns>', 'namespace of the collections of --schema files', namespace, 'app')
     .option('--quiet', 'do not log each request')
+    .option('--debug', 'also log what functions log with log(...)')
     .option('--no-explorer', 'do not serve the web explorer at /explorer/')
     .addOption(
       new Option('--private-lists <mode>', 'lists of private collections: confined (a list must be limited by its where to records the caller may read, else 403) or filtered (unreadable records left out, as Polybase 0.6 did; leaks, see docs/service.md)')
@@ -239,6 +241,7 @@ export function registerServe(program: Command): void {
           namespace: flags.namespace,
           explorer: flags.explorer ? {} : false,
           privateLists: flags.privateLists,
+          debug: flags.debug === true,
           // Quiet: no per-request line, so no per-request hook either; internal errors still go to stderr.
           logRequests: !flags.quiet,
           log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,

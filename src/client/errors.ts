@@ -54,6 +54,7 @@ export const SERVICE_ERROR_REASONS = [
   'function/collection-error',
   'function/javascript-exception',
   'function/out-of-gas',
+  'function/arithmetic-error',
   'function/limit-exceeded',
   'function/invalid-return',
   'indexer/missing-index',

@@ -10,6 +10,21 @@ export type Base64Bytes = string;
 /** `bytes` in an argument: a Uint8Array (the client encodes it) or base64 text. */
 export type BytesInput = Uint8Array | Base64Bytes;
 
+// The sized numeric types of Polylang after 0.6: JSON numbers whose range the service checks (an argument outside
+// it is refused with `function/invalid-args`). Named so that an editor shows the range where they are used.
+/** `u32`: a whole number from 0 to 4294967295. */
+export type U32 = number;
+/** `i32`: a whole number from -2147483648 to 2147483647. */
+export type I32 = number;
+/** `u64`: a whole number from 0 to 2^53−1 (Vellum limits 64-bit integers to what a double holds exactly). */
+export type U64 = number;
+/** `i64`: a whole number from −(2^53−1) to 2^53−1 (Vellum limits 64-bit integers to what a double holds exactly). */
+export type I64 = number;
+/** `f32`: a finite number of magnitude at most 3.4028234663852886e38 (stored as a double, not rounded). */
+export type F32 = number;
+/** `f64`: a finite number. */
+export type F64 = number;
+
 // A `PublicKey` as records hold it; src/auth's own type, from a module with no imports (browser-safe).
 export type { PublicKeyJwk };
 

@@ -11,8 +11,10 @@ export type Direction = 'record' | 'argument';
 
 export function typeText(type: Type, direction: Direction): string {
   switch (type.kind) {
-    case 'string':
     case 'number':
+      // A sized type by its name in the client (`vellum.U32`: a number, documented with its range).
+      return type.size ? `vellum.${type.size.toUpperCase()}` : 'number';
+    case 'string':
     case 'boolean':
       return type.kind;
     case 'bytes':

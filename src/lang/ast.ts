@@ -27,18 +27,32 @@ export interface Program {
   span: Span;
 }
 
-export type DecoratorName = 'public' | 'read' | 'call' | 'delegate';
+export type DecoratorName = (typeof DECORATOR_NAMES)[number];
 
 export interface Decorator {
   kind: 'decorator';
   name: DecoratorName;
   /** Identifiers inside the parentheses; `null` when the decorator has no parentheses at all. */
   arguments: Identifier[] | null;
+  /** Public-key literals among the arguments (`@call(eth#0x…)`, Polylang after 0.6); absent when none. */
+  keys?: PublicKeyLiteral[];
+  span: Span;
+}
+
+/** `eth#0x…`: a secp256k1 public key as 64 bytes (x‖y) of lowercase hex, whichever form was written. */
+export interface PublicKeyLiteral {
+  kind: 'publicKeyLiteral';
+  /** As written, for printing (`eth#0x04…`, or a compressed key). */
+  text: string;
+  /** The key's bytes as written (33, 64 or 65), lowercase hex without `0x`. */
+  hex: string;
   span: Span;
 }
 
 export interface Collection {
   kind: 'collection';
+  /** Set when the source wrote `contract` (Polylang after 0.6) instead of `collection`; the meaning is the same. */
+  contractKeyword?: true;
   name: Identifier;
   decorators: Decorator[];
   /** Fields, functions and indexes in source order (the stable AST keeps that order). */
@@ -100,10 +114,13 @@ export interface FunctionDeclaration {
 // ---------------------------------------------------------------------------------------------
 // Types
 
-export type PrimitiveTypeName = 'string' | 'number' | 'boolean' | 'bytes';
+import type { DECORATOR_NAMES, PrimitiveTypeName, SizedNumberName } from './words.ts';
+
+export type { PrimitiveTypeName, SizedNumberName };
 
 export type TypeNode =
   | PrimitiveTypeNode
+  | SizedNumberTypeNode
   | PublicKeyTypeNode
   | ArrayTypeNode
   | MapTypeNode
@@ -114,6 +131,13 @@ export type TypeNode =
 export interface PrimitiveTypeNode {
   kind: 'primitiveType';
   name: PrimitiveTypeName;
+  span: Span;
+}
+
+/** `u32 u64 i32 i64 f32 f64` (Polylang after 0.6): a number with a checked range, never a collection. */
+export interface SizedNumberTypeNode {
+  kind: 'sizedNumberType';
+  name: SizedNumberName;
   span: Span;
 }
 
@@ -182,6 +206,8 @@ export interface VariableDeclaration {
   name: Identifier;
   /** Required for `const`; a `let` without one starts `undefined`-free only if assigned before use. */
   init: Expression | null;
+  /** `let x: T = …` (Polylang after 0.6); absent when the declaration has no type. */
+  typeAnnotation?: TypeNode;
   span: Span;
 }
 
@@ -216,8 +242,11 @@ export interface ForStatement {
 }
 
 /** `for (let x of xs)`: over an array gives elements, over a map gives values. */
+/** `for (let v of xs)`; with `forIn`, `for (let k in xs)` (Polylang after 0.6): array indexes, map keys. */
 export interface ForOfStatement {
   kind: 'forOf';
+  /** Set for `for…in`: the loop gives an array's indexes (numbers) or a map's keys instead of its values. */
+  forIn?: true;
   declarationKind: 'let' | 'const';
   name: Identifier;
   iterable: Expression;

@@ -18,9 +18,12 @@ import type {
   Span,
   Statement,
   UnaryOperator,
+  ForOfStatement,
+  TypeNode,
   VariableDeclaration,
 } from './ast.ts';
 import { parseBodyFast } from './body-fast.ts';
+import { stripAnnotations } from './type-annotations.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 
 /**
@@ -107,7 +110,10 @@ export function parseBodies(bodies: readonly BodySource[]): ParsedBody[] {
   return results.map((result) => result ?? parsed[next++]!);
 }
 
-function parseBodiesWithAcorn(bodies: readonly BodySource[]): ParsedBody[] {
+function parseBodiesWithAcorn(sources: readonly BodySource[]): ParsedBody[] {
+  // Typed let/const: acorn reads the bodies with their annotations blanked out (type-annotations.ts).
+  const stripped = sources.map((body) => stripAnnotations(body.block, body.start));
+  const bodies = sources.map((body, i) => (stripped[i]!.text === body.block ? body : { ...body, block: stripped[i]!.text }));
   const results: ParsedBody[] = [];
   for (let first = 0; first < bodies.length; ) {
     // Batches of bounded size: one acorn call per body costs setup, one call for a whole large file
@@ -118,13 +124,14 @@ function parseBodiesWithAcorn(bodies: readonly BodySource[]): ParsedBody[] {
     const batch = bodies.slice(first, last);
     const blocks = parseTogether(batch);
     if (blocks === undefined) {
-      for (const body of batch) results.push(parseBody(body.block.slice(1, -1), body.start + 1));
+      batch.forEach((body, i) => results.push(parseBody(body.block.slice(1, -1), body.start + 1, stripped[first + i]!.types)));
     } else {
-      blocks.forEach((block, i) => results.push(convert(block.body, batch[i]!.start - block.start)));
+      blocks.forEach((block, i) => results.push(convert(block.body, batch[i]!.start - block.start, stripped[first + i]!.types)));
     }
     first = last;
   }
-  return results;
+  // A malformed annotation fails its body with that error.
+  return results.map((result, i) => (stripped[i]!.diagnostics.length > 0 ? { statements: undefined, diagnostics: stripped[i]!.diagnostics } : result));
 }
 
 /** Characters of body text per acorn call. */
@@ -156,7 +163,7 @@ function parseTogether(bodies: readonly BodySource[]): estree.BlockStatement[] |
 }
 
 /** Parses one body's text (between its braces), which starts at offset `start` of the file. */
-export function parseBody(source: string, start: number): ParsedBody {
+export function parseBody(source: string, start: number, annotations?: ReadonlyMap<number, TypeNode>): ParsedBody {
   let program: estree.Program;
   try {
     program = BodyParser.parse(source, ACORN_OPTIONS);
@@ -164,12 +171,12 @@ export function parseBody(source: string, start: number): ParsedBody {
     return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, source, start)] };
   }
   // sourceType 'script' never yields import/export declarations.
-  return convert(program.body as estree.Statement[], start);
+  return convert(program.body as estree.Statement[], start, annotations);
 }
 
 /** Converts acorn statements whose positions are `offset` less than file offsets. */
-function convert(nodes: estree.Statement[], offset: number): ParsedBody {
-  const converter = new BodyConverter(offset);
+function convert(nodes: estree.Statement[], offset: number, annotations?: ReadonlyMap<number, TypeNode>): ParsedBody {
+  const converter = new BodyConverter(offset, annotations);
   let statements: Statement[];
   try {
     statements = converter.statementList(nodes);
@@ -236,7 +243,11 @@ class BodyConverter {
   readonly diagnostics: Diagnostic[] = [];
   private depth = 0;
 
-  constructor(private readonly offset: number) {}
+  constructor(
+    private readonly offset: number,
+    /** The types of typed let/const, by the file offset where the name ends (type-annotations.ts). */
+    private readonly annotations?: ReadonlyMap<number, TypeNode>,
+  ) {}
 
   private span(node: estree.Node): Span {
     return { start: node.start + this.offset, end: node.end + this.offset };
@@ -334,8 +345,7 @@ class BodyConverter {
       case 'ThrowStatement':
         return { kind: 'throw', argument: this.expression(node.argument), span };
       case 'ForInStatement':
-        this.unsupported(node, '`for…in` (use for…of)');
-        return this.emptyBlock(node);
+        return this.forOf(node);
       case 'DoWhileStatement':
         this.unsupported(node, '`do…while` (use while)');
         return this.emptyBlock(node);
@@ -372,13 +382,17 @@ class BodyConverter {
     const many = node.declarations.length > 1;
     return node.declarations.map((declarator, i): VariableDeclaration => {
       const span = !many ? this.span(node) : i === 0 ? { start: node.start + this.offset, end: declarator.end + this.offset } : this.span(declarator);
-      return {
+      const declaration: VariableDeclaration = {
         kind: 'variable',
         declarationKind: kind,
         name: this.bindingName(declarator.id),
         init: declarator.init ? this.expression(declarator.init) : null,
         span,
       };
+      // Only an annotated declaration gets the key, so the AST of every 0.6 body stays what it was.
+      const annotation = this.annotations?.get(declarator.id.end + this.offset);
+      if (annotation) declaration.typeAnnotation = annotation;
+      return declaration;
     });
   }
 
@@ -398,19 +412,20 @@ class BodyConverter {
     return declaration ?? this.placeholder();
   }
 
-  private forOf(node: estree.ForOfStatement): Statement {
+  private forOf(node: estree.ForOfStatement | estree.ForInStatement): Statement {
     const span = this.span(node);
-    if (node.await) {
+    const loop = node.type === 'ForInStatement' ? '`for…in`' : '`for…of`';
+    if (node.type === 'ForOfStatement' && node.await) {
       this.unsupported(node, '`async`/`await`/`yield`');
       return this.emptyBlock(node);
     }
     const left = node.left;
     if (left.type !== 'VariableDeclaration' || (left.kind !== 'let' && left.kind !== 'const')) {
-      this.unsupported(left, left.type === 'VariableDeclaration' && left.kind === 'var' ? '`var` (use let or const)' : '`for…of` without `let` or `const`');
+      this.unsupported(left, left.type === 'VariableDeclaration' && left.kind === 'var' ? '`var` (use let or const)' : `${loop} without \`let\` or \`const\``);
       return this.emptyBlock(node);
     }
     const declarator = left.declarations[0]!;
-    return {
+    const statement: ForOfStatement = {
       kind: 'forOf',
       declarationKind: left.kind,
       name: this.bindingName(declarator.id),
@@ -418,6 +433,9 @@ class BodyConverter {
       body: this.statement(node.body),
       span,
     };
+    // Only a for…in carries the flag, so every for…of keeps its exact AST.
+    if (node.type === 'ForInStatement') return { ...statement, forIn: true };
+    return statement;
   }
 
   private placeholder(): Expression {

@@ -20,12 +20,15 @@ import type {
   IndexField,
   Parameter,
   Program,
+  PublicKeyLiteral,
   Span,
   TypeNode,
 } from './ast.ts';
 import { parseBodies, type BodySource } from './body.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import type { FunctionBodyPayload } from './lexer.ts';
+import { DECORATOR_NAMES, isPrimitiveTypeName, isSizedNumberName } from './words.ts';
+import { isCurvePoint } from './key-literal.ts';
 
 export interface BuildOptions {
   text: string;
@@ -59,8 +62,7 @@ export interface ParsedDecorator {
   decorator: Decorator | undefined;
 }
 
-const DECORATOR_NAMES: ReadonlySet<string> = new Set<DecoratorName>(['public', 'read', 'call', 'delegate']);
-const PRIMITIVE_TYPES: ReadonlySet<string> = new Set(['string', 'number', 'boolean', 'bytes']);
+const DECORATORS: ReadonlySet<string> = new Set<DecoratorName>(DECORATOR_NAMES);
 
 function tokenSpan(token: IToken): Span {
   return { start: token.startOffset, end: token.startOffset + token.image.length };
@@ -96,13 +98,16 @@ export function rootFunction(name: Identifier, context: BuildContext): void {
 }
 
 export function collectionOf(keyword: IToken, name: IToken, items: CollectionItem[], close: IToken): Collection {
-  return {
+  const collection: Collection = {
     kind: 'collection',
     name: identifier(name),
     decorators: [],
     items,
     span: { start: keyword.startOffset, end: tokenEnd(close) },
   };
+  // Only a `contract` is marked, so the AST of every 0.6 schema stays what it was.
+  if (keyword.image === 'contract') collection.contractKeyword = true;
+  return collection;
 }
 
 /** Gives a collection, field or function the decorators written before it (its span starts at the first). */
@@ -114,9 +119,9 @@ export function attachDecorators(node: Collection | FieldDeclaration | FunctionD
   node.span.start = parsed[0]!.start;
 }
 
-export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close: IToken | undefined, context: BuildContext): ParsedDecorator {
+export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close: IToken | undefined, context: BuildContext, keyTokens: IToken[] = []): ParsedDecorator {
   const name = nameToken.image.slice(1).trimStart();
-  if (!DECORATOR_NAMES.has(name)) {
+  if (!DECORATORS.has(name)) {
     const at = { start: tokenEnd(nameToken) - name.length, end: tokenEnd(nameToken) };
     context.diagnostics.push(diagnostic('unknownDecorator', at, [name]));
     return { start: nameToken.startOffset, decorator: undefined };
@@ -127,7 +132,32 @@ export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close:
     arguments: close ? args : null,
     span: { start: nameToken.startOffset, end: close ? tokenEnd(close) : tokenEnd(nameToken) },
   };
+  const keys = keyTokens.map((token) => keyLiteralOf(token, context)).filter((key) => key !== undefined);
+  if (keys.length > 0) decorator.keys = keys;
   return { start: nameToken.startOffset, decorator };
+}
+
+/**
+ * `eth#0x<hex>`, checked as the Polylang compiler did: a secp256k1 key of 64 bytes (x‖y), 65 (`04` first) or
+ * 33 (compressed); 20 bytes is an address. The bytes must be a point of the curve (key-literal.ts).
+ */
+function keyLiteralOf(token: IToken, context: BuildContext): PublicKeyLiteral | undefined {
+  const span = tokenSpan(token);
+  const [scheme, digits] = token.image.split('#') as [string, string];
+  const fail = (message: string) => {
+    context.diagnostics.push(diagnostic('invalidKeyLiteral', span, [message]));
+    return undefined;
+  };
+  if (scheme !== 'eth') return fail(`unknown key kind "${scheme}#": only eth# (secp256k1) keys are supported`);
+  if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(digits)) return fail(`invalid hex literal: ${digits === '' ? 'nothing' : digits} (expected 0x and an even number of hex digits)`);
+  const bytes = (digits.length - 2) / 2;
+  if (bytes === 20) {
+    return fail('you provided an address, where a public key is expected: give the key (64 bytes x‖y, 65 bytes starting 04, or 33 compressed)');
+  }
+  if (bytes !== 64 && bytes !== 65 && bytes !== 33) return fail(`invalid secp256k1 xy bytes length: ${bytes}. A key should be 65, 64 or 33 bytes long.`);
+  const hex = digits.slice(2).toLowerCase();
+  if (!isCurvePoint(hex)) return fail('the bytes are not a point of secp256k1 (a mistyped key?)');
+  return { kind: 'publicKeyLiteral', text: token.image, hex, span };
 }
 
 /** A field or an inner field of an object type; `end` is its `;` (or the end of its type). */
@@ -205,7 +235,8 @@ export function parameterOf(name: IToken, question: IToken | undefined, type: Ty
 
 export function namedType(name: IToken): TypeNode {
   const span = tokenSpan(name);
-  if (PRIMITIVE_TYPES.has(name.image)) return { kind: 'primitiveType', name: name.image as 'string', span };
+  if (isPrimitiveTypeName(name.image)) return { kind: 'primitiveType', name: name.image, span };
+  if (isSizedNumberName(name.image)) return { kind: 'sizedNumberType', name: name.image, span };
   if (name.image === 'PublicKey') return { kind: 'publicKeyType', span };
   if (name.image === 'record') return { kind: 'recordType', span };
   return { kind: 'referenceType', collection: identifier(name), span };

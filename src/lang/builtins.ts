@@ -11,15 +11,18 @@ import {
   anyType,
   arrayOf,
   booleanType,
+  bytesType,
   mapOf,
   neverType,
   numberType,
   publicKeyType,
+  sizedNumber,
   stringType,
   typeParameter,
   typeToString,
   voidType,
 } from './types.ts';
+import type { SizedNumberName } from './words.ts';
 
 /** What a built-in hangs off: a value of some type, a namespace, or nothing (a global). */
 export type BuiltinReceiver = 'string' | 'number' | 'array' | 'publicKey' | 'Math' | 'Object' | 'Number' | 'ctx' | 'global';
@@ -66,6 +69,8 @@ export interface Builtin {
   mutates: boolean;
   gas: GasCost;
   description: string;
+  /** A method of one sized number type only (`wrappingAdd` on a `u32`). */
+  receiverSize?: SizedNumberName;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -92,6 +97,7 @@ function entries(receiver: BuiltinReceiver, specs: Spec[]): Builtin[] {
     mutates: spec.mutates ?? false,
     gas: spec.gas,
     description: spec.description,
+    ...(spec.receiverSize ? { receiverSize: spec.receiverSize } : {}),
   }));
 }
 
@@ -206,6 +212,11 @@ const numberMethods = entries('number', [
     name: 'toFixed', kind: 'method', returns: stringType, gas: fixed(10),
     parameters: [param('digits', numberType, { optional: true })],
     description: 'The number with `digits` (0–100) digits after the point.',
+  },
+  {
+    name: 'wrappingAdd', kind: 'method', receiverSize: 'u32', returns: sizedNumber('u32'), gas: fixed(2),
+    parameters: [param('other', sizedNumber('u32'))],
+    description: 'On a `u32`: the sum modulo 2^32 (wraps instead of failing on overflow; Polylang after 0.6).',
   },
 ]);
 
@@ -414,6 +425,36 @@ const globalFunctions = entries('global', [
     parameters: [param('x', numberType)],
     description: 'Whether x is neither NaN nor ±Infinity.',
   },
+  {
+    name: 'assert', kind: 'function', returns: voidType, gas: linear(5, 'argument count'),
+    parameters: [param('condition', anyType), param('message', stringType, { optional: true })],
+    description: 'Stops the function with a collection error carrying `message` when `condition` is falsy (`if (!condition) error(message)`; Polylang after 0.6).',
+  },
+  {
+    name: 'log', kind: 'function', returns: voidType, gas: linear(5, 'argument count'),
+    parameters: [param('values', anyType, { rest: true })],
+    description: 'Adds a line of the values (text as it is, others as JSON-like text) to the call\'s log: shown by `vellum call` and in the service\'s debug log, never stored; 1 more gas per 16 characters.',
+  },
+  {
+    name: 'hashSHA256', kind: 'function', returns: bytesType, gas: linear(20, 'argument length'),
+    parameters: [param('data', anyType)],
+    description: 'The SHA-256 digest (32 bytes) of `data`: `bytes`, or a string as its UTF-8 bytes (Polylang after 0.6).',
+  },
+  {
+    name: 'hashBlake3', kind: 'function', returns: bytesType, gas: linear(20, 'argument length'),
+    parameters: [param('data', anyType)],
+    description: 'The BLAKE3 digest (32 bytes) of `data`: `bytes`, or a string as its UTF-8 bytes (Polylang after 0.6).',
+  },
+  {
+    name: 'uint32WrappingSub', kind: 'function', returns: sizedNumber('u32'), gas: fixed(2),
+    parameters: [param('a', sizedNumber('u32')), param('b', sizedNumber('u32'))],
+    description: '`a - b` modulo 2^32 for two `u32` (wraps instead of failing below 0; Polylang after 0.6).',
+  },
+  {
+    name: 'uint32WrappingMul', kind: 'function', returns: sizedNumber('u32'), gas: fixed(2),
+    parameters: [param('a', sizedNumber('u32')), param('b', sizedNumber('u32'))],
+    description: '`a * b` modulo 2^32 for two `u32` (wraps instead of failing on overflow; Polylang after 0.6).',
+  },
   { name: 'NaN', kind: 'constant', returns: numberType, gas: fixed(1), description: 'Not-a-number.' },
   { name: 'Infinity', kind: 'constant', returns: numberType, gas: fixed(1), description: 'Positive infinity.' },
 ]);
@@ -485,13 +526,18 @@ export function receiverOf(type: Type): BuiltinReceiver | undefined {
 export function lookupMethod(receiverType: Type, name: string): Builtin | undefined {
   const receiver = receiverOf(receiverType);
   if (!receiver || receiver === 'global') return undefined;
-  return byReceiver.get(receiver)?.get(name);
+  const builtin = byReceiver.get(receiver)?.get(name);
+  return builtin && fitsReceiver(builtin, receiverType) ? builtin : undefined;
+}
+
+function fitsReceiver(builtin: Builtin, receiverType: Type): boolean {
+  return builtin.receiverSize === undefined || (receiverType.kind === 'number' && receiverType.size === builtin.receiverSize);
 }
 
 /** All members of a receiver type: for "did you mean" suggestions. */
 export function membersOf(receiverType: Type): Builtin[] {
   const receiver = receiverOf(receiverType);
-  return receiver ? builtins.filter((b) => b.receiver === receiver) : [];
+  return receiver ? builtins.filter((b) => b.receiver === receiver && fitsReceiver(b, receiverType)) : [];
 }
 
 /** The type parameters a receiver binds: `T` for arrays. */

@@ -23,6 +23,7 @@ import type {
   ObjectLiteral,
   Span,
   Statement,
+  TypeNode,
   UnaryExpression,
   UpdateExpression,
   VariableDeclaration,
@@ -51,6 +52,8 @@ import {
   hasUnboundParameters,
   isKeyLike,
   isNumeric,
+  arithmeticResult,
+  sizeOf,
   orderable,
   plural,
   plusAssignable,
@@ -58,6 +61,8 @@ import {
   variableType,
 } from './type-rules.ts';
 import { didYouMean } from './suggest.ts';
+import { SIZED_ARITHMETIC, sizedNumberProblem } from './sized-numbers.ts';
+import type { SizedNumberName } from './words.ts';
 
 /** How many "did you mean" searches one function body may run: each scans every candidate name,
  *  so a body full of unknown names must not make checking quadratic. */
@@ -67,6 +72,10 @@ import {
   type Type,
   anyType,
   arrayOf,
+  mapOf,
+  publicKeyType,
+  referenceTo,
+  sizedNumber,
   bindTypeParameters,
   booleanType,
   instantiate,
@@ -90,6 +99,16 @@ const callbackMethods = new Set([
   'map', 'filter', 'forEach', 'reduce', 'reduceRight', 'find', 'findIndex', 'findLast', 'findLastIndex',
   'some', 'every', 'sort', 'flatMap',
 ]);
+
+/** The value of a number literal, or of a negated one (`-1`); undefined for anything else. */
+function literalValue(expression: Expression): number | undefined {
+  if (expression.kind === 'number') return expression.value;
+  if (expression.kind === 'unary' && expression.operator === '-' && expression.argument.kind === 'number') return -expression.argument.value;
+  return undefined;
+}
+
+/** The hash built-ins take bytes or a string (the catalogue types their argument as any). */
+const HASHES: ReadonlySet<string> = new Set(['global.hashSHA256', 'global.hashBlake3']);
 
 const COMPARISONS = new Set<string>(['==', '!=', '===', '!==', '<', '<=', '>', '>=']);
 
@@ -465,14 +484,42 @@ class BodyChecker {
     const name = declaration.name.name;
     const constant = declaration.declarationKind === 'const';
     if (constant && !declaration.init) this.report('constWithoutInitializer', declaration.name.span, [name]);
-    const initType = declaration.init ? this.value(declaration.init) : anyType;
+    const declared = declaration.typeAnnotation ? this.annotatedType(declaration.typeAnnotation) : undefined;
+    const initType = declaration.init ? this.value(declaration.init, declared) : anyType;
+    // A typed let/const (Polylang after 0.6) holds its type: the initial value must fit it.
+    if (declared && declaration.init && !fits(initType, declared, false)) {
+      this.mismatch(initType, () => `"${name}" (${typeToString(declared)})`, declaration.init.span, false);
+    }
     this.declare(declaration.name.name, declaration.name.span, {
       kind: 'variable',
       name,
       constant,
-      type: variableType(initType),
+      type: declared ?? variableType(initType),
       declaration,
     });
+  }
+
+  /** The type a `let x: T` annotation names (a collection name is a reference to one of its records). */
+  private annotatedType(node: TypeNode): Type {
+    switch (node.kind) {
+      case 'primitiveType':
+        return { kind: node.name };
+      case 'sizedNumberType':
+        return sizedNumber(node.name);
+      case 'publicKeyType':
+        return publicKeyType;
+      case 'arrayType':
+        return arrayOf(this.annotatedType(node.element));
+      case 'mapType':
+        return mapOf(this.annotatedType(node.key), this.annotatedType(node.value));
+      case 'recordType':
+        return recordOf(this.collection.name);
+      case 'referenceType':
+        if (!this.collections.has(node.collection.name)) this.report('unknownName', node.collection.span, [node.collection.name, ' (not a type or a collection of this schema)']);
+        return referenceTo(node.collection.name);
+      case 'objectType':
+        return anyType;
+    }
   }
 
   private declare(name: string, span: Span, binding: Binding): void {
@@ -502,7 +549,10 @@ class BodyChecker {
   private forOf(statement: ForOfStatement): void {
     const iterable = this.value(statement.iterable);
     let element: Type;
-    if (iterable.kind === 'array') element = iterable.element;
+    // for…in (Polylang after 0.6): an array's indexes as numbers (not JavaScript's strings), a map's keys.
+    if (statement.forIn && iterable.kind === 'array') element = numberType;
+    else if (statement.forIn && iterable.kind === 'map') element = iterable.key;
+    else if (iterable.kind === 'array') element = iterable.element;
     else if (iterable.kind === 'map') element = iterable.value;
     else if (iterable.kind === 'any') element = anyType;
     else {
@@ -551,7 +601,17 @@ class BodyChecker {
       this.report('notAValue', expression.span, [type.name, '']);
       return anyType;
     }
+    const size = expected && sizeOf(expected);
+    if (size) this.checkLiteral(expression, size);
     return type;
+  }
+
+  /** A number literal (or a negated one) where a sized type is expected must be a value of that type. */
+  private checkLiteral(expression: Expression, size: SizedNumberName): void {
+    const value = literalValue(expression);
+    if (value === undefined) return;
+    const problem = sizedNumberProblem(size, value);
+    if (problem !== undefined) this.report('sizedNumberValue', expression.span, [problem]);
   }
 
   private infer(expression: Expression, expected?: Type): Type {
@@ -996,6 +1056,8 @@ class BodyChecker {
       }
       if (!fits(found, target, false)) {
         this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), typeToString(target), typeToString(found)]);
+      } else if (HASHES.has(builtin.id) && !['string', 'bytes', 'any', 'never'].includes(found.kind)) {
+        this.report('typeMismatchArgument', argument.span, [i + 1, labelText(label), 'bytes or string', typeToString(found)]);
       } else if (target.kind !== 'any') {
         this.requirePresent(argument, { argument: i + 1, label, type: target });
       }
@@ -1056,6 +1118,9 @@ class BodyChecker {
         }
         return numberType;
       case '-':
+        if (!isNumeric(operand)) this.report('badOperand', expression.span, [`unary ${expression.operator}`, typeToString(operand)]);
+        // Negating a sized number keeps its type (and is checked: -1 is no u32).
+        return operand.kind === 'number' ? operand : numberType;
       case '~':
         if (!isNumeric(operand)) this.report('badOperand', expression.span, [`unary ${expression.operator}`, typeToString(operand)]);
         return numberType;
@@ -1069,7 +1134,8 @@ class BodyChecker {
     } else if (target) {
       this.requireOperand(expression.operator, expression.argument);
     }
-    return numberType;
+    // `i++` on a sized number keeps its type (and is checked against its range).
+    return target?.type.kind === 'number' ? target.type : numberType;
   }
 
   private binary(expression: BinaryExpression): Type {
@@ -1098,6 +1164,7 @@ class BodyChecker {
       case '+': {
         const result = plusResult(left, right);
         if (!result) this.badOperands(expression, left, right);
+        else this.checkLiteralOperands(expression, result);
         return result ?? anyType;
       }
       case '==':
@@ -1114,10 +1181,26 @@ class BodyChecker {
       case '>=':
         if (!orderable(left, right)) this.badOperands(expression, left, right);
         return booleanType;
-      default:
-        if (!isNumeric(left) || !isNumeric(right)) this.badOperands(expression, left, right);
-        return numberType;
+      default: {
+        if (!isNumeric(left) || !isNumeric(right)) {
+          this.badOperands(expression, left, right);
+          return numberType;
+        }
+        if (!SIZED_ARITHMETIC.has(operator)) return numberType;
+        const result = arithmeticResult(left, right);
+        if (!result) this.badOperands(expression, left, right);
+        else this.checkLiteralOperands(expression, result);
+        return result ?? anyType;
+      }
     }
+  }
+
+  /** In sized arithmetic a literal operand must be a value of the sized type (`count + 1`, never `count + 0.5` on a u32). */
+  private checkLiteralOperands(expression: BinaryExpression, result: Type): void {
+    const size = sizeOf(result);
+    if (!size) return;
+    this.checkLiteral(expression.left, size);
+    this.checkLiteral(expression.right, size);
   }
 
   // --- assignments ---------------------------------------------------------------------------
@@ -1142,9 +1225,13 @@ class BodyChecker {
       }
       return target.type.kind === 'any' ? found : target.type;
     }
-    const found = this.value(expression.value);
     const operator = expression.operator;
-    const ok = operator === '+=' ? plusAssignable(target.type, found) : isNumeric(target.type) && isNumeric(found);
+    const sized = SIZED_ARITHMETIC.has(operator.slice(0, -1)) ? sizeOf(target.type) : undefined;
+    const found = this.value(expression.value, sized ? target.type : undefined);
+    const ok =
+      operator === '+='
+        ? plusAssignable(target.type, found)
+        : isNumeric(target.type) && isNumeric(found) && (!sized || arithmeticResult(target.type, found) !== undefined);
     if (!ok) {
       this.report('badOperand', expression.span, [operator, `${typeToString(target.type)} and ${typeToString(found)}`]);
     } else if (!(operator === '+=' && (target.type.kind === 'string' || found.kind === 'string'))) {

@@ -39,7 +39,7 @@ export const catalogue = {
   unknownDecorator: {
     code: 'V1006',
     severity: 'error',
-    message: 'unknown decorator @{0}; expected one of @public, @read, @call, @delegate',
+    message: 'unknown decorator @{0}; expected one of @public, @read, @call, @delegate, @private',
   },
   rootFunction: {
     code: 'V1007',
@@ -58,6 +58,7 @@ export const catalogue = {
     message: 'invalid assignment target: only variables, fields and elements can be assigned',
   },
   nestingTooDeep: { code: 'V1011', severity: 'error', message: 'nesting too deep: at most {0} levels of {1}' },
+  invalidKeyLiteral: { code: 'V1012', severity: 'error', message: 'invalid public key literal: {0}' },
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------
@@ -138,6 +139,22 @@ export const catalogue = {
     severity: 'error',
     message: 'an index may hold at most one array field, but "{0}" and "{1}" are both arrays',
   },
+  privateWithPermission: {
+    code: 'V2026',
+    severity: 'error',
+    message: '@private contradicts @{0} on the same collection: @private means no collection-wide read or call',
+  },
+  undecoratedContract: {
+    code: 'V2027',
+    severity: 'warning',
+    message:
+      'contract "{0}" has no permission decorator: the Polylang compiler after 0.6 made such a contract public, but Vellum keeps it private as Polybase did; write @public to open it to everyone, or @private to say it is private',
+  },
+  privateOnMember: {
+    code: 'V2028',
+    severity: 'error',
+    message: '@private belongs on a collection or contract; on a {0} it would hide nothing (a field is read by whoever may read the record)',
+  },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------
@@ -195,6 +212,7 @@ export const catalogue = {
     severity: 'error',
     message: '"{0}" can end without returning a value, but its return type is {1}',
   },
+  sizedNumberValue: { code: 'V3031', severity: 'error', message: '{0}' },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

@@ -41,6 +41,7 @@ import {
   AtIndex,
   CollectionKeyword,
   Colon,
+  ContractKeyword,
   Comma,
   Decorator,
   Dot,
@@ -48,6 +49,7 @@ import {
   FunctionKeyword,
   Greater,
   Identifier,
+  KeyLiteral,
   LCurly,
   Less,
   LParen,
@@ -91,8 +93,11 @@ function expectedAfterCommonPrefix(paths: TokenType[][], actual: IToken[]): Expe
     const next = path[best];
     if (fits && next !== undefined) names.add(friendlyName(next));
   }
-  // `map` is an identifier too: "identifier" says it all.
-  if (names.has(friendlyName(Identifier))) names.delete(friendlyName(MapKeyword));
+  // `map` and `contract` are identifiers too: "identifier" says it all.
+  if (names.has(friendlyName(Identifier))) {
+    names.delete(friendlyName(MapKeyword));
+    names.delete(friendlyName(ContractKeyword));
+  }
   return { lookahead: best, expected: [...names] };
 }
 
@@ -105,7 +110,12 @@ const errorMessages: IParserErrorMessageProvider = {
   buildNoViableAltMessage: ({ expectedPathsPerAlt, actual, ruleName }) =>
     // A root-level function parses only to be reported; suggesting one would mislead.
     ruleName === 'rootItem'
-      ? JSON.stringify({ lookahead: 0, expected: [friendlyName(CollectionKeyword)] } satisfies ExpectedAt)
+      ? JSON.stringify(
+          // `contract` could start a collection (or a root function): what follows it is wrong.
+          (actual[0]?.tokenType === ContractKeyword
+            ? { lookahead: 1, expected: [friendlyName(Identifier)] }
+            : { lookahead: 0, expected: [friendlyName(CollectionKeyword)] }) satisfies ExpectedAt,
+        )
       : JSON.stringify(expectedAfterCommonPrefix(expectedPathsPerAlt.flat(), actual)),
   buildEarlyExitMessage: ({ expectedIterationPaths, actual }) =>
     JSON.stringify(expectedAfterCommonPrefix(expectedIterationPaths, actual)),
@@ -193,9 +203,14 @@ export class SchemaParser extends EmbeddedActionsParser {
     return undefined;
   });
 
-  // collection := `collection` Name `{` item* `}`
+  // collection := (`collection` | `contract`) Name `{` item* `}`   (`contract`: Polylang after 0.6)
   private collection = this.RULE('collection', (): Collection => {
-    const keyword = this.CONSUME(CollectionKeyword);
+    const keyword = this.OR(
+      (this.alternatives.collectionKeyword ??= [
+        { ALT: () => this.CONSUME(CollectionKeyword) },
+        { ALT: () => this.CONSUME(ContractKeyword) },
+      ]),
+    ) as IToken;
     const name = this.CONSUME(Identifier);
     this.CONSUME(LCurly);
     const items: CollectionItem[] = [];
@@ -233,21 +248,32 @@ export class SchemaParser extends EmbeddedActionsParser {
     ) as CollectionItem;
   });
 
-  // decorator := @name [ `(` (identifier [`,`])* `)` ]   (commas are a Vellum extension)
+  // decorator := @name [ `(` ((identifier | keyLiteral) [`,`])* `)` ]   (commas: Vellum; key literals: later Polylang)
   private decorator = this.RULE('decorator', (): ParsedDecorator => {
     const name = this.CONSUME(Decorator);
     let args: IdentifierNode[] | null = null;
+    const keys: IToken[] = [];
     let close: IToken | undefined;
     this.OPTION(() => {
       this.CONSUME(LParen);
       const identifiers: IdentifierNode[] = (args = []);
       this.MANY(() => {
-        identifiers.push(identifier(this.CONSUME(Identifier)));
+        // The cached alternatives must not capture this call's locals: they return the token.
+        const argument = this.OR(
+          (this.alternatives.decoratorArgument ??= [
+            { ALT: () => this.CONSUME(Identifier) },
+            { ALT: () => this.CONSUME(KeyLiteral) },
+          ]),
+        ) as IToken;
+        if (this.building) {
+          if (argument.tokenType === KeyLiteral) keys.push(argument);
+          else identifiers.push(identifier(argument));
+        }
         this.OPTION2(() => this.CONSUME(Comma));
       });
       close = this.CONSUME(RParen);
     });
-    return this.building ? decoratorOf(name, args, close, this.context) : RECORDING;
+    return this.building ? decoratorOf(name, args, close, this.context, keys) : RECORDING;
   });
 
   // field := name [`?`] `:` type `;`

@@ -10,6 +10,8 @@ export { renderText, toJson, type DiagnosticJson } from './render.ts';
 export { print, printType, printExpression, printStatement, typeText } from './printer.ts';
 export { toStableAst, type StableCollection, type StableCollectionAttribute, type StableType } from './stable-ast.ts';
 export * from './types.ts';
+export * from './words.ts';
+export * from './sized-numbers.ts';
 export * from './builtins.ts';
 export { check, checkSchema, type CheckResult, type CheckSchemaResult } from './checker.ts';
 export type * from './checked.ts';

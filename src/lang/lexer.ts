@@ -59,6 +59,14 @@ export const NumberLiteral = createToken({
   pattern: /(?:0[xXoObB][0-9a-fA-F_]+|(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)(?:[eE][+-]?\d[\d_]*)?)n?/,
 });
 
+// A public-key literal in decorator arguments (Polylang after 0.6): `eth#0x<hex>`. Lexed whole with any
+// prefix and digits so that build-ast.ts can say what is wrong with it; never valid JavaScript or 0.6.
+export const KeyLiteral = createToken({
+  name: 'KeyLiteral',
+  label: 'key literal',
+  pattern: /[A-Za-z_$][A-Za-z0-9_$]*#[0-9A-Za-z_]*/,
+});
+
 export const Identifier = createToken({
   name: 'Identifier',
   label: 'identifier',
@@ -70,6 +78,15 @@ export const CollectionKeyword = createToken({
   label: '`collection`',
   pattern: /collection/,
   longer_alt: Identifier,
+});
+// `contract` (Polylang after 0.6) starts a collection as `collection` does; everywhere else it is an identifier,
+// as in 0.6 (schemas on Polybase's testnet had fields named `contract`).
+export const ContractKeyword = createToken({
+  name: 'ContractKeyword',
+  label: '`contract`',
+  pattern: /contract/,
+  longer_alt: Identifier,
+  categories: [Identifier],
 });
 export const FunctionKeyword = createToken({
   name: 'FunctionKeyword',
@@ -133,8 +150,9 @@ function opensFunctionBody(matchedTokens: IToken[]): boolean {
   if (previous === undefined) return false;
   const type = previous.tokenType;
   if (type === RParen || type === RSquare || type === Greater || type === RCurly) return true;
-  if (type === Identifier || type === MapKeyword) {
-    return matchedTokens[matchedTokens.length - 2]?.tokenType !== CollectionKeyword;
+  if (type === Identifier || type === MapKeyword || type === ContractKeyword) {
+    const before = matchedTokens[matchedTokens.length - 2]?.tokenType;
+    return before !== CollectionKeyword && before !== ContractKeyword;
   }
   return false;
 }
@@ -188,7 +206,9 @@ export const allTokens: TokenType[] = [
   TemplateLiteral,
   UnterminatedTemplate,
   NumberLiteral,
+  KeyLiteral,
   CollectionKeyword,
+  ContractKeyword,
   FunctionKeyword,
   MapKeyword,
   Identifier,

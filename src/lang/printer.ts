@@ -36,7 +36,7 @@ export function print(program: Program): string {
 
 function printCollection(collection: Collection): string[] {
   const lines = collection.decorators.map(printDecorator);
-  const head = `collection ${collection.name.name} {`;
+  const head = `${collection.contractKeyword ? 'contract' : 'collection'} ${collection.name.name} {`;
   if (collection.items.length === 0) return [...lines, `${head}}`];
   lines.push(head);
   collection.items.forEach((item, i) => {
@@ -62,7 +62,8 @@ function printItem(item: CollectionItem, indent: string): string[] {
 function printDecorator(decorator: Decorator): string {
   if (decorator.arguments === null) return `@${decorator.name}`;
   // Polylang separates decorator arguments with whitespace, not commas.
-  return `@${decorator.name}(${decorator.arguments.map((a) => a.name).join(' ')})`;
+  const keys = (decorator.keys ?? []).map((key) => key.text);
+  return `@${decorator.name}(${[...decorator.arguments.map((a) => a.name), ...keys].join(' ')})`;
 }
 
 function printField(field: FieldDeclaration, indent: string): string {
@@ -101,6 +102,7 @@ export function typeText(type: TypeNode): string {
 export function printType(type: TypeNode, indent = ''): string {
   switch (type.kind) {
     case 'primitiveType':
+    case 'sizedNumberType':
       return type.name;
     case 'publicKeyType':
       return 'PublicKey';
@@ -183,7 +185,7 @@ export function printStatement(statement: Statement, indent = ''): string[] {
       return printBody(`for (${init};${test};${update})`, statement.body, indent);
     }
     case 'forOf': {
-      const head = `for (${statement.declarationKind} ${statement.name.name} of ${printExpression(statement.iterable, Precedence.assignment)})`;
+      const head = `for (${statement.declarationKind} ${statement.name.name} ${statement.forIn ? 'in' : 'of'} ${printExpression(statement.iterable, Precedence.assignment)})`;
       return printBody(head, statement.body, indent);
     }
     case 'break':
@@ -199,7 +201,8 @@ export function printStatement(statement: Statement, indent = ''): string[] {
 
 function printVariable(declaration: VariableDeclaration): string {
   const init = declaration.init ? ` = ${printExpression(declaration.init)}` : '';
-  return `${declaration.declarationKind} ${declaration.name.name}${init}`;
+  const type = declaration.typeAnnotation ? `: ${printType(declaration.typeAnnotation)}` : '';
+  return `${declaration.declarationKind} ${declaration.name.name}${type}${init}`;
 }
 
 function printIf(statement: Extract<Statement, { kind: 'if' }>, indent: string): string[] {

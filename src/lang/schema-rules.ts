@@ -39,7 +39,9 @@ import {
   referenceTo,
   stringType,
   typeToString,
+  sizedNumber,
 } from './types.ts';
+import { BUILT_IN_TYPE_NAMES } from './words.ts';
 
 const primitiveTypes = { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType } as const;
 
@@ -48,7 +50,6 @@ type TypeRole = 'field' | 'parameter' | 'return';
 
 
 /** The type names that are not collections, for suggestions when a reference names no declared collection. */
-const BUILT_IN_TYPE_NAMES = ['string', 'number', 'boolean', 'bytes', 'PublicKey'];
 export interface SchemaResult {
   collections: CheckedCollection[];
   collectionsByName: Map<string, CheckedCollection>;
@@ -119,15 +120,23 @@ class CollectionRules {
 
   private collectionDecorators(decorators: Decorator[]): CheckedCollection['permissions'] {
     const permissions = { public: false, read: false, call: false };
+    let privateDecorator: Decorator | undefined;
     for (const decorator of decorators) {
       if (decorator.name === 'delegate') {
         this.report(diagnostic('delegateOnCollection', decorator.span));
         continue;
       }
-      if (decorator.arguments && decorator.arguments.length > 0) {
+      if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('collectionDecoratorArguments', decorator.span, [decorator.name]));
       }
-      permissions[decorator.name] = true;
+      // @private grants nothing: it is what no decorator means (Polylang after 0.6 needed it to close a contract).
+      if (decorator.name === 'private') privateDecorator ??= decorator;
+      else permissions[decorator.name] = true;
+    }
+    const granted = (['public', 'read', 'call'] as const).find((name) => permissions[name]);
+    if (privateDecorator && granted) this.report(diagnostic('privateWithPermission', privateDecorator.span, [granted]));
+    if (this.node.contractKeyword && !privateDecorator && !granted) {
+      this.report(diagnostic('undecoratedContract', this.node.name.span, [this.name]));
     }
     return permissions;
   }
@@ -135,6 +144,10 @@ class CollectionRules {
   private fieldDecorators(field: FieldDeclaration, type: Type): Pick<CheckedField, 'read' | 'delegate' | 'call'> {
     const flags = { read: false, delegate: false, call: false };
     for (const decorator of field.decorators) {
+      if (decorator.name === 'private') {
+        this.report(diagnostic('privateOnMember', decorator.span, ['field']));
+        continue;
+      }
       if (decorator.name === 'public') {
         this.report(diagnostic('decoratorIgnored', decorator.span, ['@public on a field']));
         continue;
@@ -146,7 +159,7 @@ class CollectionRules {
         continue;
       }
       flags[decorator.name] = true;
-      if (decorator.arguments && decorator.arguments.length > 0) {
+      if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`the argument list of @${decorator.name} on a field`]));
       }
     }
@@ -156,6 +169,10 @@ class CollectionRules {
   private functionDecorators(fn: FunctionDeclaration, fieldsByName: Map<string, CheckedField>): CheckedFunction['call'] {
     const call = { decorated: false, fields: [] as string[] };
     for (const decorator of fn.decorators) {
+      if (decorator.name === 'private') {
+        this.report(diagnostic('privateOnMember', decorator.span, ['function']));
+        continue;
+      }
       if (decorator.name !== 'call') {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a function`]));
         continue;
@@ -305,6 +322,8 @@ class CollectionRules {
     switch (node.kind) {
       case 'primitiveType':
         return primitiveTypes[node.name];
+      case 'sizedNumberType':
+        return sizedNumber(node.name);
       case 'publicKeyType':
         return publicKeyType;
       case 'arrayType':

@@ -10,13 +10,15 @@ import type {
   FieldDeclaration,
   FunctionDeclaration,
   IndexDeclaration,
+  PrimitiveTypeName,
   Program,
+  SizedNumberName,
   TypeNode,
 } from './ast.ts';
 import type { SourceFile } from './source.ts';
 
 export type StableType =
-  | { kind: 'primitive'; value: 'string' | 'number' | 'boolean' | 'bytes' }
+  | { kind: 'primitive'; value: PrimitiveTypeName | SizedNumberName }
   | { kind: 'publickey' }
   | { kind: 'array'; value: StableType }
   | { kind: 'map'; key: StableType; value: StableType }
@@ -141,6 +143,9 @@ function stableArguments(decorator: Decorator): StableFieldReference[] {
 export function stableType(type: TypeNode): StableType {
   switch (type.kind) {
     case 'primitiveType':
+    // Later Polylang's stable AST writes a sized type as a primitive of that name; Polylang 0.6 (whose
+    // format this is) had none, and the Polybase client treats any primitive but bytes alike.
+    case 'sizedNumberType':
       return { kind: 'primitive', value: type.name };
     case 'publicKeyType':
       return { kind: 'publickey' };

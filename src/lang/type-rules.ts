@@ -7,10 +7,13 @@ import {
   isAssignable,
   isNullish,
   numberType,
+  sizedNumber,
   stringType,
   typeToString,
   typesEqual,
 } from './types.ts';
+import { arithmeticSize } from './sized-numbers.ts';
+import type { SizedNumberName } from './words.ts';
 
 export function fits(found: Type, target: Type, nullable: boolean): boolean {
   if (found.kind === 'any' || found.kind === 'never' || target.kind === 'any') return true;
@@ -34,16 +37,28 @@ export function isTextLike(type: Type): boolean {
 export function plusResult(left: Type, right: Type): Type | undefined {
   if (left.kind === 'string' && isTextLike(right)) return stringType;
   if (right.kind === 'string' && isTextLike(left)) return stringType;
-  if (left.kind === 'number' && right.kind === 'number') return numberType;
+  if (left.kind === 'number' && right.kind === 'number') return arithmeticResult(left, right);
   // With an unknown side the result may be a number or a string.
   if ((left.kind === 'any' && isTextLike(right)) || (right.kind === 'any' && isTextLike(left))) return anyType;
   return undefined;
 }
 
+/** The type of sized arithmetic (`+ - * / % **`) on two numbers; undefined when two different sized types meet. */
+export function arithmeticResult(left: Type, right: Type): Type | undefined {
+  const size = arithmeticSize(sizeOf(left), sizeOf(right));
+  if (size === 'mixed') return undefined;
+  return size === undefined ? numberType : sizedNumber(size);
+}
+
+/** The sized type of a number type, if it has one. */
+export function sizeOf(type: Type): SizedNumberName | undefined {
+  return type.kind === 'number' ? type.size : undefined;
+}
+
 export function plusAssignable(target: Type, value: Type): boolean {
   if (target.kind === 'string') return isTextLike(value);
   if (target.kind === 'any') return isTextLike(value);
-  return isNumeric(target) && isNumeric(value);
+  return isNumeric(target) && isNumeric(value) && arithmeticSize(sizeOf(target), sizeOf(value)) !== 'mixed';
 }
 
 export function orderable(left: Type, right: Type): boolean {

@@ -8,6 +8,9 @@
 //   - `record`: a whole record of a collection (typed by its fields) — `this`, a `record` parameter,
 //     or a parameter typed with a collection name (Polybase fetched the referenced record for it).
 
+import { SIZED_NUMBER_RANGES } from './sized-numbers.ts';
+import { SIZED_NUMBER_NAMES, type SizedNumberName } from './words.ts';
+
 export type Type =
   | PrimitiveType
   | PublicKeyType
@@ -26,6 +29,8 @@ export type Type =
 
 export interface PrimitiveType {
   kind: 'string' | 'number' | 'boolean' | 'bytes';
+  /** Only on numbers: the sized type (`u32` …) whose range the value must stay in; none for `number`. */
+  size?: SizedNumberName;
 }
 
 export interface PublicKeyType {
@@ -116,6 +121,16 @@ export const voidType: VoidType = { kind: 'void' };
 export const neverType: NeverType = { kind: 'never' };
 export const anyType: AnyType = { kind: 'any' };
 
+/** A number of a sized type: a `number` whose value must stay in the type's range (sized-numbers.ts). */
+export function sizedNumber(size: SizedNumberName): PrimitiveType {
+  return sizedNumberTypes[size];
+}
+
+const sizedNumberTypes = Object.fromEntries(SIZED_NUMBER_NAMES.map((size) => [size, { kind: 'number', size }])) as Record<
+  SizedNumberName,
+  PrimitiveType
+>;
+
 export function arrayOf(element: Type): ArrayType {
   return { kind: 'array', element };
 }
@@ -150,8 +165,9 @@ export function namespaceType(name: string): NamespaceType {
 /** The type as a person writes it: `string[]`, `map<string, number>`, `{ a: string; b?: number; }`. */
 export function typeToString(type: Type): string {
   switch (type.kind) {
-    case 'string':
     case 'number':
+      return type.size ?? 'number';
+    case 'string':
     case 'boolean':
     case 'bytes':
     case 'null':
@@ -185,6 +201,8 @@ export function typeToString(type: Type): string {
 export function typesEqual(a: Type, b: Type): boolean {
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
+    case 'number':
+      return (a as PrimitiveType).size === (b as PrimitiveType).size;
     case 'array':
       return typesEqual(a.element, (b as ArrayType).element);
     case 'map':
@@ -278,9 +296,24 @@ export function isAssignable(source: Type, target: Type): boolean {
       return (source.kind === 'reference' || source.kind === 'record') && source.collection === target.collection;
     case 'record':
       return source.kind === 'record' && source.collection === target.collection;
+    case 'number':
+      return source.kind === 'number' && numberFits(source.size, target.size);
     default:
       return typesEqual(source, target);
   }
+}
+
+/**
+ * Whether a number of one (sized) type may be stored as another without a check that can fail: every
+ * number fits `number`; a plain `number` may be stored in a sized type, and is checked against its range
+ * when it leaves the call (a literal is checked by the checker); a sized type fits another whose range
+ * holds it (u32 in i64, i32 in f64), not one that could not hold all of its values.
+ */
+export function numberFits(source: SizedNumberName | undefined, target: SizedNumberName | undefined): boolean {
+  if (target === undefined || source === undefined || source === target) return true;
+  const from = SIZED_NUMBER_RANGES[source];
+  const to = SIZED_NUMBER_RANGES[target];
+  return from.min >= to.min && from.max <= to.max && (from.integer || !to.integer);
 }
 
 /** Replace type parameters (`T`, `K`, `V`) by their bindings; unbound ones become `any`. */

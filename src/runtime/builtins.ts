@@ -6,6 +6,9 @@
 import { builtins as catalogue, type Builtin, type GasCost } from '../lang/index.ts';
 import { collectionError, describeValue, jsFault, limitFault } from './errors.ts';
 import { toNumeric } from './operations.ts';
+import { wrapping } from './sized-arithmetic.ts';
+import { sha256 } from '@noble/hashes/sha2.js';
+import { blake3 } from '@noble/hashes/blake3.js';
 import { allocateString, charge, type ExecState } from './state.ts';
 import { PublicKey, isRuntimeObject, kindOf, sameValue, type RuntimeObject } from './values.ts';
 
@@ -328,6 +331,17 @@ const implementations: Record<string, Impl> = {
   'global.error': (_st, _r, [message]) => {
     throw collectionError(message === undefined ? '' : describeMessage(message));
   },
+  'global.assert': (_st, _r, [condition, message]) => {
+    if (!condition) throw collectionError(message === undefined ? 'assertion failed' : describeMessage(message));
+    return undefined;
+  },
+  'global.log': (st, _r, values) => {
+    const line = values.map((value) => (typeof value === 'string' ? value : describeValue(value, 1000))).join(' ');
+    st.log(line);
+    return undefined;
+  },
+  'global.hashSHA256': (st, _r, [data]) => digest(st, sha256, data, 'hashSHA256'),
+  'global.hashBlake3': (st, _r, [data]) => digest(st, blake3, data, 'hashBlake3'),
   'global.selfdestruct': (st) => {
     st.selfdestructed = true;
     return undefined;
@@ -349,6 +363,9 @@ const implementations: Record<string, Impl> = {
   'global.parseFloat': (_st, _r, [text]) => parseFloat(str(text)),
   'global.isNaN': (_st, _r, [x]) => Number.isNaN(num(x)),
   'global.isFinite': (_st, _r, [x]) => Number.isFinite(num(x)),
+  'number.wrappingAdd': (_st, r, [other]) => wrapping('u32', '+', r, other, 'wrappingAdd'),
+  'global.uint32WrappingSub': (_st, _r, [a, b]) => wrapping('u32', '-', a, b, 'uint32WrappingSub'),
+  'global.uint32WrappingMul': (_st, _r, [a, b]) => wrapping('u32', '*', a, b, 'uint32WrappingMul'),
   'global.NaN': () => NaN,
   'global.Infinity': () => Infinity,
 };
@@ -376,6 +393,16 @@ function mapArgument(value: unknown): object {
   if (isRuntimeObject(value) || Array.isArray(value)) return value;
   if (value === undefined || value === null) throw jsFault(`Cannot convert undefined or null to object`);
   throw jsFault(`expected a map, got ${kindOf(value)}`);
+}
+
+/** A hash of bytes, or of a string's UTF-8 bytes (the encoding is paid for per 16 characters). */
+function digest(st: ExecState, hash: (data: Uint8Array) => Uint8Array, data: unknown, name: string): Uint8Array {
+  if (data instanceof Uint8Array) return hash(data);
+  if (typeof data === 'string') {
+    allocateString(st, data.length);
+    return hash(new TextEncoder().encode(data));
+  }
+  throw jsFault(`${name} takes bytes or a string, got ${kindOf(data)} ${describeValue(data, 40)}`);
 }
 
 function describeMessage(message: unknown): string {

@@ -57,6 +57,8 @@ function castValue(type: TypeNode, value: unknown): unknown {
       if (type.name === 'number' && typeof value === 'string' && DECIMAL_NUMBER.test(value.trim()) && Number.isFinite(Number(value))) return Number(value);
       if (type.name === 'boolean' && (value === 'true' || value === 'false')) return value === 'true';
       return value;
+    case 'sizedNumberType':
+      return typeof value === 'string' && DECIMAL_NUMBER.test(value.trim()) && Number.isFinite(Number(value)) ? Number(value) : value;
     case 'arrayType':
       return Array.isArray(value) ? value.map((element) => (element === null ? element : castValue(type.element, element))) : value;
     case 'mapType':

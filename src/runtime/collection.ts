@@ -13,6 +13,7 @@ import {
   type Span,
 } from '../lang/index.ts';
 import { FunctionCompiler, type CompiledFunction } from './compiler.ts';
+import type { StaticWorld } from './sized-types.ts';
 import type { ConversionContext } from './wire.ts';
 
 export interface CompiledCollection {
@@ -105,7 +106,15 @@ function build(program: Program, node: Collection, collectionId: string, source:
     });
   }
   const spans: Span[] = [];
-  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, spans, options.fastPaths !== false).compile(fn);
+  const world: StaticWorld = {
+    fields: fieldsOf(node),
+    fieldsOf: (name) => {
+      const other = program.collections.find((c) => c.name.name === name);
+      return other ? fieldsOf(other) : undefined;
+    },
+    functions,
+  };
+  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, spans, world, options.fastPaths !== false).compile(fn);
 
   const compiled: CompiledCollection = {
     name: node.name.name,

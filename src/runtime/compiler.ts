@@ -7,6 +7,7 @@
 // statement. Calls of built-ins and allocations pay more, by size, where they happen.
 
 import {
+  SIZED_ARITHMETIC,
   lookupGlobal,
   lookupNamespace,
   printExpression,
@@ -17,6 +18,7 @@ import {
   type Expression,
   type FunctionDeclaration,
   type MemberExpression,
+  type SizedNumberName,
   type Span,
   type Statement,
   type UnaryExpression,
@@ -41,6 +43,9 @@ import {
   toNumeric,
   type NumericOperator,
 } from './operations.ts';
+import { sizedArithmetic, sizedNegate, sizedStep, sizedValue, type SizedOperator } from './sized-arithmetic.ts';
+import { forInItems } from './for-in.ts';
+import { sizeOfType, staticTypeOf, type StaticType, type StaticWorld } from './sized-types.ts';
 import { allocateString, charge, outOfGas, type ExecState } from './state.ts';
 import { PublicKey, kindOf, newObject, type RuntimeObject } from './values.ts';
 
@@ -147,6 +152,8 @@ interface Binding {
   slot: number;
   constant: boolean;
   initialized: boolean;
+  /** What is known of the variable's type (sized-types.ts): decides whether its arithmetic is sized. */
+  type?: StaticType;
 }
 
 class Scope {
@@ -205,14 +212,25 @@ export class FunctionCompiler {
     private readonly declaration: FunctionDeclaration,
     /** The collection's statement positions: a running statement records its index here (`st.at`). */
     private readonly spans: Span[],
+    /** The declarations the types of expressions come from (sized arithmetic). */
+    private readonly world: StaticWorld,
     /** Fused closures for common shapes; false compiles everything the general way (for tests). */
     private readonly fast = true,
   ) {
     this.scope = new Scope(null);
     this.nesting = nestingOf(declaration.body);
     for (const parameter of declaration.parameters) {
-      this.scope.names.set(parameter.name.name, { slot: this.nextSlot++, constant: false, initialized: true });
+      this.scope.names.set(parameter.name.name, { slot: this.nextSlot++, constant: false, initialized: true, type: parameter.type });
     }
+  }
+
+  /** The sized type of an expression, when it has one (its arithmetic is then checked). */
+  private sizeOf(e: Expression): SizedNumberName | undefined {
+    return sizeOfType(this.staticType(e));
+  }
+
+  private staticType(e: Expression): StaticType | undefined {
+    return staticTypeOf(e, this.world, (name) => this.scope.lookup(name)?.type);
   }
 
   compile(target: CompiledFunction): void {
@@ -390,7 +408,11 @@ export class FunctionCompiler {
         throw jsFault(`Identifier '${s.name.name}' has already been declared`);
       };
     }
-    const init = s.init ? this.expression(s.init) : constant(undefined);
+    const annotated = sizeOfType(s.typeAnnotation);
+    const value = s.init ? this.expression(s.init) : constant(undefined);
+    // `let x: u32 = v` (Polylang after 0.6): v is checked against the type; other annotations are the checker's.
+    const init = annotated && s.init ? (f: Frame) => sizedValue(annotated, value(f), s.name.name) : value;
+    binding.type = s.typeAnnotation ?? (s.init ? this.staticType(s.init) : undefined);
     binding.initialized = true;
     const slot = binding.slot;
     return (f) => {
@@ -441,6 +463,7 @@ export class FunctionCompiler {
     if (update.kind !== 'update' || update.argument.kind !== 'identifierExpression' || test.left.kind !== 'identifierExpression') return null;
     const counter = this.scope.lookup(update.argument.name);
     if (!counter || !counter.initialized || counter.constant || this.scope.lookup(test.left.name) !== counter) return null;
+    if (sizeOfType(counter.type)) return null; // its steps are checked
     const bound = this.operand(test.right);
     if (bound.kind === 'other') return null;
     return { slot: counter.slot, inclusive: test.operator === '<=', bound, delta: update.operator === '++' ? 1 : -1 };
@@ -464,7 +487,7 @@ export class FunctionCompiler {
    */
   private fusedExpressionStatement(e: Expression, cost: number, span: number): Exec | null {
     if (!this.fast) return null;
-    if (e.kind === 'assignment' && (e.operator === '+=' || e.operator === '-=') && e.target.kind === 'identifierExpression') {
+    if (e.kind === 'assignment' && (e.operator === '+=' || e.operator === '-=') && e.target.kind === 'identifierExpression' && !this.sizeOf(e.target)) {
       const binding = this.scope.lookup(e.target.name);
       if (!binding || !binding.initialized || binding.constant) return null;
       const slot = binding.slot;
@@ -565,9 +588,16 @@ export class FunctionCompiler {
       init: null,
       span: s.name.span,
     };
+    const iterated = this.staticType(s.iterable);
+    const forIn = s.forIn === true;
+    // for…in: keys of a map with number keys are numbers (its key type), as the checker types them.
+    const numericKeys = iterated?.kind === 'mapType' && (iterated.key.kind === 'sizedNumberType' || (iterated.key.kind === 'primitiveType' && iterated.key.name === 'number'));
     return this.withScope([declaration], () => {
       const binding = this.scope.names.get(s.name.name)!;
       binding.initialized = true;
+      binding.type = forIn
+        ? iterated?.kind === 'mapType' ? iterated.key : undefined
+        : iterated?.kind === 'arrayType' ? iterated.element : iterated?.kind === 'mapType' ? iterated.value : undefined;
       const slot = binding.slot;
       const body = this.nested(s.body);
       const cost = GAS.statement + nodes(s.iterable);
@@ -580,7 +610,9 @@ export class FunctionCompiler {
         const value = iterable(f);
         let items: readonly unknown[];
         let live = false;
-        if (Array.isArray(value)) {
+        if (forIn) {
+          items = forInItems(st, value, source, numericKeys);
+        } else if (Array.isArray(value)) {
           items = value;
           live = true; // like JavaScript's array iterator: sees elements pushed during the loop
         } else if (typeof value === 'string') {
@@ -899,6 +931,8 @@ export class FunctionCompiler {
       };
     }
     const argument = this.expression(e.argument);
+    const size = e.operator === '-' ? this.sizeOf(e) : undefined;
+    if (size) return (f) => sizedNegate(size, argument(f));
     switch (e.operator) {
       case '!':
         return (f) => !argument(f);
@@ -953,6 +987,8 @@ export class FunctionCompiler {
 
   private binary(e: BinaryExpression): Eval {
     const operator = e.operator;
+    const size = this.sizeOf(e);
+    if (size) return sizedBinary(operator as SizedOperator, size, this.expression(e.left), this.expression(e.right));
     if (isFastOperator(operator)) return fastBinary(operator, this.operand(e.left), this.operand(e.right));
     const left = this.expression(e.left);
     const right = this.expression(e.right);
@@ -974,7 +1010,8 @@ export class FunctionCompiler {
 
   private assignment(e: AssignmentExpression): Eval {
     const value = this.expression(e.value);
-    const combine = compoundOperator(e.operator);
+    const size = e.operator === '=' ? undefined : this.sizeOf(e.target);
+    const combine = (size && sizedCombine(e.operator, size)) || compoundOperator(e.operator);
     const target = e.target;
 
     if (target.kind === 'identifierExpression') {
@@ -990,6 +1027,7 @@ export class FunctionCompiler {
       if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
       const slot = binding.slot;
       if (!combine) return (f) => (f.slots[slot] = value(f));
+      if (size) return (f) => (f.slots[slot] = combine(f.st, f.slots[slot], value(f)));
       if (e.operator === '+=') {
         return (f) => {
           const a = f.slots[slot];
@@ -1052,6 +1090,8 @@ export class FunctionCompiler {
     const delta = e.operator === '++' ? 1 : -1;
     const prefix = e.prefix;
     const target = e.argument;
+    const size = this.sizeOf(target);
+    const step = size ? (old: unknown) => sizedStep(size, old, delta, e.operator) : undefined;
     if (target.kind === 'identifierExpression') {
       const binding = this.scope.lookup(target.name);
       if (!binding) return fault(`${target.name} is not defined`);
@@ -1061,7 +1101,7 @@ export class FunctionCompiler {
       return (f) => {
         const current = f.slots[slot];
         const old = typeof current === 'number' ? current : toNumeric(current, e.operator);
-        const next = old + delta;
+        const next = step ? step(old) : old + delta;
         f.slots[slot] = next;
         return prefix ? next : old;
       };
@@ -1073,7 +1113,7 @@ export class FunctionCompiler {
         const o = object(f);
         const k = key(f);
         const old = toNumeric(getIndex(f.st, o, k), e.operator);
-        const next = old + delta;
+        const next = step ? step(old) : old + delta;
         setIndex(f.st, o, k, next);
         return prefix ? next : old;
       };
@@ -1083,6 +1123,26 @@ export class FunctionCompiler {
 }
 
 type Combine = (st: ExecState, current: unknown, value: unknown) => unknown;
+
+/** `a op b` where the result is sized: checked against the type's range (a `+` with a string still concatenates). */
+function sizedBinary(operator: SizedOperator, size: SizedNumberName, left: Eval, right: Eval): Eval {
+  if (operator === '+') {
+    return (f) => {
+      const a = left(f);
+      const b = right(f);
+      return typeof a === 'string' || typeof b === 'string' ? add(f.st, a, b) : sizedArithmetic('+', size, a, b);
+    };
+  }
+  return (f) => sizedArithmetic(operator, size, left(f), right(f));
+}
+
+/** `x op= v` on a sized target, or null when the operator is not sized arithmetic (`&=` …). */
+function sizedCombine(operator: AssignmentExpression['operator'], size: SizedNumberName): Combine | null {
+  const op = operator.slice(0, -1);
+  if (!SIZED_ARITHMETIC.has(op)) return null;
+  if (op === '+') return (st, a, b) => (typeof a === 'string' || typeof b === 'string' ? add(st, a, b) : sizedArithmetic('+', size, a, b));
+  return (_st, a, b) => sizedArithmetic(op as SizedOperator, size, a, b);
+}
 
 /** The gas of `push` with one item, from the catalogue. */
 function pushGas(): number {

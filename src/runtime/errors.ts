@@ -11,6 +11,7 @@ export type RuntimeErrorReason =
   | 'function/javascript-exception'
   | 'function/out-of-gas'
   | 'function/limit-exceeded'
+  | 'function/arithmetic-error'
   | 'function/invalid-return'
   | 'constructor/no-id-assigned'
   | 'record/id-modified'

@@ -55,11 +55,13 @@ export interface Transition {
   /** The function's return value in wire form; undefined when it returned nothing. */
   returnValue: JsonValue | undefined;
   gasUsed: number;
+  /** The lines the function logged with `log(...)`, when it logged any: never part of the record. */
+  logs?: string[];
 }
 
 export type ExecuteResult =
   | { ok: true; transition: Transition }
-  | { ok: false; error: RuntimeError; gasUsed: number };
+  | { ok: false; error: RuntimeError; gasUsed: number; logs?: string[] };
 
 const MAX_ARGUMENTS = 1000;
 
@@ -76,7 +78,9 @@ export function execute(
     st = new ExecState(resolveLimits(limits), runtimeContext(ctx), collection.spans);
     return { ok: true, transition: run(collection, functionName, snapshot, args, st) };
   } catch (error) {
-    return { ok: false, error: toRuntimeError(error, collection, st), gasUsed: st ? st.gasUsed : 0 };
+    const failed: ExecuteResult = { ok: false, error: toRuntimeError(error, collection, st), gasUsed: st ? st.gasUsed : 0 };
+    if (st?.logs) failed.logs = st.logs;
+    return failed;
   }
 }
 
@@ -134,7 +138,9 @@ function run(
   for (const other of changed) checkSize(other.record, `record "${other.id}"`, st);
   const returnValue = returnToWire(collection, fn.declaration.returnType, result);
   checkSize(returnValue, 'return value', st);
-  return { record, deleted: st.selfdestructed, changed, returnValue, gasUsed: st.gasUsed };
+  const transition: Transition = { record, deleted: st.selfdestructed, changed, returnValue, gasUsed: st.gasUsed };
+  if (st.logs) transition.logs = st.logs;
+  return transition;
 }
 
 // ---------------------------------------------------------------------------------------------

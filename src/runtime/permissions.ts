@@ -9,6 +9,7 @@
 
 import type { Collection, FieldDeclaration, TypeNode } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
+import { secp256k1 } from '@noble/curves/secp256k1.js';
 import { PublicKey, publicKeyFrom } from './values.ts';
 import type { WireRecord } from './wire.ts';
 
@@ -150,6 +151,16 @@ export function delegatesTo(reference: unknown, publicKey: PublicKey, loader: Pe
   return new Walk(publicKey, loader).reference(reference, 0);
 }
 
+/** A key literal's 64 bytes (x‖y) as hex, or undefined when its bytes are not a point of secp256k1. */
+export function keyLiteralXy(hex: string): string | undefined {
+  try {
+    // 33 bytes (compressed), 65 (04, x, y) or 64 (x, y): the point, checked to be on the curve.
+    return secp256k1.Point.fromHex(hex.length === 128 ? `04${hex}` : hex).toHex(false).slice(2);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function canCall(
   collection: CompiledCollection | Collection,
   functionName: string,
@@ -162,6 +173,7 @@ export async function canCall(
   const rule = callRuleOf(nodeOf(collection), functionName);
   if (rule.open) return ALLOWED;
   if (!publicKey) return DENIED;
+  if (rule.keys.length > 0 && rule.keys.includes(publicKey.toHex().slice(2))) return ALLOWED;
   return (await new Walk(publicKey, loader).anyField(rule.fields, record, 0)) ? ALLOWED : DENIED;
 }
 
@@ -184,6 +196,8 @@ interface CallRule {
   readonly open: boolean;
   /** Otherwise: the fields whose key (directly or through @delegate references) grants the call. */
   readonly fields: readonly FieldDeclaration[];
+  /** And the keys named in the function's `@call(eth#0x…)` (Polylang after 0.6), as 64-byte x‖y hex. */
+  readonly keys: readonly string[];
 }
 
 /**
@@ -201,20 +215,26 @@ function callRuleOf(node: Collection, functionName: string): CallRule {
 function callRulesOf(node: Collection): { declared: Map<string, CallRule>; undeclared: CallRule } {
   const authenticable = fieldsOf(node);
   const callable = hasCollectionDecorator(node, 'public') || hasCollectionDecorator(node, 'call');
-  const ruleFor = (named: ReadonlySet<string>): CallRule => ({
-    open: callable && !authenticable.some((f) => named.has(f.name.name)),
+  const ruleFor = (named: ReadonlySet<string>, keys: readonly string[] = []): CallRule => ({
+    open: callable && !authenticable.some((f) => named.has(f.name.name)) && keys.length === 0,
     fields: authenticable.filter((f) => fieldHas(f, 'call') || named.has(f.name.name)),
+    keys,
   });
   const declared = new Map<string, CallRule>();
   for (const item of node.items) {
     // The first declaration of a name is the function (as items.find gave it).
     if (item.kind !== 'function' || declared.has(item.name.name)) continue;
     const named = new Set<string>();
+    const keys: string[] = [];
     for (const decorator of item.decorators) {
       if (decorator.name !== 'call') continue;
       for (const argument of decorator.arguments ?? []) named.add(argument.name);
+      for (const key of decorator.keys ?? []) {
+        const xy = keyLiteralXy(key.hex);
+        if (xy) keys.push(xy);
+      }
     }
-    declared.set(item.name.name, ruleFor(named));
+    declared.set(item.name.name, ruleFor(named, keys));
   }
   return { declared, undeclared: ruleFor(new Set()) };
 }

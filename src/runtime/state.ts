@@ -17,6 +17,9 @@ export class ExecState {
   selfdestructed = false;
   /** The statement running now, for the position of an error: an index into `spans`, or -1. */
   at = -1;
+  /** What the function logged with `log(...)`: returned beside the result, never stored. */
+  logs: string[] | undefined = undefined;
+  #logChars = 0;
 
   constructor(
     readonly limits: ExecutionLimits,
@@ -31,6 +34,16 @@ export class ExecState {
   /** The position of the statement running now (or that was running when an error was raised). */
   get span(): Span | null {
     return this.at >= 0 ? (this.spans[this.at] ?? null) : null;
+  }
+
+  /** Adds a line to the call's log, paying 1 gas per 16 characters; the log as a whole is capped like a string. */
+  log(line: string): void {
+    this.#logChars += line.length;
+    if (this.#logChars > this.limits.maxStringLength) {
+      throw limitFault(`log too long: ${this.#logChars} characters logged (the limit is ${this.limits.maxStringLength})`);
+    }
+    charge(this, Math.floor(line.length / GAS.charsPerGas));
+    (this.logs ??= []).push(line);
   }
 
   get gasUsed(): number {

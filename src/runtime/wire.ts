@@ -4,7 +4,7 @@
 // declared fields are kept, required fields must be present, values must match their types
 // (no coercions, and NaN or Infinity are not storable).
 
-import { typeText, type FieldDeclaration, type TypeNode } from '../lang/index.ts';
+import { sizedNumberProblem, typeText, type FieldDeclaration, type TypeNode } from '../lang/index.ts';
 import { describeValue } from './errors.ts';
 import { PublicKey, isRuntimeObject, newObject, publicKeyFrom, recordCollectionOf, type RuntimeObject } from './values.ts';
 
@@ -57,6 +57,8 @@ function defaultOf(type: TypeNode, context: ConversionContext): unknown {
   switch (type.kind) {
     case 'primitiveType':
       return type.name === 'string' ? '' : type.name === 'number' ? 0 : type.name === 'boolean' ? false : new Uint8Array(0);
+    case 'sizedNumberType':
+      return 0;
     case 'arrayType':
       return [];
     case 'mapType':
@@ -113,6 +115,8 @@ export function valueFromWire(type: TypeNode, value: unknown, path: string, cont
         }
       }
       throw invalid(type, value, path);
+    case 'sizedNumberType':
+      return sizedNumber(type, value, path);
     case 'publicKeyType':
       try {
         return publicKeyFrom(value);
@@ -155,9 +159,23 @@ export function valueFromWire(type: TypeNode, value: unknown, path: string, cont
   }
 }
 
+/** A value of a sized numeric type: a finite number within the type's range (whole for the integer types). */
+function sizedNumber(type: Extract<TypeNode, { kind: 'sizedNumberType' }>, value: unknown, path: string): number {
+  if (typeof value !== 'number') throw invalid(type, value, path);
+  const problem = sizedNumberProblem(type.name, value);
+  if (problem !== undefined) throw invalid(type, value, path, problem);
+  return value;
+}
+
 function checkMapKey(type: Extract<TypeNode, { kind: 'mapType' }>, key: string, path: string): void {
   if (type.key.kind === 'primitiveType' && type.key.name === 'number' && !isNumericKey(key)) {
     throw new ConversionError('invalid', join(path, key), typeText(type), `map key ${JSON.stringify(key)} at field "${path}" is not a number`);
+  }
+  if (type.key.kind === 'sizedNumberType') {
+    const problem = isNumericKey(key) ? sizedNumberProblem(type.key.name, Number(key)) : 'it is not a number';
+    if (problem !== undefined) {
+      throw new ConversionError('invalid', join(path, key), typeText(type), `map key ${JSON.stringify(key)} at field "${path}" is not a ${type.key.name}: ${problem}`);
+    }
   }
 }
 
@@ -270,6 +288,10 @@ export function valueToWire(type: TypeNode, value: unknown, path: string, contex
           break;
       }
       throw invalid(type, value, path);
+    case 'sizedNumberType': {
+      const number = sizedNumber(type, value, path);
+      return Object.is(number, -0) ? 0 : number;
+    }
     case 'publicKeyType':
       if (value instanceof PublicKey) return value.toJwk() as unknown as JsonValue;
       throw invalid(type, value, path);

@@ -13,6 +13,7 @@ import {
   canRead,
   castStoredRecord,
   execute,
+  type ExecuteResult,
   recordArguments,
   type ExecutionLimits,
   type WireRecord,
@@ -60,6 +61,8 @@ export interface RecordServiceOptions {
    * `pk/<key>/` namespace; an unsigned request never changes a schema.
    */
   schemaAccess?: SchemaAccessOptions | SchemaAccess;
+  /** Where the lines functions log with `log(...)` go (the debug log), as `log ns/C.f: line`; dropped without it. */
+  functionLog?: (line: string) => void;
 }
 
 export type PrivateLists = 'confined' | 'filtered';
@@ -100,6 +103,7 @@ export class RecordService {
   // Not a #private field: tests wrap a service with Object.create, whose reads of it must reach the service.
   private initialised = false;
   readonly schemaAccess: SchemaAccess;
+  readonly #functionLog: ((line: string) => void) | undefined;
 
   /** Not ready until `initialise()` resolves: use `createRecordService`, which does both. */
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
@@ -108,6 +112,7 @@ export class RecordService {
     this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
+    this.#functionLog = options.functionLog;
     this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
     this.#privateLists = options.privateLists ?? 'confined';
     if (this.#privateLists !== 'confined' && this.#privateLists !== 'filtered') {
@@ -252,6 +257,13 @@ export class RecordService {
     }
   }
 
+  /** Writes what a run logged with log(...) to the debug log (a run that is retried logs again). */
+  #logFunction(collectionId: string, functionName: string, result: ExecuteResult): void {
+    const logs = result.ok ? result.transition.logs : result.logs;
+    if (!logs || !this.#functionLog) return;
+    for (const line of logs) this.#functionLog(`log ${collectionId}.${functionName}: ${line}`);
+  }
+
   /** Runs the constructor and commits the new record (and the records it changed); `metaStamp` as in #runCall. */
   async #runCreate(collection: UserCollection, args: readonly unknown[], caller: Caller, metaStamp?: number): Promise<JsonObject> {
     const { collectionId } = collection;
@@ -260,6 +272,7 @@ export class RecordService {
     const loaded = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail', reads), reads);
     const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
     caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
+    this.#logFunction(collectionId, 'constructor', result);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, changed } = result.transition;
     if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
@@ -346,6 +359,7 @@ export class RecordService {
     const loaded = await this.#loadRecordArguments(collection, functionName, args, caller, loader, reads);
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
     caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
+    this.#logFunction(collectionId, functionName, result);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, deleted, changed } = result.transition;
     const writes: Write[] = [];

@@ -30,6 +30,8 @@ export interface ServerOptions {
   namespace?: string;
   bodyLimit?: number;
   log?: (line: string) => void;
+  /** Also write what functions log with `log(...)` to `log` (`vellum serve --debug`). */
+  debug?: boolean;
   /** false: no line per request (`vellum serve --quiet`); `log` still receives internal errors (default true). */
   logRequests?: boolean;
   now?: () => number;
@@ -183,6 +185,7 @@ export async function readyService(store: RecordStore, options: ServerOptions): 
   const service = await createRecordService(store, {
     ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }),
     ...(options.schemaAccess === undefined ? {} : { schemaAccess: options.schemaAccess }),
+    ...(options.debug && options.log ? { functionLog: options.log } : {}),
   });
   for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) options.log?.(line);
   return service;

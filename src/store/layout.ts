@@ -127,6 +127,8 @@ function indexableType(type: TypeNode): IndexableType | null {
   switch (type.kind) {
     case 'primitiveType':
       return type.name === 'bytes' ? null : { kind: type.name };
+    case 'sizedNumberType':
+      return { kind: 'number' };
     case 'publicKeyType':
       return { kind: 'publicKey' };
     case 'referenceType':

@@ -8,7 +8,7 @@
 
 import fc from 'fast-check';
 import { publicKeyOf } from '../auth/index.ts';
-import { checkSchema, hasErrors, renderText, type FieldDeclaration, type Parameter, type TypeNode } from '../lang/index.ts';
+import { checkSchema, hasErrors, renderText, SIZED_NUMBER_RANGES, type FieldDeclaration, type Parameter, type SizedNumberName, type TypeNode } from '../lang/index.ts';
 import {
   compileCollection,
   execute,
@@ -63,13 +63,20 @@ export function arbitraryOf(type: TypeNode, collection: CompiledCollection, opti
           return fc.uint8Array(sized).map((bytes) => Buffer.from(bytes).toString('base64'));
       }
       break;
+    case 'sizedNumberType':
+      return sizedNumberArbitrary(type.name);
     case 'publicKeyType':
       return fc.constantFrom(...testKeys(options.keys)).map((key) => key.toJwk() as unknown as JsonValue);
     case 'arrayType':
       return fc.array(arbitraryOf(type.element, collection, options), sized);
     case 'mapType': {
       const numericKeys = type.key.kind === 'primitiveType' && type.key.name === 'number';
-      const key = numericKeys ? fc.integer({ min: -1000, max: 1000 }).map(String) : fc.string(sized);
+      const key =
+        type.key.kind === 'sizedNumberType'
+          ? sizedNumberArbitrary(type.key.name).map(String)
+          : numericKeys
+            ? fc.integer({ min: -1000, max: 1000 }).map(String)
+            : fc.string(sized);
       return fc.dictionary(key, arbitraryOf(type.value, collection, options), { maxKeys: sized.maxLength });
     }
     case 'objectType':
@@ -80,6 +87,18 @@ export function arbitraryOf(type: TypeNode, collection: CompiledCollection, opti
       return recordArgumentOf(collection, options);
   }
   throw new TypeError(`no arbitrary for type ${JSON.stringify(type)}`);
+}
+
+/**
+ * Values of a sized numeric type: its whole range, with its ends and zero often (where overflow and sign
+ * bugs live). 64-bit integers stay within ±(2^53−1), as Vellum limits them; f32 within f32's finite range.
+ */
+export function sizedNumberArbitrary(name: SizedNumberName): fc.Arbitrary<number> {
+  const { integer, min, max } = SIZED_NUMBER_RANGES[name];
+  const edges = fc.constantFrom(min, max, 0, integer ? 1 : 0.5);
+  const any = integer ? fc.integer({ min, max }) : fc.double({ min, max, noNaN: true, noDefaultInfinity: true });
+  // -0 is stored as 0: generate the value as it comes back.
+  return fc.oneof(edges, any).map((value) => (value === 0 ? 0 : value));
 }
 
 function fieldsArbitrary(fields: readonly FieldDeclaration[], collection: CompiledCollection, options: ArbitraryOptions): fc.Arbitrary<{ [key: string]: JsonValue }> {

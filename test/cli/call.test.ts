@@ -38,6 +38,8 @@ collection Account {
 }
 `,
 );
+const logging = join(dir, 'logging.polylang');
+writeFileSync(logging, `collection L {\n  id: string;\n  n: u32;\n  add (k: u32) { log('adding', k); this.n += k; assert(this.n < 10, 'n too big'); }\n}\n`);
 const broken = join(dir, 'broken.polylang');
 writeFileSync(broken, `collection T {\n  id: string;\n  f () { this.nope = 1; }\n}\n`);
 
@@ -74,6 +76,17 @@ describe('vellum call', () => {
     expect(deposit.json()).toMatchObject({ record: { id: 'a', balance: 6 }, returnValue: 6 });
     expect(transfer.json()).toMatchObject({ record: { balance: 6 }, changed: [{ collectionId: 'Account', id: 'b', record: { id: 'b', balance: 4 } }] });
     expect(close.json()).toMatchObject({ record: null, deleted: true });
+  });
+
+  it('prints what the function logged (never in the record), also when it fails', async () => {
+    const [added, refused] = await Promise.all([
+      vellum(logging, 'L.add', '--this', '{"id":"l","n":1}', '--args', '[2]'),
+      vellum(logging, 'L.add', '--this', '{"id":"l","n":1}', '--args', '[9]'),
+    ]);
+    expect(added.status).toBe(0);
+    expect(added.json()).toMatchObject({ record: { id: 'l', n: 3 }, logs: ['adding 2'] });
+    expect(refused.status).toBe(1);
+    expect(refused.json()).toMatchObject({ error: { reason: 'function/collection-error', message: 'collection function error: n too big' }, logs: ['adding 9'] });
   });
 
   it('prints runtime errors as JSON with exit code 1, and applies --gas', async () => {

@@ -21,6 +21,17 @@ describe('generateClient', () => {
     expect(code).toBe(read(BASELINE));
   });
 
+  it('a sized numeric type is its client alias (a number documented with its range)', () => {
+    const { code, errors } = generate({
+      file: 'sized.polylang',
+      text: 'collection Meter { id: string; reading: u32; history: i64[]; constructor (id: string, reading: u32) { this.id = id; this.reading = reading; this.history = []; } }',
+    });
+    expect(errors).toEqual([]);
+    expect(code).toContain('reading: vellum.U32;');
+    expect(code).toContain('history: vellum.I64[];');
+    expect(code).toMatch(/reading: vellum\.U32\]/);
+  });
+
   it('is deterministic: the same schemas give the same bytes', () => {
     const sources = ['fixtures/schemas/blog.polylang', 'fixtures/schemas/maps.polylang'].map((file) => ({ file, text: read(file) }));
     expect(generateClient(sources).code).toBe(generateClient(sources.map((s) => ({ ...s }))).code);

@@ -249,7 +249,7 @@ describe('unsupported constructs', () => {
     ['let o = { ...p };', 'spread'],
     ['function g() {}', 'nested function declarations'],
     ['class C {}', 'classes'],
-    ['for (const k in o) {}', '`for…in` (use for…of)'],
+    ['for (k in o) {}', '`for…in` without `let` or `const`'],
     ['let b = 10n;', 'BigInt literals'],
     ['outer: while (x) { }', 'labels'],
     ['with (o) { }', '`with`'],

@@ -92,9 +92,9 @@ describe('decorators', () => {
   });
 
   it('reports an unknown decorator at its name and drops it', () => {
-    const result = parse('collection A {\n  @private @read x: PublicKey;\n}');
-    expect(problems('collection A {\n  @private @read x: PublicKey;\n}')).toEqual([
-      'V1006 2:4 unknown decorator @private; expected one of @public, @read, @call, @delegate',
+    const result = parse('collection A {\n  @secret @read x: PublicKey;\n}');
+    expect(problems('collection A {\n  @secret @read x: PublicKey;\n}')).toEqual([
+      'V1006 2:4 unknown decorator @secret; expected one of @public, @read, @call, @delegate, @private',
     ]);
     const field = result.program!.collections[0]!.items[0] as FieldDeclaration;
     expect(field.decorators.map((d) => d.name)).toEqual(['read']);
