@@ -12,7 +12,7 @@ import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type Diagn
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
 import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
 
-type Format = 'text' | 'json';
+export type Format = 'text' | 'json';
 
 interface FileResult {
   file: string;
@@ -36,10 +36,16 @@ export function registerCheck(program: Command): void {
     .argument('<paths...>', 'schema files or directories')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
     .action((paths: string[], flags: { format: Format }) => {
-      const results = expandPaths(paths).map(({ file, error }) => (error === undefined ? checkFile(file) : { file, error, diagnostics: [] }));
-      process.stdout.write(flags.format === 'json' ? formatJson(results) : formatText(results));
-      process.exitCode = results.some(failed) ? 1 : 0;
+      const report = checkReport(paths, flags.format);
+      process.stdout.write(report.output);
+      process.exitCode = report.failed ? 1 : 0;
     });
+}
+
+/** What `vellum check <paths>` prints, and whether any file failed (exit status 1). */
+export function checkReport(paths: string[], format: Format): { output: string; failed: boolean } {
+  const results = expandPaths(paths).map(({ file, error }) => (error === undefined ? checkFile(file) : { file, error, diagnostics: [] }));
+  return { output: format === 'json' ? formatJson(results) : formatText(results), failed: results.some(failed) };
 }
 
 export interface Target {
