@@ -58,6 +58,7 @@ export const catalogue = {
     message: 'invalid assignment target: only variables, fields and elements can be assigned',
   },
   nestingTooDeep: { code: 'V1011', severity: 'error', message: 'nesting too deep: at most {0} levels of {1}' },
+  missingToken: { code: 'V1012', severity: 'error', message: '{0} expected' },
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------
@@ -137,6 +138,11 @@ export const catalogue = {
     code: 'V2025',
     severity: 'error',
     message: 'an index may hold at most one array field, but "{0}" and "{1}" are both arrays',
+  },
+  misspeltType: {
+    code: 'V2026',
+    severity: 'error',
+    message: 'unknown type "{0}"{1}',
   },
   // (checker: add V2xxx codes here)
 
