@@ -9,6 +9,7 @@ type Register = (program: Command) => void;
 const commands: Record<string, () => Promise<Register>> = {
   call: async () => (await import('./call.ts')).registerCall,
   check: async () => (await import('./check.ts')).registerCheck,
+  fmt: async () => (await import('./fmt.ts')).registerFmt,
   generate: async () => (await import('./generate.ts')).registerGenerate,
   serve: async () => (await import('./serve.ts')).registerServe,
   sign: async () => (await import('./sign.ts')).registerSign,
