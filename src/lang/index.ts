@@ -6,7 +6,7 @@ export * from './diagnostics.ts';
 export { parse, MAX_NESTING_DEPTH, type ParseResult } from './parse.ts';
 export { MAX_TREE_DEPTH } from './body.ts';
 export { SourceFile, type Position } from './source.ts';
-export { renderText, toJson, type DiagnosticJson } from './render.ts';
+export { renderText, toJson, type DiagnosticJson, type RenderOptions } from './render.ts';
 export { formatSchema, type FormatResult } from './format.ts';
 export { print, printType, printExpression, printStatement, typeText } from './printer.ts';
 export { toStableAst, type StableCollection, type StableCollectionAttribute, type StableType } from './stable-ast.ts';
