@@ -24,6 +24,7 @@ import {
 } from './lexer.ts';
 import { schemaLexer } from './lexer.ts';
 import { SourceFile } from './source.ts';
+import { attachDocComments } from './doc-comments.ts';
 import { findUnclosedBrace } from './unclosed.ts';
 
 export interface ParseResult {
@@ -63,6 +64,7 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
       if (!nesting.diagnostics.some((d) => d.span.start <= at)) diagnostics.push(syntaxError(error, nesting.tokens, text));
     } else if (!nesting.inType) {
       program = structure.finish();
+      attachDocComments(program, text);
       for (const d of structure.context.diagnostics) diagnostics.push(d);
     }
   } catch (error) {
