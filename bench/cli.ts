@@ -1,7 +1,7 @@
 // `npm run bench -- cli`: the `vellum` command as a user starts it, whole processes of the built package
 // (bin/vellum.js → dist/), against `node -e 0` measured in the same run.
 //
-// 1. `vellum --version`.
+// 1. `vellum --version`, and `vellum --help`: goal within 100 ms of `--version` (no command module is loaded).
 // 2. `vellum check` of one small file: goal within 350 ms of `node -e 0`.
 // 3. `vellum check` of a folder of 100 files (the fixture schemas, repeated to make 100): goal under 1 s.
 // The suite builds dist/ first, so it measures the current sources. Each command runs ROUNDS times, the commands
@@ -74,10 +74,11 @@ export default async function cliSuite(): Promise<BenchRow[]> {
     const commands = {
       node: ['-e', '0'],
       version: [bin, '--version'],
+      help: [bin, '--help'],
       checkOne: [bin, 'check', one],
       checkHundred: [bin, 'check', folder],
     };
-    const times: Record<keyof typeof commands, Timing[]> = { node: [], version: [], checkOne: [], checkHundred: [] };
+    const times: Record<keyof typeof commands, Timing[]> = { node: [], version: [], help: [], checkOne: [], checkHundred: [] };
     for (const args of Object.values(commands)) timeProcess(args); // warm the file cache
     for (let round = 0; round < ROUNDS; round++) {
       for (const [name, args] of Object.entries(commands) as [keyof typeof commands, string[]][]) times[name].push(timeProcess(args));
@@ -86,10 +87,11 @@ export default async function cliSuite(): Promise<BenchRow[]> {
     for (const measure of ['wallMs', 'cpuMs'] as const) {
       const unit = measure === 'wallMs' ? 'ms' : 'ms CPU';
       const of = (name: keyof typeof commands) => median(times[name].map((timing) => timing[measure]));
-      const [node, version, checkOne, checkHundred] = [of('node'), of('version'), of('checkOne'), of('checkHundred')];
+      const [node, version, help, checkOne, checkHundred] = [of('node'), of('version'), of('help'), of('checkOne'), of('checkHundred')];
       rows.push(
         row(SUITE, `node -e 0 (${unit})`, { value: node, unit, baseline: null, ratio: null, goal: 'the baseline' }),
         row(SUITE, `vellum --version (${unit})`, { value: version, unit, baseline: node, ratio: version / node, goal: 'informative' }),
+        row(SUITE, `vellum --help over vellum --version (${unit})`, { value: help - version, unit, baseline: null, ratio: null, goal: '<= 100 ms' }),
         row(SUITE, `vellum check, one file (${unit})`, { value: checkOne, unit, baseline: node, ratio: checkOne / node, goal: 'informative' }),
         row(SUITE, `vellum check, one file, over node -e 0 (${unit})`, { value: checkOne - node, unit, baseline: null, ratio: null, goal: '<= 350 ms' }),
         row(SUITE, `vellum check, 100 files (${unit})`, { value: checkHundred, unit, baseline: node, ratio: checkHundred / node, goal: '< 1000 ms' }),

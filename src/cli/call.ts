@@ -6,6 +6,7 @@
 // diagnostics and exits 1; bad usage exits 2.
 import type { Command } from 'commander';
 import { checkSchema, hasErrors, renderText } from '../lang/index.ts';
+import { didYouMean } from '../lang/suggest.ts';
 import { CollectionNotFoundError, compileCollection, execute, type WireRecord } from '../runtime/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
 import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
@@ -47,8 +48,6 @@ function run(schemaFile: string, target: string, flags: CallFlags): number {
   if (!match) throw new UsageError(`the target must be <Collection>.<function>, got ${JSON.stringify(target)}`);
   const [, collectionName, functionName] = match as unknown as [string, string, string];
   const isConstructor = functionName === 'constructor';
-  if (isConstructor && flags.this !== undefined) throw new UsageError('a constructor creates its record: leave out --this');
-  if (!isConstructor && flags.this === undefined) throw new UsageError(`--this <json> is required: the record ${target} runs on`);
   const snapshot = flags.this === undefined ? null : (parseJson('--this', flags.this) as WireRecord);
   if (snapshot !== null && (typeof snapshot !== 'object' || Array.isArray(snapshot))) throw new UsageError('--this must be a JSON object');
   const args = parseJson('--args', flags.args ?? '[]');
@@ -73,6 +72,20 @@ function run(schemaFile: string, target: string, flags: CallFlags): number {
     console.error(`vellum call: ${schemaFile} has errors; fix them before calling its functions`);
     return 1;
   }
+  // The target is checked against the schema before the flags that depend on it.
+  const collections = checked.checked!.collectionsByName;
+  const declared = collections.get(collectionName);
+  if (declared === undefined) {
+    const names = [...collections.keys()];
+    throw new UsageError(`${schemaFile} declares no collection ${JSON.stringify(collectionName)}${didYouMean(collectionName, names)} (its collections: ${names.join(', ')})`);
+  }
+  if (!declared.functionsByName.has(functionName)) {
+    const names = [...declared.functionsByName.keys()];
+    const listed = names.length === 0 ? 'it has no functions' : `its functions: ${names.join(', ')}`;
+    throw new UsageError(`collection ${collectionName} has no function ${JSON.stringify(functionName)}${didYouMean(functionName, names)} (${listed})`);
+  }
+  if (isConstructor && flags.this !== undefined) throw new UsageError('a constructor creates its record: leave out --this');
+  if (!isConstructor && flags.this === undefined) throw new UsageError(`--this <json> is required: the record ${target} runs on`);
   let collection;
   try {
     collection = compileCollection(checked, collectionName, { collectionId: flags.collectionId ?? collectionName });

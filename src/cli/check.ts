@@ -2,25 +2,24 @@
 //
 // Output goes to stdout, like tsc and eslint: the diagnostics are the command's result, not a failure of
 // the command itself (stderr is left to usage errors). Text output is one `file:line:col: error CODE:
-// message` block with a code frame per diagnostic, then a summary line; `--format json` prints a single
-// JSON document instead. Exit status: 0 when every file is valid, 1 when any file has an error (or cannot
+// message` block with a code frame per diagnostic (coloured on a terminal, see colour.ts), then a summary line;
+// `--format json` prints a single JSON document instead, `--format github` workflow annotations
+// (report-github.ts), `--format sarif` a SARIF 2.1.0 log (report-sarif.ts). Exit status: 0 when every file is valid, 1 when any file has an error (or cannot
 // be read), 2 on bad usage.
-import { readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { readdirSync, readFileSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { Option, type Command } from 'commander';
-import { checkSchema, hasErrors, renderText, toJson, type Diagnostic, type DiagnosticJson, type SourceFile } from '../lang/index.ts';
+import { checkSchema, hasErrors, renderText, toJson, type DiagnosticJson } from '../lang/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
 import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
+import { colourWanted } from './colour.ts';
+import { formatGithub, type ReportedFile } from './report-github.ts';
+import { formatSarif } from './report-sarif.ts';
 
-type Format = 'text' | 'json';
+export type Format = 'text' | 'json' | 'github' | 'sarif';
 
-interface FileResult {
-  file: string;
-  /** Set when the file could not be read or checked at all; then there are no diagnostics. */
-  error?: string;
-  diagnostics: Diagnostic[];
-  source?: SourceFile;
-}
+/** `error` is set when the file could not be read or checked at all; then there are no diagnostics. */
+type FileResult = ReportedFile;
 
 export interface CheckFileJson {
   file: string;
@@ -34,12 +33,35 @@ export function registerCheck(program: Command): void {
     .command('check')
     .description('parse and check schema files; a directory means every *.polylang file under it, except in node_modules and hidden folders')
     .argument('<paths...>', 'schema files or directories')
-    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .addOption(
+      new Option('--format <format>', 'output format: text, json, github (workflow annotations) or sarif (SARIF 2.1.0)')
+        .choices(['text', 'json', 'github', 'sarif'])
+        .default('text'),
+    )
     .action((paths: string[], flags: { format: Format }) => {
-      const results = expandPaths(paths).map(({ file, error }) => (error === undefined ? checkFile(file) : { file, error, diagnostics: [] }));
-      process.stdout.write(flags.format === 'json' ? formatJson(results) : formatText(results));
-      process.exitCode = results.some(failed) ? 1 : 0;
+      const colour = colourWanted(process.env, process.stdout.isTTY === true);
+      const report = checkReport(paths, flags.format, { colour });
+      process.stdout.write(report.output);
+      process.exitCode = report.failed ? 1 : 0;
     });
+}
+
+/** What `vellum check <paths>` prints, and whether any file failed (exit status 1). */
+export function checkReport(paths: string[], format: Format, options: { colour?: boolean } = {}): { output: string; failed: boolean } {
+  const results = expandPaths(paths).map(({ file, error }) => (error === undefined ? checkFile(file) : { file, error, diagnostics: [] }));
+  const output =
+    format === 'json'
+      ? formatJson(results)
+      : format === 'github'
+        ? formatGithub(results)
+        : format === 'sarif'
+          ? formatSarif(results, version())
+          : formatText(results, options.colour === true);
+  return { output, failed: results.some(failed) };
+}
+
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 export interface Target {
@@ -148,11 +170,11 @@ function failed(result: FileResult): boolean {
   return result.error !== undefined || hasErrors(result.diagnostics);
 }
 
-function formatText(results: FileResult[]): string {
+function formatText(results: FileResult[], colour: boolean): string {
   const blocks: string[] = [];
   for (const result of results) {
     if (result.error !== undefined) blocks.push(`${result.file}: error: ${result.error}`);
-    for (const diagnostic of result.diagnostics) blocks.push(renderText(diagnostic, result.source!));
+    for (const diagnostic of result.diagnostics) blocks.push(renderText(diagnostic, result.source!, { colour }));
   }
   blocks.push(summary(results));
   return blocks.join('\n\n') + '\n';

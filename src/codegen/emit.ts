@@ -29,9 +29,12 @@ function collectionTypes({ collection, file, line }: SchemaCollection): string[]
   return [
     `// ${commentText(name)} (${commentText(file)}:${line})`,
     '',
-    `/** A record of ${commentText(name)}, as the service returns it. */`,
+    ...jsDoc(`A record of ${name}, as the service returns it.`, collection.node.doc, ''),
     `export interface ${name}Record {`,
-    ...collection.fields.map((field) => `  ${propertyKey(field.name)}${field.optional ? '?' : ''}: ${typeText(field.type, 'record')};`),
+    ...collection.fields.flatMap((field) => [
+      ...jsDoc(undefined, field.node.doc, '  '),
+      `  ${propertyKey(field.name)}${field.optional ? '?' : ''}: ${typeText(field.type, 'record')};`,
+    ]),
     '}',
     '',
     `/** ${commentText(name)}'s constructor and functions with their parameters, and the fields a list may filter and sort on (each has an index). */`,
@@ -39,7 +42,7 @@ function collectionTypes({ collection, file, line }: SchemaCollection): string[]
     `  name: ${stringLiteral(name)};`,
     `  record: ${name}Record;`,
     `  constructorArgs: ${parameterTuple(collection.constructorFunction?.parameters ?? [])};`,
-    ...objectType('functions', functionsOf(collection).map((fn) => `${propertyKey(fn.name)}: ${parameterTuple(fn.parameters)};`)),
+    ...objectType('functions', functionsOf(collection).flatMap((fn) => [...jsDoc(undefined, fn.node.doc, ''), `${propertyKey(fn.name)}: ${parameterTuple(fn.parameters)};`])),
     ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}: ${field.valueType};`)),
     '}',
     '',
@@ -50,6 +53,18 @@ function collectionTypes({ collection, file, line }: SchemaCollection): string[]
 /** The functions a client may call: all but the constructor, which runs only on create (`call/constructor` is 404). */
 function functionsOf(collection: CheckedCollection) {
   return collection.functions.filter((fn) => fn.name !== 'constructor');
+}
+
+/**
+ * A JSDoc comment: the schema's doc comment (`///` or `/** *\/` in the schema) after a generated summary, so that an
+ * editor's hover in the app shows what the schema's author wrote. Nothing when there is neither.
+ */
+function jsDoc(summary: string | undefined, doc: string | undefined, indent: string): string[] {
+  const paragraphs = [summary, doc].filter((text): text is string => text !== undefined && text !== '');
+  if (paragraphs.length === 0) return [];
+  const lines = paragraphs.join('\n\n').split('\n').map((line) => line.replace(/\*\//g, '*\\/'));
+  if (lines.length === 1) return [`${indent}/** ${lines[0]} */`];
+  return [`${indent}/**`, ...lines.map((line) => (line === '' ? `${indent} *` : `${indent} * ${line}`)), `${indent} */`];
 }
 
 function objectType(property: string, members: string[]): string[] {

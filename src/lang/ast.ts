@@ -57,6 +57,8 @@ export interface Collection {
   decorators: Decorator[];
   /** Fields, functions and indexes in source order (the stable AST keeps that order). */
   items: CollectionItem[];
+  /** The doc comment (`///` lines or `/** *\/`) right before it, as plain text; absent when there is none. */
+  doc?: string;
   span: Span;
 }
 
@@ -68,6 +70,8 @@ export interface FieldDeclaration {
   optional: boolean;
   type: TypeNode;
   decorators: Decorator[];
+  /** The doc comment right before it, as plain text (see Collection.doc). */
+  doc?: string;
   span: Span;
 }
 
@@ -108,6 +112,8 @@ export interface FunctionDeclaration {
   body: BlockStatement;
   /** The span of the text between the braces: Polybase's `code` is this text, trimmed. */
   bodyTextSpan: Span;
+  /** The doc comment right before it, as plain text (see Collection.doc). */
+  doc?: string;
   span: Span;
 }
 

@@ -59,6 +59,7 @@ export const catalogue = {
   },
   nestingTooDeep: { code: 'V1011', severity: 'error', message: 'nesting too deep: at most {0} levels of {1}' },
   invalidKeyLiteral: { code: 'V1012', severity: 'error', message: 'invalid public key literal: {0}' },
+  missingToken: { code: 'V1013', severity: 'error', message: '{0} expected' },
   // (parser: add further V10xx codes here)
 
   // --- V2xxx: schema rules ---------------------------------------------------------------------
@@ -154,6 +155,11 @@ export const catalogue = {
     code: 'V2028',
     severity: 'error',
     message: '@private belongs on a collection or contract; on a {0} it would hide nothing (a field is read by whoever may read the record)',
+  },
+  misspeltType: {
+    code: 'V2029',
+    severity: 'error',
+    message: 'unknown type "{0}"{1}',
   },
   // (checker: add V2xxx codes here)
 

@@ -24,6 +24,8 @@ import {
 } from './lexer.ts';
 import { schemaLexer } from './lexer.ts';
 import { SourceFile } from './source.ts';
+import { attachDocComments } from './doc-comments.ts';
+import { findUnclosedBrace } from './unclosed.ts';
 
 export interface ParseResult {
   /** Undefined only when the structure (collections, fields, function headers) could not be parsed. */
@@ -62,6 +64,7 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
       if (!nesting.diagnostics.some((d) => d.span.start <= at)) diagnostics.push(syntaxError(error, nesting.tokens, text));
     } else if (!nesting.inType) {
       program = structure.finish();
+      attachDocComments(program, text);
       for (const d of structure.context.diagnostics) diagnostics.push(d);
     }
   } catch (error) {
@@ -106,7 +109,7 @@ function lexicalProblems(lexed: ILexingResult, text: string): { diagnostics: Dia
       problems.push(problem.offset);
     }
     if (!scan.closed) {
-      diagnostics.push(diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, ['`}`']));
+      diagnostics.push(endOfFileError(text, ['`}`']));
       problems.push(token.startOffset);
     }
   }
@@ -211,10 +214,15 @@ function syntaxError(error: IRecognitionException, tokens: IToken[], text: strin
   } catch {
     details = { lookahead: 0, expected: [] };
   }
-  const token = tokenAt(tokens, error.token, details.lookahead);
+  const index = tokenIndex(tokens, error.token, details.lookahead);
+  const token = tokens[index];
   const expected = listOf(details.expected);
-  if (token === undefined || token.tokenType === EOF) {
-    return diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, [expected]);
+  if (token === undefined || token.tokenType === EOF) return endOfFileError(text, details.expected);
+  // A `;` forgotten at the end of a line is reported there, as tsc does, not at the start of the next line.
+  const previous = tokens[index - 1];
+  if (details.expected.includes('`;`') && previous !== undefined && lineBreakBetween(text, previous.startOffset + previous.image.length, token.startOffset)) {
+    const at = previous.startOffset + previous.image.length;
+    return diagnostic('missingToken', { start: at, end: at }, ['`;`']);
   }
   if (token.tokenType === FunctionBody) {
     // A `{` where the lexer saw a function body: only the brace is unexpected.
@@ -223,8 +231,25 @@ function syntaxError(error: IRecognitionException, tokens: IToken[], text: strin
   return diagnostic('unexpectedToken', { start: token.startOffset, end: token.startOffset + token.image.length }, [describeToken(token), expected]);
 }
 
-function tokenAt(tokens: IToken[], first: IToken, lookahead: number): IToken | undefined {
-  if (first.tokenType === EOF || lookahead === 0) return first;
+/**
+ * The file ended too soon. When a `}` was expected and the layout shows which `{` was left open, the error is
+ * where its `}` belongs, with a note at the `{`.
+ */
+function endOfFileError(text: string, expected: readonly string[]): Diagnostic {
+  const unclosed = expected.includes('`}`') ? findUnclosedBrace(text) : undefined;
+  if (unclosed === undefined) return diagnostic('unexpectedEndOfFile', { start: text.length, end: text.length }, [listOf(expected)]);
+  const at = { start: unclosed.missingAt, end: unclosed.missingAt };
+  return diagnostic('missingToken', at, ['`}`'], [{ message: 'to close this `{`', span: { start: unclosed.opener, end: unclosed.opener + 1 } }]);
+}
+
+function lineBreakBetween(text: string, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (text[i] === '\n' || text[i] === '\r') return true;
+  return false;
+}
+
+/** Index in `tokens` of the token `lookahead` places after `first` (tokens.length when that is past the end). */
+function tokenIndex(tokens: IToken[], first: IToken, lookahead: number): number {
+  if (first.tokenType === EOF) return tokens.length;
   let low = 0;
   let high = tokens.length;
   while (low < high) {
@@ -232,7 +257,7 @@ function tokenAt(tokens: IToken[], first: IToken, lookahead: number): IToken | u
     if (tokens[mid]!.startOffset < first.startOffset) low = mid + 1;
     else high = mid;
   }
-  return tokens[low + lookahead];
+  return low + lookahead;
 }
 
 function describeToken(token: IToken): string {

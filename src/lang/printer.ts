@@ -23,12 +23,50 @@ import type {
   TypeNode,
   VariableDeclaration,
 } from './ast.ts';
+import type { AttachedComments, Comment } from './comments.ts';
 
 const INDENT = '  ';
 
-export function print(program: Program): string {
-  if (program.collections.length === 0) return '';
-  return program.collections.map((collection) => printCollection(collection).join('\n')).join('\n\n') + '\n';
+/**
+ * Comments to print around the nodes (comments.ts finds them; format.ts passes them). Set only while `print`
+ * runs, which is synchronous; without comments every hook below is a no-op.
+ */
+let comments: AttachedComments | undefined;
+
+export function print(program: Program, attached?: AttachedComments): string {
+  comments = attached;
+  try {
+    const collections = program.collections.map((collection) => withComments(collection, printCollection(collection), '').join('\n'));
+    const end = danglingComments(program, '');
+    if (end.length > 0) collections.push(end.join('\n'));
+    return collections.length === 0 ? '' : collections.join('\n\n') + '\n';
+  } finally {
+    comments = undefined;
+  }
+}
+
+/** A child's lines with its leading comments before it and its trailing ones at the end of its last line. */
+function withComments(node: Collection | CollectionItem | Statement, lines: string[], indent: string): string[] {
+  const leading = comments?.leading.get(node);
+  const trailing = comments?.trailing.get(node);
+  if (!leading && !trailing) return lines;
+  const result = [...(leading ?? []).flatMap((comment) => commentLines(comment, indent)), ...lines];
+  if (trailing) result[result.length - 1] += ' ' + trailing.map((comment) => commentLines(comment, indent).join('\n').trimStart()).join(' ');
+  return result;
+}
+
+/** The comments after a container's last child, each on its own lines. */
+function danglingComments(container: Program | Collection | BlockStatement, indent: string): string[] {
+  return (comments?.dangling.get(container) ?? []).flatMap((comment) => commentLines(comment, indent));
+}
+
+/** A comment at an indentation: a block comment's later lines are re-indented (` *` under the `/*`, text after it). */
+function commentLines(comment: Comment, indent: string): string[] {
+  return comment.text.split(/\r?\n|\r/).map((line, i) => {
+    if (i === 0) return indent + line;
+    const text = line.trim();
+    return text === '' ? '' : indent + (text.startsWith('*') ? ' ' : '   ') + text;
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -37,14 +75,15 @@ export function print(program: Program): string {
 function printCollection(collection: Collection): string[] {
   const lines = collection.decorators.map(printDecorator);
   const head = `${collection.contractKeyword ? 'contract' : 'collection'} ${collection.name.name} {`;
-  if (collection.items.length === 0) return [...lines, `${head}}`];
+  const end = danglingComments(collection, INDENT);
+  if (collection.items.length === 0 && end.length === 0) return [...lines, `${head}}`];
   lines.push(head);
   collection.items.forEach((item, i) => {
     const previous = collection.items[i - 1];
     if (previous && (previous.kind === 'function' || item.kind === 'function')) lines.push('');
-    lines.push(...printItem(item, INDENT));
+    lines.push(...withComments(item, printItem(item, INDENT), INDENT));
   });
-  lines.push('}');
+  lines.push(...end, '}');
   return lines;
 }
 
@@ -142,9 +181,10 @@ function printFunction(fn: FunctionDeclaration, indent: string): string[] {
 /** `head {` … `}`, or `head {}` when the block is empty. */
 function printBlock(head: string, block: BlockStatement, indent: string): string[] {
   const prefix = head === '' ? '' : head + ' ';
-  if (block.body.length === 0) return [`${indent}${prefix}{}`];
   const inner = indent + INDENT;
-  return [`${indent}${prefix}{`, ...block.body.flatMap((s) => printStatement(s, inner)), `${indent}}`];
+  const end = danglingComments(block, inner);
+  if (block.body.length === 0 && end.length === 0) return [`${indent}${prefix}{}`];
+  return [`${indent}${prefix}{`, ...block.body.flatMap((s) => withComments(s, printStatement(s, inner), inner)), ...end, `${indent}}`];
 }
 
 /** The body of `if`, `while`, `for`: a block after the head, or a single statement on the same line. */

@@ -38,17 +38,28 @@ export function toJson(diagnostic: Diagnostic, source: SourceFile): DiagnosticJs
 
 const MAX_FRAME_WIDTH = 160;
 
-export function renderText(diagnostic: Diagnostic, source: SourceFile): string {
+export interface RenderOptions {
+  /** ANSI colours, as tsc's pretty output on a terminal: the severity in red or yellow, the caret too, the gutter dim. */
+  colour?: boolean;
+}
+
+const ANSI = { bold: '1', dim: '2', red: '31', yellow: '33', cyan: '36' } as const;
+
+export function renderText(diagnostic: Diagnostic, source: SourceFile, options: RenderOptions = {}): string {
+  const paint = (style: keyof typeof ANSI, text: string) => (options.colour ? `\u001b[${ANSI[style]}m${text}\u001b[0m` : text);
+  const tone = diagnostic.severity === 'error' ? 'red' : 'yellow';
   const start = source.position(diagnostic.span.start);
   const end = source.position(diagnostic.span.end);
-  const header = `${source.name}:${start.line}:${start.column}: ${diagnostic.severity} ${diagnostic.code}: ${diagnostic.message}`;
-  const lines = [header, ...codeFrame(source, start.line, start.column, end.line === start.line ? end.column : undefined)];
+  const header = `${paint('cyan', `${source.name}:${start.line}:${start.column}`)}: ${paint(tone, `${diagnostic.severity}`)} ${paint('dim', diagnostic.code)}: ${diagnostic.message}`;
+  const [code, caret] = codeFrame(source, start.line, start.column, end.line === start.line ? end.column : undefined);
+  const gutter = (line: string) => line.replace(/^( [ \d]* \|)/, (g) => paint('dim', g));
+  const lines = [header, gutter(code!), gutter(caret!).replace(/\^+$/, (marks) => paint(tone, marks))];
   for (const note of diagnostic.notes) {
     if (note.span) {
       const at = source.position(note.span.start);
-      lines.push(`  note: ${source.name}:${at.line}:${at.column}: ${note.message}`);
+      lines.push(`  ${paint('bold', 'note')}: ${paint('cyan', `${source.name}:${at.line}:${at.column}`)}: ${note.message}`);
     } else {
-      lines.push(`  note: ${note.message}`);
+      lines.push(`  ${paint('bold', 'note')}: ${note.message}`);
     }
   }
   return lines.join('\n');

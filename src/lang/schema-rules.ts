@@ -26,6 +26,7 @@ import { didYouMean } from './suggest.ts';
 import {
   type ObjectField,
   type Type,
+  anyType,
   arrayOf,
   booleanType,
   bytesType,
@@ -351,6 +352,13 @@ class CollectionRules {
       }
       case 'referenceType': {
         const collection = node.collection.name;
+        // A name close to a built-in type and to no declared collection is a misspelt type (`strng`), not a
+        // collection of another schema: an error, and a type that raises no further errors where it is used.
+        const builtIn = this.declared.has(collection) ? '' : didYouMean(collection, BUILT_IN_TYPE_NAMES);
+        if (builtIn !== '' && didYouMean(collection, this.declared) === '') {
+          this.report(diagnostic('misspeltType', node.collection.span, [collection, builtIn]));
+          return anyType;
+        }
         if (!this.declared.has(collection) && !this.warnedCollections.has(collection)) {
           this.warnedCollections.add(collection);
           // A misspelt type name (`strin`) reads as a reference to a collection: suggest what was likely meant.

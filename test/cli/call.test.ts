@@ -103,12 +103,15 @@ describe('vellum call', () => {
   });
 
   it('refuses a schema with errors, and reports bad usage with exit code 2', async () => {
-    const [broken_, noThis, constructorThis, notJson, missing] = await Promise.all([
+    const [broken_, noThis, constructorThis, notJson, missing, misspelt, unknown] = await Promise.all([
       vellum(broken, 'T.f', '--this', '{"id":"a"}'),
       vellum(schema, 'Account.deposit'),
       vellum(schema, 'Account.constructor', '--this', '{}'),
       vellum(schema, 'Account.deposit', '--this', '{bad'),
       vellum(schema, 'Nope.f', '--this', '{"id":"a"}'),
+      vellum(schema, 'Acount.deposit', '--this', '{"id":"a"}'),
+      // The function is named before --this is asked for: the target is what is wrong.
+      vellum(schema, 'Account.depost'),
     ]);
     expect(broken_.status).toBe(1);
     expect(broken_.stderr).toMatch(/broken\.polylang:3:\d+: error/);
@@ -116,6 +119,9 @@ describe('vellum call', () => {
     expect(noThis.stderr).toContain('--this <json> is required');
     expect(constructorThis.stderr).toContain('leave out --this');
     expect(notJson.stderr).toContain('--this is not valid JSON');
-    expect(missing.stderr).toContain('collection "Nope" is not declared');
+    expect(missing.stderr).toContain('declares no collection "Nope" (its collections: Account)');
+    expect(misspelt.stderr).toContain('declares no collection "Acount"; did you mean "Account"?');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^vellum call: collection Account has no function "depost"; did you mean "deposit"\? \(its functions: constructor, deposit/);
   });
 });

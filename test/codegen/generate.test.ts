@@ -1,6 +1,6 @@
 // What the generator writes, and what it refuses: the baseline of one whole generated file, the query fields and
 // read signing it derives from a schema, its errors; and `vellum generate client` as a user runs it.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -173,4 +173,51 @@ describe('vellum generate client', () => {
     }
     expect(readFileSync(schema, 'utf8')).toBe(read(SHOP));
   });
+
+  it('--out creates its folder', async () => {
+    const dir = moduleFolder('vellum-codegen-cli-');
+    const out = join(dir, 'src', 'generated', 'shop.ts');
+    expect(await vellum('client', SHOP, '--out', out)).toMatchObject({ status: 0, stderr: `wrote ${out} (1 schema file)\n` });
+    expect(readFileSync(out, 'utf8')).toBe(read(BASELINE));
+  });
+
+  it('--watch writes the client again on every change, keeps the last good one on an error, and needs --out', async () => {
+    expect(await vellum('client', SHOP, '--watch')).toMatchObject({ status: 1, stderr: expect.stringContaining('--watch needs --out') });
+    const dir = moduleFolder('vellum-codegen-cli-');
+    const schema = join(dir, 'note.polylang');
+    const out = join(dir, 'client.ts');
+    const note = (field: string) => `@public\ncollection Note {\n  id: string;\n  /// ${field}\n  ${field}: string;\n\n  constructor (id: string) {\n    this.id = id;\n    this.${field} = '';\n  }\n}\n`;
+    writeFileSync(schema, note('title'));
+    const child = spawn(process.execPath, [...VELLUM, 'generate', 'client', schema, '--out', out, '--watch'], { cwd: ROOT });
+    let stderr = '';
+    const seen = (text: string, count: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`waited for ${count}x ${JSON.stringify(text)}; stderr:\n${stderr}`)), 30_000);
+        const look = () => {
+          if (stderr.split(text).length - 1 >= count) {
+            clearTimeout(timer);
+            child.stderr.off('data', look);
+            resolve();
+          }
+        };
+        child.stderr.on('data', look);
+        look();
+      });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    try {
+      await seen('watching', 1);
+      expect(readFileSync(out, 'utf8')).toContain('  /** title */\n  title: string;');
+      writeFileSync(schema, note('body'));
+      await seen(`wrote ${out}`, 2);
+      expect(readFileSync(out, 'utf8')).toContain('  /** body */\n  body: string;');
+      writeFileSync(schema, note('body').replace('id: string;', 'id: strin;'));
+      await seen('V2026', 1);
+      expect(readFileSync(out, 'utf8')).toContain('body: string;');
+      writeFileSync(schema, note('text'));
+      await seen(`wrote ${out}`, 3);
+      expect(readFileSync(out, 'utf8')).toContain('text: string;');
+    } finally {
+      child.kill();
+    }
+  }, 120_000);
 });

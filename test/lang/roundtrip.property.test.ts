@@ -69,7 +69,9 @@ describe('printing the fixture schemas', () => {
     const original = parse(readFileSync(file, 'utf8'), file).program!;
     const printed = print(original);
     const reparsed = parseClean(printed);
-    expect(stripSpans(reparsed)).toEqual(stripSpans(original));
+    // print() alone writes no comments, so doc comments are gone (the formatter keeps them: format.test.ts).
+    const withoutDocs = (tree: unknown) => JSON.stringify(tree, (key, value: unknown) => (key === 'doc' ? undefined : value));
+    expect(withoutDocs(stripSpans(reparsed))).toBe(withoutDocs(stripSpans(original)));
     expect(print(reparsed)).toBe(printed);
   });
 });

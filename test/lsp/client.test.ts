@@ -1,0 +1,106 @@
+// `vellum lsp` driven by an LSP client library (vscode-jsonrpc over the server's stdio, as an editor would):
+// diagnostics after an edit, outline, formatting, references, rename and completion.
+import { spawn } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node.js';
+import { VELLUM } from '../support/cli.ts';
+
+const uri = 'file:///tmp/account.polylang';
+const text = `@public
+collection Account {
+  id: string;
+  balance: number;
+
+  constructor (id: string) {
+    this.id = id;
+    this.balance = 0;
+  }
+
+  deposit (amount: number) {
+    this.balance += amount;
+    this.check(amount);
+  }
+
+  check (amount: number) {
+    if (amount < 0) { error('negative'); }
+  }
+}
+`;
+
+let server: ReturnType<typeof spawn>;
+let connection: MessageConnection;
+const published: { uri: string; version?: number; diagnostics: { code: string; message: string; range: unknown }[] }[] = [];
+
+function waitForDiagnostics(version: number): Promise<(typeof published)[number]> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('no diagnostics')), 60_000);
+    const look = () => {
+      const found = published.find((p) => p.version === version);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found);
+      } else setTimeout(look, 20);
+    };
+    look();
+  });
+}
+
+beforeAll(async () => {
+  server = spawn(process.execPath, [...VELLUM, 'lsp', '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  connection = createMessageConnection(new StreamMessageReader(server.stdout!), new StreamMessageWriter(server.stdin!));
+  connection.onNotification('textDocument/publishDiagnostics', (params) => published.push(params));
+  connection.listen();
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  await connection.sendNotification('initialized', {});
+  await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'polylang', version: 1, text } });
+}, 60_000);
+
+afterAll(() => {
+  connection?.dispose();
+  server?.kill();
+});
+
+const at = (line: number, character: number) => ({ textDocument: { uri }, position: { line, character } });
+
+describe('vellum lsp over stdio', () => {
+  it('publishes diagnostics for each version: none, then the error an edit makes, then none', async () => {
+    expect((await waitForDiagnostics(1)).diagnostics).toEqual([]);
+    await connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ range: { start: { line: 3, character: 11 }, end: { line: 3, character: 17 } }, text: 'strng' }],
+    });
+    const second = await waitForDiagnostics(2);
+    expect(second.diagnostics.map((d) => [d.code, d.message])).toEqual([['V2026', 'unknown type "strng"; did you mean "string"?']]);
+    await connection.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: 3 },
+      contentChanges: [{ range: { start: { line: 3, character: 11 }, end: { line: 3, character: 16 } }, text: 'number' }],
+    });
+    expect((await waitForDiagnostics(3)).diagnostics).toEqual([]);
+  });
+
+  it('gives the outline', async () => {
+    const symbols = await connection.sendRequest<{ name: string; children: { name: string; detail?: string }[] }[]>('textDocument/documentSymbol', { textDocument: { uri } });
+    expect(symbols.map((s) => [s.name, s.children.map((c) => c.name)])).toEqual([['Account', ['id', 'balance', 'constructor', 'deposit', 'check']]]);
+  });
+
+  it('finds every reference of a field and renames a function everywhere', async () => {
+    const refs = await connection.sendRequest<{ range: { start: { line: number; character: number } } }[]>('textDocument/references', { ...at(3, 3), context: { includeDeclaration: true } });
+    expect(refs.map((r) => [r.range.start.line, r.range.start.character])).toEqual([[3, 2], [7, 9], [11, 9]]);
+    const edit = await connection.sendRequest<{ changes: Record<string, { range: { start: { line: number } }; newText: string }[]> }>('textDocument/rename', { ...at(12, 10), newName: 'verify' });
+    expect(edit.changes[uri]!.map((e) => [e.range.start.line, e.newText])).toEqual([[12, 'verify'], [15, 'verify']]);
+    await expect(connection.sendRequest('textDocument/rename', { ...at(2, 2), newName: 'key' })).rejects.toThrow('cannot be renamed');
+  });
+
+  it('completes fields and functions after this., decorators after @', async () => {
+    const afterThis = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(11, 9));
+    expect(afterThis.map((c) => c.label)).toEqual(['id', 'balance', 'deposit', 'check']);
+    const decorators = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(0, 1));
+    expect(decorators.map((c) => c.label)).toContain('call');
+  });
+
+  it('formats the document', async () => {
+    await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version: 4 }, contentChanges: [{ text: 'collection A { id : string; }' }] });
+    const edits = await connection.sendRequest<{ newText: string }[]>('textDocument/formatting', { textDocument: { uri }, options: { tabSize: 2, insertSpaces: true } });
+    expect(edits.map((e) => e.newText)).toEqual(['collection A {\n  id: string;\n}\n']);
+  });
+});
