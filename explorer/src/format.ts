@@ -57,6 +57,18 @@ export function errorBox(error: unknown): HTMLElement {
   return h('div', { class: 'error-box', role: 'alert' }, h('pre', { class: 'error-message' }, (error as Error)?.message ?? String(error)));
 }
 
+/**
+ * A refusal an unsigned request gets for what only a key may do (create a collection, change a schema): what to
+ * do, a button that opens the key menu, and the server's answer a click away.
+ */
+export function signInNeeded(heading: string, text: string, signIn: () => void, error: unknown): HTMLElement {
+  return h('div', { class: 'private-state sign-in-needed', role: 'alert' },
+    h('h3', {}, heading),
+    h('p', {}, text),
+    h('button', { type: 'button', class: 'sign-in', onclick: signIn }, 'Sign in'),
+    h('details', { class: 'server-answer' }, h('summary', {}, 'What the server answered'), errorBox(error)));
+}
+
 /** A record as indented JSON. */
 export function recordJson(record: unknown): HTMLElement {
   return h('pre', { class: 'json' }, JSON.stringify(record, null, 2));

@@ -63,9 +63,13 @@ function route(): void {
   const collection = /^\/c\/([^/]+)(\/schema)?$/.exec(hash);
   if (hash === '/new') {
     collections.select('');
-    replaceChildren(main, newCollectionView(connection, (id) => {
-      collections.refresh();
-      location.hash = `#/c/${encodeURIComponent(id)}/schema`;
+    replaceChildren(main, newCollectionView(connection, {
+      key: () => keys.key,
+      signIn: () => keys.open(),
+      onCreated: (id) => {
+        collections.refresh();
+        location.hash = `#/c/${encodeURIComponent(id)}/schema`;
+      },
     }));
   } else if (collection) {
     let id: string;

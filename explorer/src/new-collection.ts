@@ -1,8 +1,11 @@
 // Creating a collection from the editor: a record of the Collection collection with [id, schema text], as any
-// client creates one. Signed when the page holds a key, which then owns the collection (only it may update it).
+// client creates one, signed with the key in use, which then owns the collection (it and the admin keys may update
+// it). Unsigned, the server refuses it (docs/service.md "Securing a deployment"): the page then asks to sign in.
 import type { Connection } from './connection.ts';
-import { h } from './dom.ts';
+import { h, replaceChildren } from './dom.ts';
 import { SchemaEditor } from './editor.ts';
+import { isReason, signInNeeded } from './format.ts';
+import type { SigningKey } from './key.ts';
 import { showSchemaError, META_COLLECTION } from './schema-view.ts';
 
 const TEMPLATE = `@public
@@ -25,7 +28,15 @@ collection Note {
 
 const FIRST_COLLECTION = /\bcollection\s+([A-Za-z_$][\w$]*)/;
 
-export function newCollectionView(connection: Connection, onCreated: (id: string) => void): HTMLElement {
+export interface NewCollectionHost {
+  /** The key in use, if any. */
+  key: () => SigningKey | undefined;
+  /** Opens the key menu. */
+  signIn: () => void;
+  onCreated: (id: string) => void;
+}
+
+export function newCollectionView(connection: Connection, host: NewCollectionHost): HTMLElement {
   const editor = new SchemaEditor(TEMPLATE, 'new collection schema');
   const id = h('input', { type: 'text', id: 'new-collection-id', value: 'app/Note', spellcheck: 'false', autocomplete: 'off', required: true, pattern: '.+/.+', title: 'namespace/Name, such as app/Note' });
   // Until the id is edited by hand, it follows the name of the first collection in the text.
@@ -42,8 +53,14 @@ export function newCollectionView(connection: Connection, onCreated: (id: string
       event.preventDefault();
       result.textContent = 'Creating…';
       connection.collection(META_COLLECTION).create(id.value.trim(), editor.value).then(
-        () => onCreated(id.value.trim()),
-        (error: unknown) => showSchemaError(error, editor, result));
+        () => host.onCreated(id.value.trim()),
+        (error: unknown) => {
+          if (host.key() || !isReason(error, 'permission/create-collection')) return showSchemaError(error, editor, result);
+          editor.showDiagnostics([]);
+          replaceChildren(result, signInNeeded('Sign in with a key to create collections',
+            'The server creates collections only for signed requests (who may is its operator\'s choice). Sign in with your key, or generate one, and press "Create collection" again.',
+            host.signIn, error));
+        });
     } },
       h('div', { class: 'query-line' }, h('label', { for: 'new-collection-id' }, 'Collection id'), id, h('button', { type: 'submit', id: 'create-collection' }, 'Create collection')),
       editor.element,

@@ -29,7 +29,7 @@ export class SchemaView {
     replaceChildren(this.element,
       h('div', { class: 'schema-bar' },
         h('button', { type: 'button', id: 'edit-schema', onclick: () => this.edit() }, 'Edit schema'),
-        h('span', { class: 'muted' }, this.record.publicKey ? 'Created signed: only its creator\'s key may update it.' : 'Created unsigned: anyone may update it.')),
+        h('span', { class: 'muted' }, this.record.publicKey ? 'Owned by the key that created it: only that key and admin keys may update it.' : 'No owner (installed by the operator): only admin keys may update it.')),
       h('pre', { class: 'code', id: 'schema-code' }, h('code', {}, highlighted(this.code))));
   }
 

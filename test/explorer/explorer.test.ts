@@ -1,9 +1,11 @@
-// The explorer in a real browser (Chromium through playwright-core) against a live server: create a collection
-// from the editor (after seeing a broken one refused at line:col), generate a key, create a signed record, call a
-// function, see a refused call's error envelope, filter (with $in, $nin, $ne too) and page a list and see how many
+// The explorer in a real browser (Chromium through playwright-core) against a live server that lets any signed
+// key create collections (policy anyone, as the other test servers): asked to sign in when creating a collection
+// unsigned, generate a key, create a collection from the editor (after seeing a broken one refused at line:col),
+// create a signed record, call a function, see a refused call's error envelope, filter (with $in, $nin, $ne too) and page a list and see how many
 // match, with where the page is and the paging buttons off at either end, watch a change made through the API
 // arrive live over the push stream, list a private collection through the key in use (its sign-in state without a
-// key; the list read again when the key changes; the refusal of a list of all), and edit the schema. A screenshot is taken on the
+// key; the list read again when the key changes; the refusal of a list of all), and edit the schema (refused to a
+// key that does not own it, saved by the admin key pasted in). A screenshot is taken on the
 // way (docs/explorer.png is one; set VELLUM_UPDATE_SCREENSHOT=1 to write it there again).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -53,18 +55,26 @@ collection Task {
 `;
 
 const API_KEY = `0x${'42'.repeat(32)}`;
+/** The server's admin key: it may change any schema (docs/service.md "Securing a deployment"). */
+const ADMIN_KEY = `0x${'ad'.repeat(32)}`;
 
 let build: Awaited<ReturnType<typeof buildIntoTemp>>;
 let server: RunningServer;
 let browser: TestBrowser;
 let page: Page;
-/** The private key of the first key the page generated, which owns the collection and task-1. */
+/** The private key of the first key the page generated, which owns app/Task and task-1. */
 let ownerPrivateKey = '';
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
   build = await buildIntoTemp();
-  server = await startServer({ port: 0, store: openSqliteStore(':memory:'), explorer: { dir: build.outDir } });
+  server = await startServer({
+    port: 0,
+    store: openSqliteStore(':memory:'),
+    explorer: { dir: build.outDir },
+    schemaAccess: { adminKeys: [publicKeyOf(ADMIN_KEY)], createPolicy: 'anyone' },
+    rateLimits: false,
+  });
   browser = await launchChromium();
   page = await browser.context.newPage();
   // A step that cannot happen fails in seconds, naming what it waited for, instead of at the test's timeout.
@@ -93,6 +103,17 @@ async function apiCreate(args: unknown[]): Promise<void> {
   expect(response.status, await response.clone().text()).toBe(200);
 }
 
+/** Creates the collection `id` through the API, signed by the admin key (an unsigned request never may). */
+async function apiCreateCollection(id: string, code: string): Promise<void> {
+  const body = JSON.stringify({ args: [id, code] });
+  const response = await fetch(`${server.url}/v0/collections/Collection/records`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-polybase-signature': signRequest(ADMIN_KEY, body) },
+    body,
+  });
+  expect(response.status, await response.clone().text()).toBe(200);
+}
+
 async function apiRecord(id: string): Promise<Record<string, unknown>> {
   const response = await fetch(`${server.url}/v0/collections/app%2FTask/records/${id}`);
   return ((await response.json()) as { data: Record<string, unknown> }).data;
@@ -113,12 +134,27 @@ function rowIds(): Promise<string[]> {
 }
 
 describe('the explorer in Chromium', () => {
-  it('creates a collection from the editor, after showing a broken one\'s error at line and column', async () => {
+  it('asks to sign in to create a collection unsigned, and signs in with a generated key', async () => {
     await page.goto(`${server.url}/`);
     await page.click('text=Open the Vellum Explorer');
     await page.waitForURL(/\/explorer\/$/);
     await page.click('#new-collection');
     await page.fill('#new-collection-id', 'app/Task');
+    await page.fill('.editor-input', TASK);
+    await page.click('#create-collection');
+    // The server's 403 (an unsigned request never changes a schema), said as what to do, the answer a click away.
+    const needed = page.locator('#new-collection-result .sign-in-needed');
+    await expect.poll(() => needed.locator('h3').textContent()).toBe('Sign in with a key to create collections');
+    expect(await needed.locator('.error-box').textContent()).toContain('permission/create-collection');
+    expect(await needed.locator('.error-box').isVisible()).toBe(false);
+    expect((await fetch(`${server.url}/v0/collections/Collection/records/app%2FTask`)).status).toBe(404);
+    // "Sign in" opens the key menu; the key generated there owns what it creates.
+    await needed.locator('button.sign-in').click();
+    await page.click('#generate-key');
+    expect(await signingKeyHex()).toMatch(/^0x[0-9a-f]{128}$/);
+  });
+
+  it('creates a collection from the editor, after showing a broken one\'s error at line and column', async () => {
     await page.fill('.editor-input', BROKEN);
     await page.click('#create-collection');
     const diagnostic = page.locator('.diagnostic').first();
@@ -143,12 +179,13 @@ describe('the explorer in Chromium', () => {
     expect(await page.locator('#schema-code .tok-decorator').first().textContent()).toBe('@public');
     expect(await page.locator('#collections a[data-id="app/Task"]').count()).toBe(1);
     const stored = await fetch(`${server.url}/v0/collections/Collection/records/app%2FTask`);
-    expect(((await stored.json()) as { data: { code: string } }).data.code).toBe(TASK);
+    const created = ((await stored.json()) as { data: { code: string; publicKey: unknown } }).data;
+    expect(created.code).toBe(TASK);
+    // Signed by the page's key, which now owns the collection.
+    expect(PublicKey.fromJwk(created.publicKey).toHex()).toBe(await signingKeyHex());
   });
 
-  it('generates a key and creates a record signed with it', async () => {
-    await openKeyMenu();
-    await page.click('#generate-key');
+  it('creates a record signed with the generated key', async () => {
     const publicKey = await signingKeyHex();
     expect(publicKey).toMatch(/^0x[0-9a-f]{128}$/);
 
@@ -290,11 +327,22 @@ describe('the explorer in Chromium', () => {
     if (process.env.VELLUM_UPDATE_SCREENSHOT === '1') copyFileSync(join(build.outDir, 'explorer.png'), join(import.meta.dirname, '../../docs/explorer.png'));
   });
 
-  it('edits the schema: an error marked at its line, then a good change saved', async () => {
+  it('edits the schema: refused to a key that does not own it, then as the admin key an error marked at its line, then a good change saved', async () => {
     await page.click('a[role="tab"]:has-text("Schema")');
-    // It was created before the page had a key: unsigned, so any key may update it.
-    expect(await page.locator('.schema-view').textContent()).toContain('Created unsigned');
+    // It was created by the first generated key; the page now signs as the second.
+    expect(await page.locator('.schema-view').textContent()).toContain('only that key and admin keys may update it');
     await page.click('#edit-schema');
+    await page.fill('.editor-input', TASK.replace('rename (title: string)', 'retitle (title: string)'));
+    await page.click('#save-schema');
+    await expect.poll(() => page.locator('#schema-result .error-box').count()).toBe(1);
+    expect(await page.locator('#schema-result .error-box').textContent()).toContain('permission/change-schema');
+    expect(await page.locator('#schema-result .error-box').textContent()).toContain(`its owner ${publicKeyOf(ownerPrivateKey).toHex()} and admin keys`);
+
+    // The operator pastes the admin key, which may change any schema.
+    await openKeyMenu();
+    await page.fill('#paste-key', ADMIN_KEY);
+    await page.click('#paste-key + button');
+    expect(await signingKeyHex()).toBe(publicKeyOf(ADMIN_KEY).toHex());
     const broken = TASK.replace('this.done = true;', 'this.done = 1;');
     await page.fill('.editor-input', broken);
     await page.click('#save-schema');
@@ -360,7 +408,7 @@ describe('the explorer in Chromium', () => {
   it('filters an array field with contains through its @index, and counts the matches', async () => {
     const tagged = '@public collection Tagged { id: string; tags: string[]; rank: number; @index(tags, rank); constructor (id: string, tags: string[], rank: number) { this.id = id; this.tags = tags; this.rank = rank; } }';
     const body = (args: unknown[]) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ args }) });
-    expect((await fetch(`${server.url}/v0/collections/Collection/records`, body(['app/Tagged', tagged]))).status).toBe(200);
+    await apiCreateCollection('app/Tagged', tagged);
     for (const [id, tags, rank] of [['a', ['red', 'blue'], 3], ['b', ['blue'], 1], ['c', ['green'], 2], ['d', ['blue', 'blue'], 2]] as const) {
       expect((await fetch(`${server.url}/v0/collections/app%2FTagged/records`, body([id, tags, rank]))).status).toBe(200);
     }
@@ -387,7 +435,7 @@ describe('the explorer in Chromium', () => {
       const body = JSON.stringify({ args });
       return fetch(`${server.url}/v0/collections/${path}/records`, { method: 'POST', headers: { 'content-type': 'application/json', ...(key ? { 'x-polybase-signature': signRequest(key, body) } : {}) }, body });
     };
-    expect((await post('Collection', ['app/Note', notes])).status).toBe(200);
+    await apiCreateCollection('app/Note', notes);
     expect((await post('app%2FNote', ['n1', 'mine'], API_KEY)).status).toBe(200);
     expect((await post('app%2FNote', ['n2', 'not mine'], `0x${'55'.repeat(32)}`)).status).toBe(200);
     await page.goto(`${server.url}/explorer/#/c/app%2FNote`);

@@ -7,7 +7,7 @@ import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/index.ts';
+import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { buildIntoTemp, launchChromium, type TestBrowser } from './browser.ts';
@@ -34,6 +34,8 @@ collection Task {
 `;
 
 const KEY = `0x${'42'.repeat(32)}`;
+/** The server's admin key, which creates app/Task (an unsigned request never changes a schema). */
+const ADMIN_KEY = `0x${'ad'.repeat(32)}`;
 const SIZES = [
   ['desktop', 1280, 860],
   ['phone', 390, 844],
@@ -57,8 +59,14 @@ async function post(path: string, args: unknown[], key?: string): Promise<void> 
 
 beforeAll(async () => {
   build = await buildIntoTemp();
-  server = await startServer({ port: 0, store: openSqliteStore(':memory:'), explorer: { dir: build.outDir } });
-  await post('Collection', ['app/Task', TASK]);
+  server = await startServer({
+    port: 0,
+    store: openSqliteStore(':memory:'),
+    explorer: { dir: build.outDir },
+    schemaAccess: { adminKeys: [publicKeyOf(ADMIN_KEY)], createPolicy: 'admins' },
+    rateLimits: false,
+  });
+  await post('Collection', ['app/Task', TASK], ADMIN_KEY);
   const titles = ['write the docs', 'plan the release', 'fix the login page', 'review the schema', 'ship it'];
   for (let i = 1; i <= 60; i++) await post('app%2FTask', [`task-${String(i).padStart(2, '0')}`, titles[i % titles.length]!, (i % 5) + 1], KEY);
   browser = await launchChromium();
