@@ -11,7 +11,7 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { castStoredRecord, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
+import { castDropping, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
@@ -252,11 +252,13 @@ export function compileChecked(checked: CheckedCollection): CompiledCollection {
 }
 
 /**
- * The record cast to the schema, or null when it already conforms. One that cannot be cast is left as it is:
- * the update was checked against every record before it was accepted, so only a record written by a server
- * still on the old schema in the moments between that check and the update can be one.
+ * The record cast to the schema, or null when it already conforms. A value that cannot be cast is dropped (a
+ * required field then takes its type's default): the update's plan counted every such value against the stored
+ * records and was refused unless the request accepted losing it, and its commit expected the collection's stamp
+ * as the plan read it, so no record the plan did not see reaches this pass in the old form. One that cannot follow
+ * at all (a new required field without a default) is left as it is; the plan refused such an update.
  */
 function conformed(compiled: CompiledCollection, record: JsonObject): JsonObject | null {
-  const cast = castStoredRecord(compiled, record);
-  return cast.ok && cast.changed ? cast.record : null;
+  const cast = castDropping(compiled, record);
+  return cast.ok && cast.changed ? (cast.record as JsonObject) : null;
 }

@@ -12,17 +12,17 @@ import {
   callableByEveryone,
   canCall,
   canRead,
-  castStoredRecord,
   execute,
   recordArguments,
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
-import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
+import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
 import {
@@ -53,6 +53,12 @@ export interface RecordServiceOptions {
    * "Private records in lists" says.
    */
   privateLists?: PrivateLists;
+}
+
+/** Options of a call beyond its arguments. */
+export interface CallOptions {
+  /** For `Collection` `updateCode`: the fields whose stored values the schema change may lose (schema-plan.ts). */
+  readonly acceptDataLoss?: readonly string[];
 }
 
 export type PrivateLists = 'confined' | 'filtered';
@@ -227,8 +233,11 @@ export class RecordService {
   }
 
   /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */
-  async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
-    if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
+  async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller, options: CallOptions = {}): Promise<JsonObject | null> {
+    if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller, options);
+    if (options.acceptDataLoss !== undefined) {
+      throw invalidArgument('request/invalid-body', `acceptDataLoss applies only to ${META_COLLECTION_ID} updateCode (a schema change), not to a call of "${functionName}" in "${collectionId}"`);
+    }
     // The schema is looked up on every attempt, not once before the queue: a call that waited behind others, or
     // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
     // function on the cast record and write it back in the old form (a new required field gone).
@@ -362,7 +371,7 @@ export class RecordService {
     return record;
   }
 
-  async #callCollection(id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+  async #callCollection(id: string, functionName: string, args: readonly unknown[], caller: Caller, options: CallOptions): Promise<JsonObject> {
     if (functionName !== 'updateCode') {
       throw notFound('function/not-found', `method "${functionName}" not found in collection "${META_COLLECTION_ID}"`);
     }
@@ -371,11 +380,12 @@ export class RecordService {
     const updated = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, id);
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
-      const owner = current.publicKey;
-      const ownerMatches = caller.publicKey !== undefined && owner !== undefined && owner !== null && sameKey(owner, caller.publicKey);
-      const record = updatedCollectionRecord(current, checked, ownerMatches) as JsonObject;
-      await this.checkRecordsFollow(checked);
-      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller);
+      const record = updatedCollectionRecord(current, checked, this.#isOwner(current, caller)) as JsonObject;
+      const plan = await this.checkRecordsFollow(checked, options.acceptDataLoss ?? []);
+      // Committed only while the collection is as the plan read it: a record written meanwhile (by a server still on
+      // the old schema) is planned again, never cast without having been counted.
+      const stamps = [{ collectionId: id, stamp: plan.stamp }];
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller, undefined, stamps);
       return record;
     });
     await this.collections.install(checked);
@@ -383,7 +393,7 @@ export class RecordService {
   }
 
   /** Writes a collection's schema on behalf of the server operator (`vellum serve --schema`): no owner check. */
-  async installSchema(collectionId: string, code: string): Promise<'created' | 'updated' | 'unchanged'> {
+  async installSchema(collectionId: string, code: string, acceptDataLoss: readonly string[] = []): Promise<'created' | 'updated' | 'unchanged'> {
     const checked = checkCollectionSchema(collectionId, code);
     const outcome = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
@@ -391,10 +401,11 @@ export class RecordService {
       const record = current
         ? (updatedCollectionRecord(current, checked, true) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
-      if (current) await this.checkRecordsFollow(checked);
+      const plan = current ? await this.checkRecordsFollow(checked, acceptDataLoss) : undefined;
       await this.store.commit({
         writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }],
         expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }],
+        expectStamps: plan ? [{ collectionId, stamp: plan.stamp }] : [],
       });
       return current ? ('updated' as const) : ('created' as const);
     });
@@ -403,45 +414,45 @@ export class RecordService {
   }
 
   /**
-   * Refuses (400 `collection/invalid-schema`) a schema update that some stored record cannot follow: a value that
-   * cannot be cast to its field's new type, a new required field without a default (PublicKey), or an array field
-   * newly indexed that holds more distinct values than an index may hold for one record
-   * (MAX_INDEXED_ARRAY_ELEMENTS: the index build would stop at that record and never finish). The message names
-   * each field and how many records it would break. When every record can follow, the update casts them all
-   * (collections.ts), so every stored record is valid under the schema in force. The records are read in
-   * bounded batches; nothing is written.
+   * The plan of replacing the collection's schema by `checked`, against the stored records (schema-plan.ts), and
+   * refused (400) unless every field losing stored data is named in `acceptDataLoss` and every record can
+   * follow: `collection/data-loss` names each field losing values with its count and an example record,
+   * `collection/invalid-schema` a new required field without a default or an over-full indexed array. When it is
+   * accepted, the update casts every record as the plan says (collections.ts), so every stored record is valid
+   * under the schema in force. The records are read in bounded batches; nothing is written.
    */
-  async checkRecordsFollow(checked: CheckedCollection): Promise<void> {
-    const layout = await this.store.getLayout(checked.collectionId);
-    if (!layout) return;
-    const fieldsChanged = JSON.stringify(layout.fields) !== JSON.stringify(checked.layout.fields);
-    const oldIndexes = new Set(layout.indexes.map((index) => index.id));
-    const newArrayIndex = checked.layout.indexes.some((index) => !oldIndexes.has(index.id) && index.fields.some((field) => field.array));
-    if (!fieldsChanged && !newArrayIndex) return;
-    const compiled = fieldsChanged ? compileChecked(checked) : undefined;
-    const overfullArrays = overfullArrayFieldsCheck(checked.collectionId, checked.layout);
-    const castFailures = new BrokenFields();
-    const tooManyValues = new BrokenFields();
-    await this.store.forEachRecordBatch(checked.collectionId, (records) => {
-      for (const record of records) {
-        const cast = compiled ? castStoredRecord(compiled, record) : { ok: true as const, record };
-        if (!cast.ok) {
-          castFailures.add(cast.path.replace(/\[\d+\]/g, '[]'), `record ${JSON.stringify(String(record.id))}: ${cast.message}`);
-          continue;
-        }
-        const overfull = overfullArrays(cast.record as JsonObject)[0];
-        if (overfull) tooManyValues.add(overfull.path, `record ${JSON.stringify(String(record.id))} holds ${overfull.values} distinct values`);
-      }
-    });
-    const problems: string[] = [];
-    if (castFailures.total > 0) problems.push(`${plural(castFailures.total, 'stored record')} cannot be cast to the new schema; ${castFailures.describe()}`);
-    if (tooManyValues.total > 0) {
-      problems.push(
-        `${plural(tooManyValues.total, 'stored record')} ${tooManyValues.total === 1 ? 'holds' : 'hold'} more than ${MAX_INDEXED_ARRAY_ELEMENTS} distinct values in an indexed array field (an index holds at most ${MAX_INDEXED_ARRAY_ELEMENTS} per record); ${tooManyValues.describe()}`,
-      );
-    }
-    if (problems.length === 0) return;
-    throw new ServiceError('invalid-argument', 'collection/invalid-schema', `cannot update collection ${checked.collectionId}: ${problems.join('; ')}`);
+  async checkRecordsFollow(checked: CheckedCollection, acceptDataLoss: readonly string[] = []): Promise<SchemaPlan> {
+    const plan = await this.planSchema(checked);
+    checkPlan(plan, acceptDataLoss);
+    return plan;
+  }
+
+  /** The plan of replacing the collection's schema (if any) by `checked`, not judged: nothing is refused or written. */
+  async planSchema(checked: CheckedCollection): Promise<SchemaPlan> {
+    const { record } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
+    // Compiled here rather than resolved through the registry, which would also finish the collection's pending
+    // layout pass first (an earlier update's install) before this update could be planned.
+    const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
+    const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
+    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) });
+  }
+
+  /**
+   * `POST /v0/collections/Collection/records/{id}/plan/updateCode`: the plan of the `updateCode` call with the
+   * same arguments, for a caller who may make it, without making it.
+   */
+  async planUpdate(id: string, args: readonly unknown[], caller: Caller): Promise<SchemaPlan> {
+    const code = updateCodeArgs(args);
+    const checked = checkCollectionSchema(id, code);
+    const { record: current } = await this.store.get(META_COLLECTION_ID, id);
+    if (!current) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
+    updatedCollectionRecord(current, checked, this.#isOwner(current, caller));
+    return this.planSchema(checked);
+  }
+
+  #isOwner(current: JsonObject, caller: Caller): boolean {
+    const owner = current.publicKey;
+    return caller.publicKey !== undefined && owner !== undefined && owner !== null && sameKey(owner, caller.publicKey);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -574,37 +585,6 @@ function conflictPause(attempt: number): number {
 }
 
 const MAX_CONFLICT_PAUSE_MS = 100;
-
-/** How many fields a refused schema update's message names (see checkRecordsFollow). */
-const MAX_FIELDS_NAMED = 10;
-
-/**
- * The stored records a schema update would break, by field: each field with its count and first record, at most
- * MAX_FIELDS_NAMED of them (a map's entries each have a path of their own), the records of any others only counted.
- */
-class BrokenFields {
-  readonly #named = new Map<string, { records: number; example: string }>();
-  #elsewhere = 0;
-  total = 0;
-
-  add(field: string, example: string): void {
-    this.total++;
-    const entry = this.#named.get(field);
-    if (entry) entry.records++;
-    else if (this.#named.size < MAX_FIELDS_NAMED) this.#named.set(field, { records: 1, example });
-    else this.#elsewhere++;
-  }
-
-  describe(): string {
-    const fields = [...this.#named].map(([field, { records, example }]) => `field "${field}": ${plural(records, 'record')} (${example})`);
-    if (this.#elsewhere > 0) fields.push(`other fields: ${plural(this.#elsewhere, 'record')}`);
-    return fields.join('; ');
-  }
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
 
 function key(collectionId: string, id: string): string {
   return `${collectionId}\u0000${id}`;
