@@ -10,6 +10,7 @@ const commands: Record<string, () => Promise<Register>> = {
   call: async () => (await import('./call.ts')).registerCall,
   check: async () => (await import('./check.ts')).registerCheck,
   generate: async () => (await import('./generate.ts')).registerGenerate,
+  migrate: async () => (await import('./migrate.ts')).registerMigrate,
   serve: async () => (await import('./serve.ts')).registerServe,
   sign: async () => (await import('./sign.ts')).registerSign,
 };

@@ -5,7 +5,8 @@ export { RecordService, type PrivateLists, type RecordServiceOptions } from './r
 export { UNCONFINED_REASON } from './confinement.ts';
 export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
 export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from './errors.ts';
-export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema } from './meta-collection.ts';
+export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema, describeDiagnostics } from './meta-collection.ts';
+export { checkPlan, describePlan, planSchemaChange, type FieldPlan, type PermissionChange, type SchemaPlan } from './schema-plan.ts';
 export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
 export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';

@@ -180,8 +180,11 @@ export function describePlan(plan: SchemaPlan): string[] {
     if (f.lost > 0) parts.push(`${f.lost} LOSE their value (e.g. record ${JSON.stringify(f.example!.id)}: ${f.example!.path} = ${preview(f.example!.value)})`);
     lines.push(`  ${fieldText(f)}: ${parts.join(', ')}`);
   }
-  for (const index of plan.indexes.built) lines.push(`  index built: ${index}`);
-  for (const index of plan.indexes.dropped) lines.push(`  index dropped: ${index}`);
+  // The same fields in both lists: the index of a field whose type changed (its id follows the types).
+  const rebuilt = plan.indexes.built.filter((index) => plan.indexes.dropped.includes(index));
+  for (const index of rebuilt) lines.push(`  index rebuilt: ${index} (a field's type changed)`);
+  for (const index of plan.indexes.built) if (!rebuilt.includes(index)) lines.push(`  index built: ${index}`);
+  for (const index of plan.indexes.dropped) if (!rebuilt.includes(index)) lines.push(`  index dropped: ${index}`);
   for (const p of plan.permissions) lines.push(`  permissions of ${p.on}: ${p.from.join(' ') || '(none)'} → ${p.to.join(' ') || '(none)'}`);
   for (const b of plan.blocked) lines.push(`  BLOCKED: ${b}`);
   if (plan.dataLoss.length > 0) lines.push(`  data loss: refused unless accepted for ${JSON.stringify(plan.dataLoss)}`);

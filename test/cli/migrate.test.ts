@@ -1,0 +1,124 @@
+// `vellum migrate plan|apply`, run as a user runs it, against a data folder (SQLite) and a PostgreSQL database
+// seeded through the service: the plan names what the change does to the stored records and writes nothing;
+// apply refuses a loss (exit 1, the records unchanged) until --accept-data-loss names the fields.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
+import { startTestServer } from '../service/support.ts';
+import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-'));
+const v1 = join(dir, 'v1.polylang');
+const v2 = join(dir, 'v2.polylang');
+writeFileSync(v1, '@public collection Person { id: string; age?: string; nick?: string; constructor (id: string, age: string, nick: string) { this.id = id; this.age = age; this.nick = nick; } }\n');
+writeFileSync(v2, '@public collection Person { id: string; age?: number; score: number; @index(age); constructor (id: string) { this.id = id; this.score = 0; } }\n');
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 120_000);
+afterAll(() => server?.stop(), 60_000);
+
+const vellum = (...args: string[]) => spawnSync(process.execPath, [...VELLUM, 'migrate', ...args], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
+
+/** A database of its own on the test server (the CLI uses the default table). */
+async function freshDatabase(): Promise<string> {
+  const name = `migrate_${Math.random().toString(36).slice(2, 10)}`;
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  return server.url.replace(/\/postgres$/, `/${name}`);
+}
+
+const backends: [string, () => Promise<{ where: string[]; open: () => Promise<RecordStore> }>][] = [
+  [
+    'SQLite (--data)',
+    async () => {
+      const data = mkdtempSync(join(dir, 'data-'));
+      return { where: ['--data', data], open: async () => openSqliteStore(join(data, 'vellum.sqlite')) };
+    },
+  ],
+  [
+    'PostgreSQL (--db)',
+    async () => {
+      const url = await freshDatabase();
+      return { where: ['--db', url], open: () => openPostgresStore({ connectionString: url }) };
+    },
+  ],
+];
+
+describe.each(backends)('on %s', (_name, prepare) => {
+  it('plans, refuses the loss, and applies it once the fields are named', async () => {
+    const { where, open } = await prepare();
+    const created = vellum('apply', v1, ...where);
+    expect(created.stderr).toBe('');
+    expect(created.stdout).toBe('collection app/Person does not exist yet: it is created, no stored record changes\napp/Person created (from ' + v1 + ')\n');
+    const s = await startTestServer({ store: await open() });
+    try {
+      for (const args of [['a', '31', 'x'], ['b', '1.50', 'y'], ['c', '7', '']]) expect((await s.create('app/Person', args)).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+
+    const planned = vellum('plan', v2, ...where);
+    expect(planned.status, planned.stderr).toBe(0);
+    expect(planned.stdout).toBe(
+      [
+        'collection app/Person: 3 stored records',
+        '  field "age" string? → number?: 3 records hold a value, 2 cast without loss, 1 LOSE their value (e.g. record "b": age = "1.50")',
+        '  field "nick" removed (string?): 3 records hold a value, 3 LOSE their value (e.g. record "a": nick = "x")',
+        '  field "score" added (number): 3 records given the default 0',
+        '  index rebuilt: (age) (a field\'s type changed)',
+        '  index built: (score)',
+        '  index dropped: (nick)',
+        '  data loss: refused unless accepted for ["age","nick"]',
+        '',
+      ].join('\n'),
+    );
+    const json = JSON.parse(vellum('plan', v2, ...where, '--json').stdout);
+    expect(json[0]).toMatchObject({ collectionId: 'app/Person', records: 3, dataLoss: ['age', 'nick'] });
+
+    const refused = vellum('apply', v2, ...where, '--accept-data-loss', 'Person.nick');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('cannot update collection app/Person without losing stored data: field "age" string? → number?: 1 record would lose its value (record "b": age = "1.50")');
+    expect(refused.stderr).toContain('(to accept the loss: --accept-data-loss Person.age)');
+    let store = await open();
+    try {
+      expect((await store.get('app/Person', 'b')).record).toEqual({ id: 'b', age: '1.50', nick: 'y' });
+    } finally {
+      await store.close();
+    }
+
+    const applied = vellum('apply', v2, ...where, '--accept-data-loss', 'Person.age', 'Person.nick');
+    expect(applied.status, applied.stderr).toBe(0);
+    expect(applied.stdout).toMatch(/app\/Person updated \(from .*v2\.polylang\)\n$/);
+    store = await open();
+    try {
+      const { records } = await store.list('app/Person', { sort: [['age', 'asc']] });
+      expect(records).toEqual([
+        { id: 'b', age: 1.5, score: 0 },
+        { id: 'c', age: 7, score: 0 },
+        { id: 'a', age: 31, score: 0 },
+      ]);
+    } finally {
+      await store.close();
+    }
+    expect(vellum('plan', v2, ...where).stdout).toBe('collection app/Person: 3 stored records\n  fields: no change\n');
+  }, 180_000);
+
+  it('bad usage: a --accept-data-loss entry that is not Name.field, or names no collection of the files', async () => {
+    const { where } = await prepare();
+    const bad = vellum('apply', v2, ...where, '--accept-data-loss', 'age');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('expected Name.field');
+    const stray = vellum('apply', v2, ...where, '--accept-data-loss', 'Other.age');
+    expect(stray.status).toBe(1);
+    expect(stray.stderr).toBe('vellum migrate apply: --accept-data-loss names "Other.age": no collection of that name in the files\n');
+  }, 120_000);
+});
