@@ -16,6 +16,7 @@ import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
+import { MigrationStatus } from './migration-status.ts';
 
 export interface UserCollection {
   kind: 'user';
@@ -70,6 +71,8 @@ export class CollectionRegistry {
   #cachedChars = 0;
   /** The layout pass (index builds, record casts) running in this process for each collection, by its layout. */
   readonly #ensuring = new Map<string, { layout: string; done: Promise<void> }>();
+  /** The layout passes that change stored records (a schema change's cast) running in this process. */
+  readonly migrations = new MigrationStatus();
 
   constructor(store: RecordStore, options: CollectionRegistryOptions = {}) {
     this.#store = store;
@@ -235,6 +238,14 @@ export class CollectionRegistry {
       await this.#store.defineCollection(collectionId, layout);
       return;
     }
+    // A pass that rewrites stored records (fields changed, or an interrupted cast) is reported as a migration
+    // switching (MigrationStatus: a readiness check may say "not ready").
+    const castsRecords = current !== null && (JSON.stringify(current.fields) !== JSON.stringify(layout.fields) || (await this.#store.conforming(collectionId)));
+    const pass = this.#defineWithSchema(collectionId, layout, schema);
+    await (castsRecords ? this.migrations.track(collectionId, pass) : pass);
+  }
+
+  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema): Promise<void> {
     const { compiled, code } = schema;
     // Stored only while the schema record still holds this code: a request that read a schema just before an
     // update replaced it (or an update whose install ran late) would otherwise put the older layout back and cast

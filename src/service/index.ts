@@ -4,6 +4,7 @@ export { startServer, openStore, installSchemaFiles, type ServerOptions, type Ru
 export { RecordService, type PrivateLists, type RecordServiceOptions } from './records.ts';
 export { UNCONFINED_REASON } from './confinement.ts';
 export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
+export { MigrationStatus, type MigrationEvent } from './migration-status.ts';
 export { ServiceError, toErrorResponse, type ErrorBody, type ErrorCode } from './errors.ts';
 export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema, describeDiagnostics } from './meta-collection.ts';
 export { checkPlan, describePlan, planSchemaChange, type FieldPlan, type PermissionChange, type SchemaPlan } from './schema-plan.ts';

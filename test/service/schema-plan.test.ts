@@ -147,4 +147,24 @@ describe.each(backends)('on %s', (_name, openStore) => {
     expect(errorOf(notOwner)?.message).toBe('collection function error: invalid owner');
     expect((await plan(s, 'ns/Own', next, KEYS.alice)).json.data.fields).toEqual([{ field: 'a', change: 'removed', from: 'string?', holding: 0, cast: 0, lost: 0, filled: 0 }]);
   });
+  it('the cast pass of an accepted change is reported as a migration switching while it runs (for a readiness check)', async () => {
+    const schema = (n: string, more = '') => `@public collection Sw { id: string; n: ${n}; constructor (id: string) { this.id = id; this.n = ${n === 'number' ? '1' : '"1"'}; } ${more}}`;
+    await s.createCollection('ns/Sw', schema('number'));
+    for (const id of ['a', 'b']) expect((await s.create('ns/Sw', [id])).status).toBe(200);
+    const migrations = s.server.service.collections.migrations;
+    const seen: unknown[] = [];
+    const stop = migrations.onChange((event) => seen.push({ ...event, runningNow: [...migrations.running] }));
+    try {
+      expect((await update(s, 'ns/Sw', schema('string'))).status).toBe(200);
+      // A change that rewrites no record (only a function added) is no migration.
+      expect((await update(s, 'ns/Sw', schema('string', 'function f() { this.n = "x"; } '))).status).toBe(200);
+    } finally {
+      stop();
+    }
+    expect(seen).toEqual([
+      { collectionId: 'ns/Sw', running: true, runningNow: ['ns/Sw'] },
+      { collectionId: 'ns/Sw', running: false, runningNow: [] },
+    ]);
+    expect((await s.record('ns/Sw', 'a')).json.data).toEqual({ id: 'a', n: '1' });
+  });
 });
