@@ -4,6 +4,8 @@
 // added with its default, removed, cast without loss, lost with an example; indexes built and dropped;
 // permission changes) and writes nothing. `apply` plans the same and installs the schema unless it would lose a
 // stored value in a field not named in `--accept-data-loss Name.field …`. Exit 1 when a change is refused.
+// `history <Name>` lists every schema the collection had (version, time, signer, what its change did);
+// `revert <Name> --to <version>` goes back to that version's code as a planned change under the same rules.
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { parse } from '../lang/index.ts';
 import {
@@ -16,6 +18,7 @@ import {
   MAX_SCHEMA_FILE_BYTES,
   RecordService,
   type SchemaPlan,
+  type SchemaVersion,
 } from '../service/index.ts';
 import type { RecordStore } from '../store/index.ts';
 
@@ -57,11 +60,83 @@ export function registerMigrate(program: Command): void {
     .action(async (files: string[], flags: MigrateFlags) => {
       process.exitCode = await run(files, flags, 'plan');
     });
+  const store = (command: Command) =>
+    command
+      .option('--data <dir>', 'folder of the embedded SQLite database', './data')
+      .addOption(new Option('--db <url>', 'a postgres:// URL: the PostgreSQL database instead').argParser(databaseUrl).conflicts('data'))
+      .option('--namespace <ns>', 'namespace of the collection', namespace, 'app');
+  store(migrate.command('history').description("list every schema the collection had, oldest first").argument('<Name>', 'the collection'))
+    .option('--json', 'print the versions as JSON (with their code and plans)')
+    .action(async (name: string, flags: MigrateFlags) => {
+      process.exitCode = await withService(flags, 'history', async (service, out) => {
+        const versions = await service.schemaHistory(`${flags.namespace}/${name}`);
+        if (versions.length === 0) throw new Error(`collection ${flags.namespace}/${name} has no schema history (it does not exist)`);
+        if (flags.json) return out(JSON.stringify(versions, null, 2));
+        for (const v of versions) out(historyLine(v));
+      });
+    });
+  store(migrate.command('revert').description("go back to an earlier version's schema: a planned change under the same rules").argument('<Name>', 'the collection'))
+    .requiredOption('--to <version>', 'the version to go back to (see vellum migrate history)', versionNumber)
+    .option('--accept-data-loss <field...>', 'fields whose stored values going back may lose')
+    .option('--dry-run', 'print the plan only')
+    .action(async (name: string, flags: MigrateFlags & { to: number; dryRun?: boolean }) => {
+      process.exitCode = await withService(flags, 'revert', async (service, out) => {
+        const id = `${flags.namespace}/${name}`;
+        const target = (await service.schemaHistory(id)).find((v) => v.version === flags.to);
+        if (!target) throw new Error(`collection ${id} has no version ${flags.to} (see vellum migrate history ${name})`);
+        const plan = await service.planSchema(checkCollectionSchema(id, target.code));
+        for (const line of describePlan(plan)) out(line);
+        if (flags.dryRun) return;
+        const accepted = flags.acceptDataLoss ?? [];
+        checkPlan(plan, accepted);
+        out(`${id} ${await service.installSchema(id, target.code, accepted)} (back to version ${flags.to})`);
+      });
+    });
   common(migrate.command('apply').description('apply the change; refused (exit 1) if it loses stored values not accepted'))
     .option('--accept-data-loss <Name.field...>', 'fields whose stored values the change may lose', qualifiedField)
     .action(async (files: string[], flags: MigrateFlags) => {
       process.exitCode = await run(files, flags, 'apply');
     });
+}
+
+function versionNumber(text: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new InvalidArgumentError('expected a version number (1, 2, …)');
+  return Number(text);
+}
+
+function historyLine(v: SchemaVersion): string {
+  const p = v.plan;
+  const what = !p.exists
+    ? 'created'
+    : [
+        ...p.fields.map((f) => `${f.field} ${f.change}${f.lost > 0 ? ` (${f.lost} lost)` : ''}`),
+        ...p.indexes.built.map((i) => `+index ${i}`),
+        ...p.indexes.dropped.map((i) => `-index ${i}`),
+        ...(p.permissions.length > 0 ? ['permissions changed'] : []),
+      ].join(', ') || 'functions only';
+  return `${v.version}  ${new Date(v.appliedAt).toISOString()}  ${v.signer ?? '(operator or unsigned)'}  ${what}`;
+}
+
+/** Opens the store and the service, runs `body`, closes; an error is one line on stderr and exit 1. */
+async function withService(flags: MigrateFlags, command: string, body: (service: RecordService, out: (line: string) => void) => Promise<void>): Promise<number> {
+  let store: RecordStore;
+  try {
+    store = await openStore({ dataDir: flags.data, databaseUrl: flags.db });
+  } catch (error) {
+    process.stderr.write(`vellum migrate ${command}: ${(error as Error).message}\n`);
+    return 1;
+  }
+  try {
+    const service = new RecordService(store);
+    await service.initialise();
+    await body(service, (line) => process.stdout.write(`${line}\n`));
+    return 0;
+  } catch (error) {
+    process.stderr.write(`vellum migrate ${command}: ${(error as Error).message}\n`);
+    return 1;
+  } finally {
+    await store.close();
+  }
 }
 
 async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' | 'apply'): Promise<number> {

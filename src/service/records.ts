@@ -19,6 +19,7 @@ import {
 } from '../runtime/index.ts';
 import { ConflictError, isStoreError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
+import { defineHistory, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
@@ -90,8 +91,9 @@ export class RecordService {
     }
   }
 
-  initialise(): Promise<void> {
-    return this.collections.initialise();
+  async initialise(): Promise<void> {
+    await this.collections.initialise();
+    await defineHistory(this.store);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -363,9 +365,12 @@ export class RecordService {
     const { id, code } = constructorArgs(args);
     const checked = checkCollectionSchema(id, code);
     const record = newCollectionRecord(checked, caller.publicKey) as JsonObject;
-    await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version: null }], caller, {
-      collectionId: META_COLLECTION_ID,
-      id,
+    await this.#retry(async () => {
+      const history = await this.#historyWrite(checked, caller.publicKey, []);
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write], [{ collectionId: META_COLLECTION_ID, id, version: null }, history.expect], caller, {
+        collectionId: META_COLLECTION_ID,
+        id,
+      });
     });
     await this.collections.install(checked);
     return record;
@@ -381,11 +386,13 @@ export class RecordService {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, id);
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
       const record = updatedCollectionRecord(current, checked, this.#isOwner(current, caller)) as JsonObject;
-      const plan = await this.checkRecordsFollow(checked, options.acceptDataLoss ?? []);
+      const accepted = options.acceptDataLoss ?? [];
+      const plan = await this.checkRecordsFollow(checked, accepted);
+      const history = await this.#historyWrite(checked, caller.publicKey, accepted, plan);
       // Committed only while the collection is as the plan read it: a record written meanwhile (by a server still on
       // the old schema) is planned again, never cast without having been counted.
       const stamps = [{ collectionId: id, stamp: plan.stamp }];
-      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller, undefined, stamps);
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write], [{ collectionId: META_COLLECTION_ID, id, version }, history.expect], caller, undefined, stamps);
       return record;
     });
     await this.collections.install(checked);
@@ -402,9 +409,10 @@ export class RecordService {
         ? (updatedCollectionRecord(current, checked, true) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
       const plan = current ? await this.checkRecordsFollow(checked, acceptDataLoss) : undefined;
+      const history = await this.#historyWrite(checked, undefined, acceptDataLoss, plan);
       await this.store.commit({
-        writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }],
-        expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }],
+        writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write],
+        expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }, history.expect],
         expectStamps: plan ? [{ collectionId, stamp: plan.stamp }] : [],
       });
       return current ? ('updated' as const) : ('created' as const);
@@ -435,6 +443,16 @@ export class RecordService {
     const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
     const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
     return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) });
+  }
+
+  /** Every version of the collection's schema, oldest first (schema-history.ts). */
+  schemaHistory(collectionId: string): Promise<SchemaVersion[]> {
+    return schemaHistory(this.store, collectionId);
+  }
+
+  /** The history record of applying `checked` with `plan` (planned here for a new collection), for the same commit. */
+  async #historyWrite(checked: CheckedCollection, signer: PublicKey | undefined, accepted: readonly string[], plan?: SchemaPlan): Promise<{ write: Write; expect: Expectation }> {
+    return nextVersionWrite(this.store, { collectionId: checked.collectionId, code: checked.code, signer, plan: plan ?? (await this.planSchema(checked)), acceptedDataLoss: accepted });
   }
 
   /**

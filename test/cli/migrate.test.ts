@@ -112,6 +112,43 @@ describe.each(backends)('on %s', (_name, prepare) => {
     expect(vellum('plan', v2, ...where).stdout).toBe('collection app/Person: 3 stored records\n  fields: no change\n');
   }, 180_000);
 
+  it('history lists every version; revert goes back as a planned change, refused until its loss is accepted', async () => {
+    const { where, open } = await prepare();
+    expect(vellum('apply', v1, ...where).status).toBe(0);
+    const s = await startTestServer({ store: await open() });
+    try {
+      expect((await s.create('app/Person', ['a', '31', 'x'])).status).toBe(200);
+    } finally {
+      await s.close();
+    }
+    expect(vellum('apply', v2, ...where, '--accept-data-loss', 'Person.nick').status).toBe(0);
+    const history = vellum('history', 'Person', ...where);
+    expect(history.status, history.stderr).toBe(0);
+    expect(history.stdout).toMatch(/^1 {2}\d{4}-\d\d-\d\dT[\d:.]+Z {2}\(operator or unsigned\) {2}created\n2 {2}\S+ {2}\(operator or unsigned\) {2}age retyped, nick removed \(1 lost\), score added, \+index \(age\), \+index \(score\), -index \(age\), -index \(nick\)\n$/);
+
+    // Back to version 1: age 31 → "31" round-trips, but score's value would be lost.
+    const dry = vellum('revert', 'Person', '--to', '1', '--dry-run', ...where);
+    expect(dry.status, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('  field "score" removed (number): 1 record hold a value, 1 LOSE their value (e.g. record "a": score = 0)');
+    const refused = vellum('revert', 'Person', '--to', '1', ...where);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain('field "score" removed (number): 1 record would lose its value');
+    const back = vellum('revert', 'Person', '--to', '1', '--accept-data-loss', 'score', ...where);
+    expect(back.status, back.stderr).toBe(0);
+    expect(back.stdout).toMatch(/app\/Person updated \(back to version 1\)\n$/);
+    const versions = JSON.parse(vellum('history', 'Person', '--json', ...where).stdout);
+    expect(versions.map((v: { version: number }) => v.version)).toEqual([1, 2, 3]);
+    expect(versions[2].code).toBe(versions[0].code);
+    const store = await open();
+    try {
+      expect((await store.get('app/Person', 'a')).record).toEqual({ id: 'a', age: '31' });
+    } finally {
+      await store.close();
+    }
+    const missing = vellum('revert', 'Person', '--to', '9', ...where);
+    expect(missing.stderr).toBe('vellum migrate revert: collection app/Person has no version 9 (see vellum migrate history Person)\n');
+  }, 240_000);
+
   it('bad usage: a --accept-data-loss entry that is not Name.field, or names no collection of the files', async () => {
     const { where } = await prepare();
     const bad = vellum('apply', v2, ...where, '--accept-data-loss', 'age');

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
-import { KEYS, errorOf, startTestServer, type TestServer } from './support.ts';
+import { KEYS, errorOf, hexOf, startTestServer, type TestServer } from './support.ts';
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -166,5 +166,24 @@ describe.each(backends)('on %s', (_name, openStore) => {
       { collectionId: 'ns/Sw', running: false, runningNow: [] },
     ]);
     expect((await s.record('ns/Sw', 'a')).json.data).toEqual({ id: 'a', n: '1' });
+  });
+  it('every applied schema is kept in the history with its version, time, signer and plan; a refused change adds none', async () => {
+    const v1 = '@public collection Hist { id: string; n?: string; constructor (id: string, n: string) { this.id = id; this.n = n; } }';
+    const v2 = '@public collection Hist { id: string; n?: number; constructor (id: string) { this.id = id; } }';
+    const before = Date.now();
+    await s.createCollection('ns/Hist', v1, KEYS.alice);
+    expect((await s.create('ns/Hist', ['a', '1.50'])).status).toBe(200);
+    expect((await update(s, 'ns/Hist', v2, undefined, KEYS.alice)).status).toBe(400);
+    expect((await update(s, 'ns/Hist', v2, ['n'], KEYS.alice)).status).toBe(200);
+    const history = await s.server.service.schemaHistory('ns/Hist');
+    expect(history.map((v) => [v.version, v.code, v.signer])).toEqual([
+      [1, v1, hexOf(KEYS.alice)],
+      [2, v2, hexOf(KEYS.alice)],
+    ]);
+    expect(history[0]!.plan).toMatchObject({ exists: false, records: 0, acceptedDataLoss: [] });
+    expect(history[1]!.plan).toMatchObject({ exists: true, records: 1, dataLoss: ['n'], acceptedDataLoss: ['n'], fields: [{ field: 'n', lost: 1 }] });
+    // The example value is not kept: the history outlives the records it would quote.
+    expect(history[1]!.plan.fields[0]).not.toHaveProperty('example');
+    expect(history.every((v) => v.appliedAt >= before && v.appliedAt <= Date.now())).toBe(true);
   });
 });
