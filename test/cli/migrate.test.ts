@@ -1,7 +1,7 @@
 // `vellum migrate plan|apply`, run as a user runs it, against a data folder (SQLite) and a PostgreSQL database
 // seeded through the service: the plan names what the change does to the stored records and writes nothing;
 // apply refuses a loss (exit 1, the records unchanged) until --accept-data-loss names the fields.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -158,4 +158,65 @@ describe.each(backends)('on %s', (_name, prepare) => {
     expect(stray.status).toBe(1);
     expect(stray.stderr).toBe('vellum migrate apply: --accept-data-loss names "Other.age": no collection of that name in the files\n');
   }, 120_000);
+});
+
+describe.each(backends)('a migration killed half-way on %s', (_name, prepare) => {
+  it('SIGKILL during the cast pass leaves the mark; the next apply finishes it, every record in the new form', async () => {
+    const { where, open } = await prepare();
+    const n = 20_000;
+    expect(vellum('apply', v1, ...where).status).toBe(0);
+    let store = await open();
+    try {
+      for (let start = 0; start < n; start += 1000) {
+        const writes = [];
+        for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: `p${String(i).padStart(6, '0')}`, age: String(i % 90) } });
+        await store.commit({ writes });
+      }
+    } finally {
+      await store.close();
+    }
+    // Killed once the schema is committed and the pass over 20,000 records is under way (the stored layout marks it).
+    const child = spawn(process.execPath, [...VELLUM, 'migrate', 'apply', v2, ...where], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    let exited = false;
+    child.on('exit', () => void (exited = true));
+    const watcher = await open();
+    try {
+      while (!exited && !(await watcher.conforming('app/Person').catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 20));
+    } finally {
+      await watcher.close();
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(output).not.toContain('app/Person updated');
+    store = await open();
+    let castBefore = 0;
+    try {
+      expect(await store.conforming('app/Person')).toBe(true);
+      await store.forEachRecordBatch('app/Person', (batch) => void (castBefore += batch.filter((r) => typeof r.age === 'number').length));
+    } finally {
+      await store.close();
+    }
+    expect(castBefore).toBeLessThan(n);
+
+    const again = vellum('apply', v2, ...where);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('app/Person unchanged');
+    store = await open();
+    try {
+      expect(await store.conforming('app/Person')).toBe(false);
+      let count = 0;
+      await store.forEachRecordBatch('app/Person', (batch) => {
+        for (const record of batch) {
+          count++;
+          expect(record).toEqual({ id: record.id, age: Number(String(record.id).slice(1)) % 90, score: 0 });
+        }
+      });
+      expect(count).toBe(n);
+      expect((await store.list('app/Person', { where: { age: 89 }, limit: 1000 })).records).toHaveLength(Math.floor(n / 90));
+    } finally {
+      await store.close();
+    }
+  }, 300_000);
 });
