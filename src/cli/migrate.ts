@@ -20,7 +20,7 @@ import {
   type SchemaPlan,
   type SchemaVersion,
 } from '../service/index.ts';
-import type { RecordStore } from '../store/index.ts';
+import type { RebuildProgress, RecordStore } from '../store/index.ts';
 
 interface MigrateFlags {
   data: string;
@@ -89,7 +89,7 @@ export function registerMigrate(program: Command): void {
         if (flags.dryRun) return;
         const accepted = flags.acceptDataLoss ?? [];
         checkPlan(plan, accepted);
-        out(`${id} ${await service.installSchema(id, target.code, accepted)} (back to version ${flags.to})`);
+        out(`${id} ${await service.installSchema(id, target.code, accepted, progressPrinter(out))} (back to version ${flags.to})`);
       });
     });
   common(migrate.command('apply').description('apply the change; refused (exit 1) if it loses stored values not accepted'))
@@ -97,6 +97,16 @@ export function registerMigrate(program: Command): void {
     .action(async (files: string[], flags: MigrateFlags) => {
       process.exitCode = await run(files, flags, 'apply');
     });
+}
+
+/** Prints the layout pass's progress: about every tenth of the records, and the end. */
+function progressPrinter(out: (line: string) => void): (progress: RebuildProgress) => void {
+  let next = 0;
+  return ({ collectionId, done, total }) => {
+    if (total === 0 || (done < next && done < total)) return;
+    next = done + Math.max(1, Math.ceil(total / 10));
+    out(`  ${collectionId}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records cast and indexed`);
+  };
 }
 
 function versionNumber(text: string): number {
@@ -178,7 +188,7 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
       for (const line of describePlan(plan)) out(line);
       try {
         checkPlan(plan, acceptedHere);
-        out(`${id} ${await service.installSchema(id, code, acceptedHere)} (from ${file})`);
+        out(`${id} ${await service.installSchema(id, code, acceptedHere, progressPrinter(out))} (from ${file})`);
       } catch (error) {
         const refused = fail(`${file}: collection ${id}: ${(error as Error).message}`);
         const missing = plan.dataLoss.filter((field) => !acceptedHere.includes(field));

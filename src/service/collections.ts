@@ -13,7 +13,7 @@
 
 import { castDropping, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
-import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
+import { checkCollectionId, type JsonObject, type Layout, type RebuildProgress, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
 import { MigrationStatus } from './migration-status.ts';
@@ -56,6 +56,8 @@ interface CacheEntry {
 interface Schema {
   compiled: CompiledCollection;
   code: string;
+  /** Told after each batch of the layout pass (index builds, the records' cast) this call runs. */
+  onProgress?: (progress: RebuildProgress) => void;
 }
 
 const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
@@ -170,8 +172,8 @@ export class CollectionRegistry {
   }
 
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
-  async install(checked: CheckedCollection): Promise<void> {
-    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code });
+  async install(checked: CheckedCollection, onProgress?: (progress: RebuildProgress) => void): Promise<void> {
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code, ...(onProgress ? { onProgress } : {}) });
     this.#forget(checked.collectionId);
   }
 
@@ -252,6 +254,7 @@ export class CollectionRegistry {
     // every record to the older schema, dropping the newer fields' values. The newer schema's install, or the
     // next request that loads it, stores its own layout.
     await this.#store.defineCollection(collectionId, layout, {
+      ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
       conform: (record) => conformed(compiled, record),
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });

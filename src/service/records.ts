@@ -17,7 +17,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
@@ -400,7 +400,12 @@ export class RecordService {
   }
 
   /** Writes a collection's schema on behalf of the server operator (`vellum serve --schema`): no owner check. */
-  async installSchema(collectionId: string, code: string, acceptDataLoss: readonly string[] = []): Promise<'created' | 'updated' | 'unchanged'> {
+  async installSchema(
+    collectionId: string,
+    code: string,
+    acceptDataLoss: readonly string[] = [],
+    onProgress?: (progress: RebuildProgress) => void,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
     const checked = checkCollectionSchema(collectionId, code);
     const outcome = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
@@ -417,7 +422,7 @@ export class RecordService {
       });
       return current ? ('updated' as const) : ('created' as const);
     });
-    await this.collections.install(checked);
+    await this.collections.install(checked, onProgress);
     return outcome;
   }
 

@@ -203,6 +203,9 @@ describe.each(backends)('a migration killed half-way on %s', (_name, prepare) =>
     const again = vellum('apply', v2, ...where);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('app/Person unchanged');
+    // The pass's progress, about every tenth, through its end.
+    expect(again.stdout).toContain('  app/Person: 0 of 20,000 records cast and indexed\n');
+    expect(again.stdout).toContain('  app/Person: 20,000 of 20,000 records cast and indexed\n');
     store = await open();
     try {
       expect(await store.conforming('app/Person')).toBe(false);
