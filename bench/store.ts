@@ -17,6 +17,7 @@ import { Bench, type Task } from 'tinybench';
 import { layoutOf, openSqliteStore, type JsonObject, type RecordStore } from '../src/store/index.ts';
 import type { Collection, FieldDeclaration, IndexField } from '../src/lang/index.ts';
 import { row, type BenchRow } from './harness.ts';
+import { migrationRows } from './migration.ts';
 
 const SUITE = 'store';
 const COLLECTION = 'bench/Person';
@@ -167,6 +168,7 @@ export default async function storeSuite(): Promise<BenchRow[]> {
     ])) as [number, number, number, number];
     await small.close();
     await large.close();
+    const migration = await migrationRows(dir);
     const largeName = `${LARGE >= 1e6 ? `${LARGE / 1e6}M` : LARGE} records`;
 
     return [
@@ -212,6 +214,7 @@ export default async function storeSuite(): Promise<BenchRow[]> {
         ratio: null,
         goal: 'informative: reads and counts every entry of the range',
       }),
+      ...migration,
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

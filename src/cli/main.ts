@@ -13,6 +13,7 @@ const commands: Record<string, [summary: string, load: () => Promise<Register>]>
   fmt: ['format schema files in the canonical layout, comments kept', async () => (await import('./fmt.ts')).registerFmt],
   generate: ['generate code from schema files (a typed client)', async () => (await import('./generate.ts')).registerGenerate],
   lsp: ['run the language server over stdio (for editors)', async () => (await import('./lsp.ts')).registerLsp],
+  migrate: ['plan, apply, list and revert schema changes against a data folder or database', async () => (await import('./migrate.ts')).registerMigrate],
   serve: ['run the record service (Polybase-compatible HTTP API under /v0)', async () => (await import('./serve.ts')).registerServe],
   sign: ['print an X-Service-Signature header value for a request body', async () => (await import('./sign.ts')).registerSign],
 };

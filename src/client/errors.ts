@@ -40,6 +40,7 @@ export const SERVICE_ERROR_REASONS = [
   'collection/invalid-schema',
   'collection/invalid-id',
   'collection/id-exists',
+  'collection/data-loss',
   'record/not-found',
   'record/not-object',
   'record/id-not-string',

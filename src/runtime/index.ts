@@ -17,4 +17,5 @@ export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';
 export { castStoredRecord, type CastResult } from './cast-record.ts';
+export { SchemaChange, castDropping, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

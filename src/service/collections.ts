@@ -11,11 +11,12 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { castStoredRecord, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
+import { castDropping, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
-import { checkCollectionId, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
+import { checkCollectionId, type JsonObject, type Layout, type RebuildProgress, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
+import { MigrationStatus } from './migration-status.ts';
 
 export interface UserCollection {
   kind: 'user';
@@ -55,6 +56,8 @@ interface CacheEntry {
 interface Schema {
   compiled: CompiledCollection;
   code: string;
+  /** Told after each batch of the layout pass (index builds, the records' cast) this call runs. */
+  onProgress?: (progress: RebuildProgress) => void;
 }
 
 const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
@@ -70,6 +73,8 @@ export class CollectionRegistry {
   #cachedChars = 0;
   /** The layout pass (index builds, record casts) running in this process for each collection, by its layout. */
   readonly #ensuring = new Map<string, { layout: string; done: Promise<void> }>();
+  /** The layout passes that change stored records (a schema change's cast) running in this process. */
+  readonly migrations = new MigrationStatus();
 
   constructor(store: RecordStore, options: CollectionRegistryOptions = {}) {
     this.#store = store;
@@ -167,8 +172,8 @@ export class CollectionRegistry {
   }
 
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
-  async install(checked: CheckedCollection): Promise<void> {
-    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code });
+  async install(checked: CheckedCollection, onProgress?: (progress: RebuildProgress) => void): Promise<void> {
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code, ...(onProgress ? { onProgress } : {}) });
     this.#forget(checked.collectionId);
   }
 
@@ -235,12 +240,21 @@ export class CollectionRegistry {
       await this.#store.defineCollection(collectionId, layout);
       return;
     }
+    // A pass that rewrites stored records (fields changed, or an interrupted cast) is reported as a migration
+    // switching (MigrationStatus: a readiness check may say "not ready").
+    const castsRecords = current !== null && (JSON.stringify(current.fields) !== JSON.stringify(layout.fields) || (await this.#store.conforming(collectionId)));
+    const pass = this.#defineWithSchema(collectionId, layout, schema);
+    await (castsRecords ? this.migrations.track(collectionId, pass) : pass);
+  }
+
+  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema): Promise<void> {
     const { compiled, code } = schema;
     // Stored only while the schema record still holds this code: a request that read a schema just before an
     // update replaced it (or an update whose install ran late) would otherwise put the older layout back and cast
     // every record to the older schema, dropping the newer fields' values. The newer schema's install, or the
     // next request that loads it, stores its own layout.
     await this.#store.defineCollection(collectionId, layout, {
+      ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
       conform: (record) => conformed(compiled, record),
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });
@@ -252,11 +266,13 @@ export function compileChecked(checked: CheckedCollection): CompiledCollection {
 }
 
 /**
- * The record cast to the schema, or null when it already conforms. One that cannot be cast is left as it is:
- * the update was checked against every record before it was accepted, so only a record written by a server
- * still on the old schema in the moments between that check and the update can be one.
+ * The record cast to the schema, or null when it already conforms. A value that cannot be cast is dropped (a
+ * required field then takes its type's default): the update's plan counted every such value against the stored
+ * records and was refused unless the request accepted losing it, and its commit expected the collection's stamp
+ * as the plan read it, so no record the plan did not see reaches this pass in the old form. One that cannot follow
+ * at all (a new required field without a default) is left as it is; the plan refused such an update.
  */
 function conformed(compiled: CompiledCollection, record: JsonObject): JsonObject | null {
-  const cast = castStoredRecord(compiled, record);
-  return cast.ok && cast.changed ? cast.record : null;
+  const cast = castDropping(compiled, record);
+  return cast.ok && cast.changed ? (cast.record as JsonObject) : null;
 }

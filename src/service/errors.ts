@@ -48,6 +48,7 @@ type ServiceOwnReason =
   | 'request/rate-limited'
   | 'route/not-found'
   | 'collection/id-exists'
+  | 'collection/data-loss'
   | 'stream/too-many-streams'
   | 'stream/too-many-records'
   | 'permission/unconfined-query'
@@ -82,6 +83,7 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'collection/invalid-schema': true,
   'collection/invalid-id': true,
   'collection/id-exists': true,
+  'collection/data-loss': true,
   'record/not-found': true,
   'record/not-object': true,
   'record/id-not-string': true,

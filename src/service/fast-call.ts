@@ -13,7 +13,7 @@
 //
 // A request it takes is its own to the end: it reads the body and answers every outcome, success or failure, as
 // the route would: the body checked as UTF-8 as app.ts's content-type parser does (a refusal there closes the
-// connection, as fastify's does), parsed by the route's own parseWriteBody, then RecordService.call, every error
+// connection, as fastify's does), parsed by the route's own parseWriteRequest, then RecordService.call, every error
 // through toErrorResponse, an internal one logged. A request whose client goes away before its body is complete
 // gets no answer and no log line.
 //
@@ -26,7 +26,7 @@ import type { RequestLimits } from './request-limits.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { decodeSegment, SEGMENT, underPrefix } from './fast-get.ts';
 import type { RecordService } from './records.ts';
-import { parseWriteBody } from './request.ts';
+import { parseWriteRequest } from './request.ts';
 
 type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -99,8 +99,8 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
   const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, caller: { onGas?: (gas: number) => void }): Promise<Outcome> => {
     if (!isUtf8(bytes)) return { ...errorOutcome(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text')), close: true };
     try {
-      const args = parseWriteBody(bytes.toString('utf8'));
-      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, caller);
+      const { args, acceptDataLoss } = parseWriteRequest(bytes.toString('utf8'));
+      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, caller, acceptDataLoss === undefined ? {} : { acceptDataLoss });
       return { status: 200, body: JSON.stringify({ data }) };
     } catch (error) {
       if (toErrorResponse(error).internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);

@@ -6,23 +6,25 @@
 // serialise exactly as if they had run one after the other. Calls on one record from this process also wait for each other (record-queue.ts), so conflicts come
 // only from other processes, and running out of attempts means overload, not contention.
 
+import type { PublicKey } from '../auth/index.ts';
 import {
   DEFAULT_LIMITS,
   callableByEveryone,
   canCall,
   canRead,
-  castStoredRecord,
   execute,
   type ExecuteResult,
   recordArguments,
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type CountResult, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
+import { defineHistory, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
-import { ServiceError, fromRuntimeError, notFound, unauthorized } from './errors.ts';
+import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
 import {
@@ -63,6 +65,12 @@ export interface RecordServiceOptions {
   schemaAccess?: SchemaAccessOptions | SchemaAccess;
   /** Where the lines functions log with `log(...)` go (the debug log), as `log ns/C.f: line`; dropped without it. */
   functionLog?: (line: string) => void;
+}
+
+/** Options of a call beyond its arguments. */
+export interface CallOptions {
+  /** For `Collection` `updateCode`: the fields whose stored values the schema change may lose (schema-plan.ts). */
+  readonly acceptDataLoss?: readonly string[];
 }
 
 export type PrivateLists = 'confined' | 'filtered';
@@ -123,6 +131,7 @@ export class RecordService {
   /** Defines the meta collection's layout in the store; every operation before it resolves throws ServiceNotReadyError. */
   async initialise(): Promise<void> {
     await this.collections.initialise();
+    await defineHistory(this.store);
     this.initialised = true;
   }
 
@@ -290,9 +299,12 @@ export class RecordService {
   }
 
   /** Runs `functionName` on the record and stores the result; returns the record after the call (null: deleted). */
-  async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject | null> {
+  async call(collectionId: string, id: string, functionName: string, args: readonly unknown[], caller: Caller, options: CallOptions = {}): Promise<JsonObject | null> {
     this.#assertReady('call');
-    if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller);
+    if (collectionId === META_COLLECTION_ID) return this.#callCollection(id, functionName, args, caller, options);
+    if (options.acceptDataLoss !== undefined) {
+      throw invalidArgument('request/invalid-body', `acceptDataLoss applies only to ${META_COLLECTION_ID} updateCode (a schema change), not to a call of "${functionName}" in "${collectionId}"`);
+    }
     // The schema is looked up on every attempt, not once before the queue: a call that waited behind others, or
     // whose write conflicted with a schema update casting the records, would otherwise run the old schema's
     // function on the cast record and write it back in the old form (a new required field gone).
@@ -422,15 +434,18 @@ export class RecordService {
     this.schemaAccess.checkCreate(id, caller.publicKey);
     const checked = checkCollectionSchema(id, code);
     const record = newCollectionRecord(checked, caller.publicKey) as JsonObject;
-    await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version: null }], caller, {
-      collectionId: META_COLLECTION_ID,
-      id,
+    await this.#retry(async () => {
+      const history = await this.#historyWrite(checked, caller.publicKey, []);
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write], [{ collectionId: META_COLLECTION_ID, id, version: null }, history.expect], caller, {
+        collectionId: META_COLLECTION_ID,
+        id,
+      });
     });
     await this.collections.install(checked);
     return record;
   }
 
-  async #callCollection(id: string, functionName: string, args: readonly unknown[], caller: Caller): Promise<JsonObject> {
+  async #callCollection(id: string, functionName: string, args: readonly unknown[], caller: Caller, options: CallOptions): Promise<JsonObject> {
     if (functionName !== 'updateCode') {
       throw notFound('function/not-found', `method "${functionName}" not found in collection "${META_COLLECTION_ID}"`);
     }
@@ -446,8 +461,13 @@ export class RecordService {
       // Who may: schema-access.ts (throws 403 naming who may). What the update does to the stored data: below.
       this.schemaAccess.checkChange(id, current.publicKey, caller.publicKey);
       const record = updatedCollectionRecord(current, checked) as JsonObject;
-      await this.checkRecordsFollow(checked);
-      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller);
+      const accepted = options.acceptDataLoss ?? [];
+      const plan = await this.checkRecordsFollow(checked, accepted);
+      const history = await this.#historyWrite(checked, caller.publicKey, accepted, plan);
+      // Committed only while the collection is as the plan read it: a record written meanwhile (by a server still on
+      // the old schema) is planned again, never cast without having been counted.
+      const stamps = [{ collectionId: id, stamp: plan.stamp }];
+      await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write], [{ collectionId: META_COLLECTION_ID, id, version }, history.expect], caller, undefined, stamps);
       return record;
     });
     await this.collections.install(checked);
@@ -455,7 +475,12 @@ export class RecordService {
   }
 
   /** Writes a collection's schema on behalf of the server operator (`vellum serve --schema`): no owner check. */
-  async installSchema(collectionId: string, code: string): Promise<'created' | 'updated' | 'unchanged'> {
+  async installSchema(
+    collectionId: string,
+    code: string,
+    acceptDataLoss: readonly string[] = [],
+    onProgress?: (progress: RebuildProgress) => void,
+  ): Promise<'created' | 'updated' | 'unchanged'> {
     this.#assertReady('installSchema');
     const checked = checkCollectionSchema(collectionId, code);
     const outcome = await this.#retry(async () => {
@@ -464,58 +489,68 @@ export class RecordService {
       const record = current
         ? (updatedCollectionRecord(current, checked) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
-      if (current) await this.checkRecordsFollow(checked);
+      const plan = current ? await this.checkRecordsFollow(checked, acceptDataLoss) : undefined;
+      const history = await this.#historyWrite(checked, undefined, acceptDataLoss, plan);
       await this.store.commit({
-        writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }],
-        expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }],
+        writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write],
+        expect: [{ collectionId: META_COLLECTION_ID, id: collectionId, version }, history.expect],
+        expectStamps: plan ? [{ collectionId, stamp: plan.stamp }] : [],
       });
       return current ? ('updated' as const) : ('created' as const);
     });
-    await this.collections.install(checked);
+    await this.collections.install(checked, onProgress);
     return outcome;
   }
 
   /**
-   * Refuses (400 `collection/invalid-schema`) a schema update that some stored record cannot follow: a value that
-   * cannot be cast to its field's new type, a new required field without a default (PublicKey), or an array field
-   * newly indexed that holds more distinct values than an index may hold for one record
-   * (MAX_INDEXED_ARRAY_ELEMENTS: the index build would stop at that record and never finish). The message names
-   * each field and how many records it would break. When every record can follow, the update casts them all
-   * (collections.ts), so every stored record is valid under the schema in force. The records are read in
-   * bounded batches; nothing is written.
+   * The plan of replacing the collection's schema by `checked`, against the stored records (schema-plan.ts), and
+   * refused (400) unless every field losing stored data is named in `acceptDataLoss` and every record can
+   * follow: `collection/data-loss` names each field losing values with its count and an example record,
+   * `collection/invalid-schema` a new required field without a default or an over-full indexed array. When it is
+   * accepted, the update casts every record as the plan says (collections.ts), so every stored record is valid
+   * under the schema in force. The records are read in bounded batches; nothing is written.
    */
-  async checkRecordsFollow(checked: CheckedCollection): Promise<void> {
+  async checkRecordsFollow(checked: CheckedCollection, acceptDataLoss: readonly string[] = []): Promise<SchemaPlan> {
     this.#assertReady('checkRecordsFollow');
-    const layout = await this.store.getLayout(checked.collectionId);
-    if (!layout) return;
-    const fieldsChanged = JSON.stringify(layout.fields) !== JSON.stringify(checked.layout.fields);
-    const oldIndexes = new Set(layout.indexes.map((index) => index.id));
-    const newArrayIndex = checked.layout.indexes.some((index) => !oldIndexes.has(index.id) && index.fields.some((field) => field.array));
-    if (!fieldsChanged && !newArrayIndex) return;
-    const compiled = fieldsChanged ? compileChecked(checked) : undefined;
-    const overfullArrays = overfullArrayFieldsCheck(checked.collectionId, checked.layout);
-    const castFailures = new BrokenFields();
-    const tooManyValues = new BrokenFields();
-    await this.store.forEachRecordBatch(checked.collectionId, (records) => {
-      for (const record of records) {
-        const cast = compiled ? castStoredRecord(compiled, record) : { ok: true as const, record };
-        if (!cast.ok) {
-          castFailures.add(cast.path.replace(/\[\d+\]/g, '[]'), `record ${JSON.stringify(String(record.id))}: ${cast.message}`);
-          continue;
-        }
-        const overfull = overfullArrays(cast.record as JsonObject)[0];
-        if (overfull) tooManyValues.add(overfull.path, `record ${JSON.stringify(String(record.id))} holds ${overfull.values} distinct values`);
-      }
-    });
-    const problems: string[] = [];
-    if (castFailures.total > 0) problems.push(`${plural(castFailures.total, 'stored record')} cannot be cast to the new schema; ${castFailures.describe()}`);
-    if (tooManyValues.total > 0) {
-      problems.push(
-        `${plural(tooManyValues.total, 'stored record')} ${tooManyValues.total === 1 ? 'holds' : 'hold'} more than ${MAX_INDEXED_ARRAY_ELEMENTS} distinct values in an indexed array field (an index holds at most ${MAX_INDEXED_ARRAY_ELEMENTS} per record); ${tooManyValues.describe()}`,
-      );
-    }
-    if (problems.length === 0) return;
-    throw new ServiceError('invalid-argument', 'collection/invalid-schema', `cannot update collection ${checked.collectionId}: ${problems.join('; ')}`);
+    const plan = await this.planSchema(checked);
+    checkPlan(plan, acceptDataLoss);
+    return plan;
+  }
+
+  /** The plan of replacing the collection's schema (if any) by `checked`, not judged: nothing is refused or written. */
+  async planSchema(checked: CheckedCollection): Promise<SchemaPlan> {
+    const { record } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
+    // Compiled here rather than resolved through the registry, which would also finish the collection's pending
+    // layout pass first (an earlier update's install) before this update could be planned.
+    const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
+    const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
+    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) });
+  }
+
+  /** Every version of the collection's schema, oldest first (schema-history.ts). */
+  schemaHistory(collectionId: string): Promise<SchemaVersion[]> {
+    return schemaHistory(this.store, collectionId);
+  }
+
+  /** The history record of applying `checked` with `plan` (planned here for a new collection), for the same commit. */
+  async #historyWrite(checked: CheckedCollection, signer: PublicKey | undefined, accepted: readonly string[], plan?: SchemaPlan): Promise<{ write: Write; expect: Expectation }> {
+    return nextVersionWrite(this.store, { collectionId: checked.collectionId, code: checked.code, signer, plan: plan ?? (await this.planSchema(checked)), acceptedDataLoss: accepted });
+  }
+
+  /**
+   * `POST /v0/collections/Collection/records/{id}/plan/updateCode`: the plan of the `updateCode` call with the
+   * same arguments, for a caller who may make it, without making it.
+   */
+  async planUpdate(id: string, args: readonly unknown[], caller: Caller): Promise<SchemaPlan> {
+    this.#assertReady('planUpdate');
+    const code = updateCodeArgs(args);
+    const { record: current } = await this.store.get(META_COLLECTION_ID, id);
+    if (!current) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
+    // The same rule as the update itself (schema-access.ts), before any work on the schema text or the records.
+    this.schemaAccess.checkChange(id, current.publicKey, caller.publicKey);
+    const checked = checkCollectionSchema(id, code);
+    updatedCollectionRecord(current, checked);
+    return this.planSchema(checked);
   }
 
   // -------------------------------------------------------------------------------------------------------
@@ -648,37 +683,6 @@ function conflictPause(attempt: number): number {
 }
 
 const MAX_CONFLICT_PAUSE_MS = 100;
-
-/** How many fields a refused schema update's message names (see checkRecordsFollow). */
-const MAX_FIELDS_NAMED = 10;
-
-/**
- * The stored records a schema update would break, by field: each field with its count and first record, at most
- * MAX_FIELDS_NAMED of them (a map's entries each have a path of their own), the records of any others only counted.
- */
-class BrokenFields {
-  readonly #named = new Map<string, { records: number; example: string }>();
-  #elsewhere = 0;
-  total = 0;
-
-  add(field: string, example: string): void {
-    this.total++;
-    const entry = this.#named.get(field);
-    if (entry) entry.records++;
-    else if (this.#named.size < MAX_FIELDS_NAMED) this.#named.set(field, { records: 1, example });
-    else this.#elsewhere++;
-  }
-
-  describe(): string {
-    const fields = [...this.#named].map(([field, { records, example }]) => `field "${field}": ${plural(records, 'record')} (${example})`);
-    if (this.#elsewhere > 0) fields.push(`other fields: ${plural(this.#elsewhere, 'record')}`);
-    return fields.join('; ');
-  }
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
 
 function key(collectionId: string, id: string): string {
   return `${collectionId}\u0000${id}`;

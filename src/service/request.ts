@@ -10,7 +10,11 @@ export const MAX_WAIT_MS = Math.min(60_000, STORE_MAX_WAIT_MS);
 /** Most arguments a function call may carry. */
 export const MAX_ARGS = 1000;
 
-const writeBody = z.object({ args: z.array(z.unknown()).max(MAX_ARGS) });
+const writeBody = z.object({
+  args: z.array(z.unknown()).max(MAX_ARGS),
+  /** Only for `Collection` `updateCode`: the fields whose stored values the schema change may lose. */
+  acceptDataLoss: z.array(z.string().min(1).max(256)).max(1024).optional(),
+});
 
 function describeIssues(error: z.ZodError, root: string): string {
   return error.issues
@@ -59,6 +63,11 @@ function loneSurrogate(args: unknown[]): { path: string; code: number } | undefi
 
 /** The `{"args": [...]}` of a create or call, from the raw body text. */
 export function parseWriteBody(raw: string | undefined): unknown[] {
+  return parseWriteRequest(raw).args;
+}
+
+/** A write's body: `{"args": [...]}`, and for a schema change `"acceptDataLoss": ["field", ...]`. */
+export function parseWriteRequest(raw: string | undefined): { args: unknown[]; acceptDataLoss?: string[] } {
   const expected = 'expected a JSON object {"args": [...]}';
   if (raw === undefined || raw.trim() === '') throw invalidArgument('request/invalid-body', `request body is empty; ${expected}`);
   let json: unknown;
@@ -76,7 +85,7 @@ export function parseWriteBody(raw: string | undefined): unknown[] {
   if (lone) {
     throw invalidArgument('request/invalid-body', `invalid request body: ${lone.path} holds a lone surrogate \\u${lone.code.toString(16)}; text must be well-formed Unicode`);
   }
-  return parsed.data.args;
+  return parsed.data.acceptDataLoss === undefined ? { args: parsed.data.args } : { args: parsed.data.args, acceptDataLoss: parsed.data.acceptDataLoss };
 }
 
 const queryText = z.string().max(64 * 1024).optional();

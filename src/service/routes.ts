@@ -14,7 +14,7 @@ import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
 import type { RecordService } from './records.ts';
-import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
+import { parseGetQuery, parseListQuery, parseWriteBody, parseWriteRequest, streamResumePoint, type LongPoll } from './request.ts';
 import type { RequestLimits } from './request-limits.ts';
 import { authenticate, type Caller } from './signature.ts';
 import { prepareStream, runStream, tooManyStreams, type StreamRequest } from './stream.ts';
@@ -233,8 +233,16 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const functionName = param(request, 'function');
-    const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
+    const { args, acceptDataLoss } = parseWriteRequest(typeof request.body === 'string' ? request.body : undefined);
     const caller = await callerOf(request, context, 'write');
-    return { data: await service.call(collectionId, id, functionName, args, caller) };
+    return { data: await service.call(collectionId, id, functionName, args, caller, acceptDataLoss === undefined ? {} : { acceptDataLoss }) };
+  });
+
+  // The plan of a schema change (schema-plan.ts), for the body the `updateCode` call would send; nothing is written.
+  app.post('/v0/collections/Collection/records/:id/plan/updateCode', async (request) => {
+    const id = param(request, 'id');
+    const { args } = parseWriteRequest(typeof request.body === 'string' ? request.body : undefined);
+    const caller = await callerOf(request, context, 'write');
+    return { data: await service.planUpdate(id, args, caller) };
   });
 }

@@ -3,7 +3,7 @@
 
 import { invalidQuery, StoreError } from './errors.ts';
 import { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
-import type { Expectation, SignatureClaim, StampExpectation, Write } from './record-store.ts';
+import type { Expectation, SignatureClaim, StampExpectation, Write } from './writes.ts';
 
 export const DEFAULT_LIMIT = 100;
 export const MAX_LIMIT = 1000;

@@ -235,7 +235,7 @@ describe('schema files', () => {
     await stopServe(first);
     const run = serveFails(['--data', data, '--schema', numberSchema]);
     expect(run.status).toBe(1);
-    const refusal = 'cannot update collection app/Entry: 1 stored record cannot be cast to the new schema; field "n": 1 record';
+    const refusal = 'cannot update collection app/Entry without losing stored data: field "n" string → number: 1 record would lose its value (record "e": n = "one")';
     expect(run.stderr).toContain(`vellum serve: ${numberSchema}: collection app/Entry: ${refusal}`);
     // With a new collection in a file before it, the new one is not installed either.
     const withOther = serveFails(['--data', data, '--schema', otherSchema, numberSchema]);

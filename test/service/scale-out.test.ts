@@ -109,10 +109,10 @@ describe('two servers, one PostgreSQL', () => {
     for (let i = 0; i < 5; i++) expect((await json(`${b.url}${docs}/d${i}`)).body.data).toEqual({ id: `d${i}`, n: String(i), tags: [] });
     expect((await post(`${b.url}${docs}`, { args: ['word'] })).status).toBe(200);
 
-    // Back to numbers: "0" … "4" would cast, the new record's "" would not.
+    // Back to numbers: "0" … "4" would cast, the new record's "" would be lost.
     const refused = await updateCode(v3);
     expect(refused.status).toBe(400);
-    expect(refused.body.error.message).toMatch(/^cannot update collection scale\/Doc: 1 stored record cannot be cast to the new schema; field "n": 1 record \(record "word"/);
+    expect(refused.body.error.message).toMatch(/^cannot update collection scale\/Doc without losing stored data: field "n" string → number: 1 record would lose its value \(record "word": n = ""\)/);
     expect((await json(`${b.url}${docs}/d3`)).body.data).toEqual({ id: 'd3', n: '3', tags: [] });
   });
 

@@ -1,0 +1,460 @@
+// The store's reading part: gets, lists (one index range or a union of them, paged with cursors, filtered by the
+// caller's read permission, bounded in entries scanned and bytes returned) and counts.
+
+import { randomBytes } from 'node:crypto';
+import { decodeU64, keySuccessor } from './encoding.ts';
+import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
+import { collectionNotFound, invalidCursor, invalidQuery } from './errors.ts';
+import type { CollectionIndexes, JsonObject } from './index-entries.ts';
+import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
+import type { KvStore } from './kv.ts';
+import type { LayoutCache } from './layout-cache.ts';
+import { absoluteRange, planQuery, recordMatches } from './planner.ts';
+import type { RecentRecords } from './recent-records.ts';
+import { byteBudget, parseRecord, RECORD_JSON_START } from './record-value.ts';
+import { planScanBounds, type ScanBounds, type ScanCheck } from './scan-bounds.ts';
+import { planUnion, type UnionPlan } from './union-planner.ts';
+import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
+import { checkCollectionId, checkRecordId, parseLimit } from './validation.ts';
+import { isExtendedWhere } from './where.ts';
+
+/** How many index entries one list request may read, unless the caller says otherwise. */
+export const DEFAULT_SCAN_LIMIT = 5000;
+/**
+ * How many bytes of record text (UTF-8) one list page may hold, unless the store or the caller says otherwise. A
+ * page ends at the first record that brings it to this size, before `limit`: 1,000 records of 1 MB would make an
+ * answer longer than a string can be (and about 2 GB of memory). Its `after` cursor is that record, so the next
+ * page goes on from there. Pages of ordinary records never come near it.
+ */
+export const DEFAULT_PAGE_BYTES = 32 * 1024 * 1024;
+
+export interface ListQuery {
+  readonly where?: unknown;
+  readonly sort?: unknown;
+  readonly limit?: unknown;
+  readonly after?: unknown;
+  readonly before?: unknown;
+}
+
+/** The caller's read permission: only records it accepts are returned. */
+export type ReadFilter = (record: JsonObject) => boolean | Promise<boolean>;
+
+export interface CountQuery {
+  readonly where?: unknown;
+}
+
+export interface CountOptions {
+  /** The most index entries one count may read (default 100,000); past it the count is a 400. */
+  readonly scanLimit?: number;
+  /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
+  readonly confine?: ScanCheck;
+}
+
+export interface CountResult {
+  readonly count: number;
+  /** The store's timestamp when the count began (the `since` of a long-poll). */
+  readonly timestamp: number;
+}
+
+export interface ListOptions {
+  /** The most index entries to read for this request (default 5000, never less than the limit). */
+  readonly scanLimit?: number;
+  /** The page ends at the record that brings its texts to this many bytes (default: the store's `pageBytes`). */
+  readonly pageBytes?: number;
+  /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
+  readonly confine?: ScanCheck;
+}
+
+export interface ListResult {
+  readonly records: JsonObject[];
+  /**
+   * Without a read filter, `after` continues after the last entry read and `before` goes back from the first
+   * one. With one, they are at the last and first records returned, and sealed; a page cut short by the scan
+   * bound has its `after` (`before` when paging back) at the last entry read instead, sealed at a fixed length.
+   * When nothing was read (with a read filter: returned), both repeat the request's cursor (so polling `after` at
+   * the end keeps its place), or are null.
+   */
+  readonly cursor: { readonly before: string | null; readonly after: string | null };
+  /** The store's timestamp when the request began: send it back as `since` to long-poll for changes. */
+  readonly timestamp: number;
+}
+
+/** A list page whose records are their stored JSON texts. */
+export interface RawListResult {
+  readonly records: string[];
+  readonly cursor: ListResult['cursor'];
+  readonly timestamp: number;
+}
+
+/** A record read as its stored JSON text. */
+export interface RawGetResult {
+  readonly text: string | null;
+  readonly version: number | null;
+  readonly timestamp: number;
+}
+
+export interface GetResult {
+  readonly record: JsonObject | null;
+  /** The timestamp of the commit that wrote this version of the record (null when there is no record). */
+  readonly version: number | null;
+  readonly timestamp: number;
+}
+
+export class RecordReader {
+  readonly #kv: KvStore;
+  readonly #layouts: LayoutCache;
+  readonly #recent: RecentRecords;
+  readonly #pageBytes: number;
+  /** The key of sealed cursors, read (or made) by the first list that needs it. */
+  #cursorKey: Promise<Buffer> | undefined;
+
+  constructor(kv: KvStore, layouts: LayoutCache, recent: RecentRecords, pageBytes: number) {
+    this.#kv = kv;
+    this.#layouts = layouts;
+    this.#recent = recent;
+    this.#pageBytes = byteBudget(pageBytes);
+  }
+
+  // -------------------------------------------------------------------------------------------------------
+  // Reading
+
+  /** The current timestamp: every change so far has a timestamp at most this. */
+  async timestamp(): Promise<number> {
+    return clockTimestamp(await this.#kv.get(clockKey));
+  }
+
+  async get(collectionId: string, id: string): Promise<GetResult> {
+    const { text, version, timestamp } = await this.getJson(collectionId, id);
+    return { record: text === null ? null : (JSON.parse(text) as JsonObject), version, timestamp };
+  }
+
+  /**
+   * The record as this store last committed it, with its version, without reading the database; undefined when
+   * it is not among the recent updates kept (recent-records.ts; a record only created is not kept). Another process may have changed it since: use
+   * it only for a write whose commit expects this version, and read the record when that commit conflicts.
+   */
+  lastCommitted(collectionId: string, id: string): { record: JsonObject; version: number } | undefined {
+    const recent = this.#recent.get(collectionId, id);
+    return recent && { record: JSON.parse(recent.text) as JsonObject, version: recent.version };
+  }
+
+  /** `get`, but the record is its stored JSON text, exactly as `JSON.stringify` wrote it (see `listJson`). */
+  async getJson(collectionId: string, id: string): Promise<RawGetResult> {
+    checkCollectionId(collectionId);
+    checkRecordId(id);
+    // The timestamp is read before (or, on PostgreSQL, with) the record, so that long-polling `since` it cannot
+    // miss a change.
+    const { clock: timestamp, version, text } = await this.#kv.getWithClock(recordKey(collectionId, id));
+    if (version !== undefined && text !== undefined) return { text, version, timestamp };
+    // A record exists only while its collection's layout does (both go in one commit), so the layout is read
+    // only to tell an unknown collection from an unknown record.
+    if (!(await this.#kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
+    return { text: null, version: null, timestamp };
+  }
+
+  /**
+   * `get`, and in the same read the change stamp of the collection `stampOf` (0 when it never changed; see
+   * `ChangeFeed.lastChange`): the service checks its cached schema with the meta collection's stamp, and a write
+   * reads it with the record it changes instead of in a read of its own.
+   */
+  async getWithStamp(collectionId: string, id: string, stampOf: string): Promise<GetResult & { readonly stamp: number }> {
+    checkCollectionId(collectionId);
+    checkRecordId(id);
+    checkCollectionId(stampOf);
+    const [clock, value, stamp] = await this.#kv.getMany([clockKey, recordKey(collectionId, id), collectionChangedKey(stampOf)]);
+    const read = { timestamp: clockTimestamp(clock), stamp: stamp ? decodeU64(stamp) : 0 };
+    if (value) return { record: parseRecord(value), version: decodeU64(value), ...read };
+    // As in getJson: the layout tells an unknown collection from an unknown record.
+    if (!(await this.#kv.get(layoutKey(collectionId)))) throw collectionNotFound(collectionId);
+    return { record: null, version: null, ...read };
+  }
+
+  async list(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<ListResult> {
+    return this.#list(collectionId, query, readFilter, options, (text, parsed) => parsed ?? (JSON.parse(text) as JsonObject));
+  }
+
+  /**
+   * `list`, but each record is its stored JSON text, exactly as `JSON.stringify` wrote it (so a caller can put it
+   * into an answer without parsing and serialising it again). A record is parsed only when the query has
+   * conditions to re-check or a read filter is given.
+   */
+  async listJson(collectionId: string, query: ListQuery = {}, readFilter?: ReadFilter, options: ListOptions = {}): Promise<RawListResult> {
+    return this.#list(collectionId, query, readFilter, options, (text) => text);
+  }
+
+  async #list<T>(
+    collectionId: string,
+    query: ListQuery,
+    readFilter: ReadFilter | undefined,
+    options: ListOptions,
+    /** Makes a result of a record's text, and of the record itself when it was already parsed. */
+    output: (text: string, parsed: JsonObject | undefined) => T,
+  ): Promise<{ records: T[]; cursor: ListResult['cursor']; timestamp: number }> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const limit = parseLimit(query.limit);
+    const given = (cursor: unknown) => cursor !== undefined && cursor !== null && cursor !== '';
+    const hasAfter = given(query.after);
+    const hasBefore = given(query.before);
+    if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
+
+    // The timestamp is read before any record, so that long-polling `since` it cannot miss a change.
+    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clockTimestamp(clock);
+    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    if (isExtendedWhere(query.where)) {
+      const union = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
+      await options.confine?.(unionScanBounds(union));
+      return { ...(await this.#listUnion(indexes, union, query, limit, readFilter, options, output)), timestamp };
+    }
+    const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
+    await options.confine?.(planScanBounds(plan));
+    const prefix = indexes.prefixOf(plan.index);
+    let { gte, lt } = absoluteRange(prefix, plan.range);
+
+    const backward = hasBefore;
+    const requestCursor = hasAfter || hasBefore ? ((backward ? query.before : query.after) as string) : undefined;
+    const scanReverse = plan.reverse !== backward;
+    // With a read filter, the entries read may be the caller's to see or not: the cursors are sealed. A sealed
+    // request cursor is opened whether or not this request has a filter (the caller's permissions may change).
+    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
+    if (requestCursor !== undefined) {
+      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index, sealKey)]);
+      if (!scanReverse) gte = maxKey(gte, keySuccessor(position));
+      else lt = minKey(lt, position);
+    }
+
+    const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
+    const pageBytes = byteBudget(options.pageBytes ?? this.#pageBytes);
+    const records: T[] = [];
+    /** The UTF-8 bytes of the texts of the records in the page. */
+    let bytes = 0;
+    const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
+    // The first and last entries read, and the first and last returned (in the order read). An entry's key is a
+    // function of the record it holds (the commit that replaces a record relies on that to find its old
+    // entries), so the keys the cursors and the next range need are computed from these records instead of being
+    // read with every entry; a record already parsed for the filters is not parsed again for its key.
+    let first: Entry | undefined;
+    let last: Entry | undefined;
+    let firstReturned: Entry | undefined;
+    let lastReturned: Entry | undefined;
+    /**
+     * With a read filter: the latest records read from the last one returned on (from the start when none was),
+     * at most RECENT_KEYS of them, among which a scan-position cursor may step back (scanCursor), never to
+     * before a record returned.
+     */
+    let recent: JsonObject[] = [];
+    const keyOf = (entry: Entry) => indexes.keyOf(plan.index, entry.parsed ?? (JSON.parse(entry.text) as JsonObject));
+    let scanned = 0;
+    /** Whether the range has no entries left past the last one read. */
+    let exhausted = false;
+    while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
+      if (Buffer.compare(gte, lt) >= 0) {
+        exhausted = true;
+        break;
+      }
+      // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
+      // with them, at least 32 entries a round, as some may be left out.
+      const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
+      // Index entries hold a copy of the record, so a page is one range read, however large the collection. The
+      // read stops at the rest of the byte budget too, so it never holds much more than a page's worth of texts.
+      const maxBytes = pageBytes - bytes;
+      const texts = await this.#kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
+      let bytesRead = 0;
+      for (const text of texts) {
+        scanned++;
+        const size = Buffer.byteLength(text);
+        bytesRead += size;
+        const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
+        const entry: Entry = { text, parsed };
+        first ??= entry;
+        last = entry;
+        if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) {
+          if (readFilter) {
+            recent.push(parsed);
+            if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
+          }
+          continue;
+        }
+        records.push(output(text, parsed));
+        firstReturned ??= entry;
+        lastReturned = entry;
+        if (readFilter) recent = [parsed!];
+        bytes += size;
+        if (records.length === limit || bytes >= pageBytes) break;
+      }
+      // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
+      if ((texts.length < want && bytesRead < maxBytes) || last === undefined) {
+        exhausted = true;
+        break;
+      }
+      const lastKey = keyOf(last);
+      if (!scanReverse) gte = keySuccessor(lastKey);
+      else lt = lastKey;
+    }
+
+    if (backward) records.reverse();
+    const position = (entry: Entry) => keyOf(entry).subarray(prefix.length);
+    // Cursors in the order read: `start` goes back from the first entry, `end` on past the last.
+    let start: string | null;
+    let end: string | null;
+    if (!readFilter) {
+      start = first === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(first));
+      end = last === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(last));
+    } else {
+      // Only the records returned, which the caller sees anyway, place the cursors: the answer is the one a store
+      // holding only the records the caller may read would give (docs/store.md, "Lists with a read filter"). The one
+      // exception: the scan bound stopped the read before the page was full and before the range ended. The next
+      // request must go on from there, so `end` is that position, sealed at a fixed length.
+      start = firstReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(firstReturned), sealKey);
+      end = lastReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(lastReturned), sealKey);
+      const cutShort = !exhausted && records.length < limit && bytes < pageBytes;
+      if (cutShort) end = scanCursor(plan.index.id, recent.map((record) => position({ text: '', parsed: record })), sealKey!);
+    }
+    const cursor = backward ? { before: end, after: start } : { before: start, after: end };
+    return { records, cursor, timestamp };
+  }
+
+  /** A page of a union plan (`$ne`, `$in`, `$nin`, `$contains`, `$or`): its ranges merged in order (union-read.ts). */
+  async #listUnion<T>(
+    indexes: CollectionIndexes,
+    plan: UnionPlan,
+    query: ListQuery,
+    limit: number,
+    readFilter: ReadFilter | undefined,
+    options: ListOptions,
+    output: (text: string, parsed: JsonObject | undefined) => T,
+  ): Promise<{ records: T[]; cursor: ListResult['cursor'] }> {
+    const given = (cursor: unknown) => cursor !== undefined && cursor !== null && cursor !== '';
+    const backward = given(query.before);
+    const requestCursor = backward || given(query.after) ? ((backward ? query.before : query.after) as string) : undefined;
+    // As in #list: the entries read may be ones the caller may not see, so with a read filter the cursors are sealed.
+    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
+    const page = await readUnionPage(this.#kv, indexes, plan, {
+      limit,
+      backward,
+      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.order, sealKey),
+      readFilter,
+      scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
+      pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
+      textStart: RECORD_JSON_START,
+      output,
+    });
+    // The cursors follow #list's rules: without a read filter, the entries read; with one, the records returned
+    // (sealed), or, when the scan bound cut the page short, a fixed-length scan cursor (docs/store.md).
+    const at = (key: Buffer | undefined, seal?: Buffer) => (key === undefined ? (requestCursor ?? null) : encodeCursor(plan.order.id, key, seal));
+    let start: string | null;
+    let end: string | null;
+    if (!readFilter) {
+      start = at(page.read.first);
+      end = at(page.read.last);
+    } else {
+      start = at(page.returned.first, sealKey);
+      end = page.cutShort ? scanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
+    }
+    const cursor = backward ? { before: end, after: start } : { before: start, after: end };
+    return { records: page.records, cursor };
+  }
+
+  /**
+   * Plans the query (its where and sort) as `list` would, and hands `check` what it would read, reading nothing:
+   * so a request that will wait before it lists (a long-poll) is refused at once rather than after the wait.
+   */
+  async checkQuery(collectionId: string, query: Pick<ListQuery, 'where' | 'sort'>, check: ScanCheck): Promise<void> {
+    checkCollectionId(collectionId);
+    const layoutBytes = await this.#kv.get(layoutKey(collectionId));
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    if (isExtendedWhere(query.where)) await check(unionScanBounds(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
+    else await check(planScanBounds(planQuery(indexes.layout, indexes.usable, query.where, query.sort)));
+  }
+
+  /**
+   * How many records match the where and pass the read filter. It reads every entry of the query's ranges, so
+   * it stops with 400 `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
+   */
+  async count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clockTimestamp(clock);
+    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    let source: CountSource;
+    if (isExtendedWhere(query.where)) {
+      const union = planUnion(indexes.layout, indexes.usable, query.where, undefined);
+      await options.confine?.(unionScanBounds(union));
+      source = unionCountSource(indexes, union);
+    } else {
+      const plan = planQuery(indexes.layout, indexes.usable, query.where, undefined);
+      await options.confine?.(planScanBounds(plan));
+      const prefix = indexes.prefixOf(plan.index);
+      source = {
+        sources: [{ base: prefix, range: absoluteRange(prefix, plan.range) }],
+        orderKeyOf: (record) => indexes.keyOf(plan.index, record).subarray(prefix.length),
+        matches: (record) => recordMatches(record, plan.conditions),
+        matchesAll: plan.conditions.length === 0,
+      };
+    }
+    const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
+    return { count: await countRecords(this.#kv, source, readFilter, scanLimit, RECORD_JSON_START), timestamp };
+  }
+
+  /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */
+  #sealKey(): Promise<Buffer> {
+    this.#cursorKey ??= this.#loadCursorKey().catch((error: unknown) => {
+      this.#cursorKey = undefined; // the next list tries again
+      throw error;
+    });
+    return this.#cursorKey;
+  }
+
+  async #loadCursorKey(): Promise<Buffer> {
+    const stored = await this.#kv.get(cursorKeyKey);
+    if (stored) return stored;
+    // Servers racing to make it all end with the one committed first: the transaction reads the key under the
+    // commit lock, and writes its own only if there is none yet. (A transaction that writes nothing still
+    // advances the clock, as defineCollection's with an unchanged layout does; this one runs once per database.)
+    const fresh = randomBytes(CURSOR_KEY_BYTES);
+    const { result } = await this.#kv.transact([cursorKeyKey], ([current]) =>
+      current ? { ops: [], result: current } : { ops: [{ kind: 'put', key: cursorKeyKey, value: fresh }], result: fresh },
+    );
+    return result;
+  }
+}
+
+/** An index entry read by a list: its record's text, and the record when it was parsed to be checked. */
+interface Entry {
+  readonly text: string;
+  readonly parsed: JsonObject | undefined;
+}
+
+/**
+ * The cursor of a scan stopped by its bound, at the last entry read (`recent`: the positions of the latest
+ * entries read that the next request may go on from, in the order read, at most RECENT_KEYS). Every such cursor
+ * has one length (SCAN_CURSOR_SIZES.small), so it carries nothing of the entry's values: when the last entry's
+ * position is too long for it, the cursor steps back to the latest entry that fits (the next request reads the
+ * rest again, at most RECENT_KEYS entries). Only when none of them fits is it the large size.
+ */
+function scanCursor(indexId: string, recent: readonly Buffer[], sealKey: Buffer): string {
+  for (let i = recent.length - 1; i >= 0; i--) {
+    const cursor = encodeScanCursor(indexId, recent[i]!, sealKey, SCAN_CURSOR_SIZES.small);
+    if (cursor !== undefined) return cursor;
+  }
+  const last = recent.at(-1)!;
+  // A position longer than any cursor may hold is refused when it comes back, as a plain one of it would be.
+  return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
+}
+
+function unionScanBounds(plan: UnionPlan): ScanBounds {
+  return { ranges: plan.segments.map((segment) => segment.bounds) };
+}
+
+function maxKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) >= 0 ? a : b;
+}
+
+function minKey(a: Buffer, b: Buffer): Buffer {
+  return Buffer.compare(a, b) <= 0 ? a : b;
+}
