@@ -4,6 +4,7 @@
 // (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
 // make safe).
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { describeSettings, resolveSettings } from './config.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_EXPLORER_DIR, startServer } from '../service/index.ts';
@@ -71,7 +72,26 @@ export function registerServe(program: Command): void {
         .choices(['confined', 'filtered'])
         .default('confined'),
     )
-    .action(async (flags: ServeFlags) => {
+    .option('--config <file>', 'a JSON file of settings, such as {"port": 8080, "db": "postgres://..."} (also VELLUM_CONFIG); see docs/deploying.md')
+    .option('--print-config', 'print the effective settings (secrets masked) and where each came from, then exit')
+    .addHelpText(
+      'after',
+      '\nEvery option is also a setting: --private-lists is VELLUM_PRIVATE_LISTS in the environment and "private-lists"\n' +
+        'in the --config file (--no-explorer is VELLUM_EXPLORER=false or "explorer": false; PORT also sets the port).\n' +
+        'A flag wins over the environment, which wins over the config file, which wins over the default.',
+    )
+    .action(async (_flags: unknown, command: Command) => {
+      const resolved = resolveSettings(command, { exclude: ['print-config'], envAliases: { port: ['PORT'] } });
+      if (resolved.errors.length > 0) {
+        for (const line of resolved.errors) process.stderr.write(`vellum serve: ${line}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      if (resolved.values.printConfig) {
+        process.stdout.write(`${describeSettings(resolved.settings).join('\n')}\n`);
+        return;
+      }
+      const flags = resolved.values as unknown as ServeFlags;
       const write = (line: string) => process.stdout.write(`${line}\n`);
       let stop: (signal: Signal) => void = (signal) => {
         process.stderr.write(`vellum serve: ${signal} while starting, stopping\n`);
