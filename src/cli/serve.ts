@@ -1,6 +1,7 @@
 // `vellum serve`: runs the record service. SQLite in `./data` by default, PostgreSQL with `--db`; schema files
-// given with `--schema` are checked and installed at start (each collection as `<namespace>/<Name>`). Prints
-// the address, then one line per request; SIGTERM or SIGINT lets in-flight requests finish and closes the store
+// given with `--schema` are checked and installed at start (each collection as `<namespace>/<Name>`). Every flag
+// is also a setting from the environment or a config file (config.ts). Logs the address, then one entry per
+// request (JSON lines, or readable lines on a terminal: service/log.ts); SIGTERM or SIGINT lets in-flight requests finish and closes the store
 // (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
 // make safe).
 import { InvalidArgumentError, Option, type Command } from 'commander';
@@ -8,6 +9,8 @@ import { describeSettings, resolveSettings } from './config.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEFAULT_EXPLORER_DIR, startServer } from '../service/index.ts';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../service/log.ts';
+import type { LevelWithSilent } from 'pino';
 
 interface ServeFlags {
   port: number;
@@ -19,6 +22,8 @@ interface ServeFlags {
   quiet?: boolean;
   explorer: boolean;
   privateLists: 'confined' | 'filtered';
+  logLevel: LevelWithSilent;
+  logFormat: LogFormat;
 }
 
 function portNumber(text: string): number {
@@ -72,6 +77,8 @@ export function registerServe(program: Command): void {
         .choices(['confined', 'filtered'])
         .default('confined'),
     )
+    .addOption(new Option('--log-level <level>', 'the least level logged').choices(LOG_LEVELS).default('info'))
+    .addOption(new Option('--log-format <format>', 'log entries as JSON lines, or as readable text (auto: text on a terminal)').choices(LOG_FORMATS).default('auto'))
     .option('--config <file>', 'a JSON file of settings, such as {"port": 8080, "db": "postgres://..."} (also VELLUM_CONFIG); see docs/deploying.md')
     .option('--print-config', 'print the effective settings (secrets masked) and where each came from, then exit')
     .addHelpText(
@@ -92,7 +99,7 @@ export function registerServe(program: Command): void {
         return;
       }
       const flags = resolved.values as unknown as ServeFlags;
-      const write = (line: string) => process.stdout.write(`${line}\n`);
+      const logger = createLogger({ level: flags.logLevel, format: flags.logFormat });
       let stop: (signal: Signal) => void = (signal) => {
         process.stderr.write(`vellum serve: ${signal} while starting, stopping\n`);
         process.exit(128 + SIGNAL_NUMBERS[signal]);
@@ -111,9 +118,9 @@ export function registerServe(program: Command): void {
           namespace: flags.namespace,
           explorer: flags.explorer ? {} : false,
           privateLists: flags.privateLists,
-          // Quiet: no per-request line, so no per-request hook either; internal errors still go to stderr.
+          // Quiet: no per-request entry, so no per-request hook either; other entries (internal errors) still go out.
           logRequests: !flags.quiet,
-          log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,
+          logger,
         });
       } catch (error) {
         process.stderr.write(`vellum serve: ${(error as Error).message}\n`);
@@ -122,22 +129,22 @@ export function registerServe(program: Command): void {
         process.off('SIGINT', onSignal);
         return;
       }
-      write(`vellum serve: listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
+      logger.info(`listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
       if (flags.explorer) {
         const built = existsSync(join(DEFAULT_EXPLORER_DIR, 'index.html'));
-        write(`vellum serve: explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);
+        logger.info(`explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);
       }
       stop = (signal) => {
         stop = (again) => {
           process.stderr.write(`vellum serve: ${again} again, stopping now without waiting for in-flight requests\n`);
           process.exit(1);
         };
-        write(`vellum serve: ${signal}, finishing in-flight requests`);
+        logger.info(`${signal}, finishing in-flight requests`);
         server
           .close()
           .then(() => {
-            write('vellum serve: stopped');
-            process.exit(0);
+            logger.info('stopped');
+            logger.flush(() => process.exit(0));
           })
           .catch((error: unknown) => {
             process.stderr.write(`vellum serve: error while stopping: ${(error as Error).message}\n`);

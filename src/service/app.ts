@@ -1,5 +1,6 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
-// the routes and a one-line log per request. `buildApp` makes the app; `server.ts` runs it.
+// the routes, request ids and a structured log entry per request (log.ts). `buildApp` makes the app;
+// `server.ts` runs it.
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,6 +12,7 @@ import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
 import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
+import { logInternalError, loggedUrl, logRequest, requestIdOf, silentLogger, type Logger } from './log.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
 import { DEFAULT_MAX_STREAMS } from './stream.ts';
@@ -27,9 +29,9 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface AppOptions {
   service: RecordService;
   bodyLimit?: number;
-  /** Receives one line per request (`POST /v0/... 200 3.1ms`) and the details of internal errors. */
-  log?: (line: string) => void;
-  /** false: `log` receives internal errors only, and no per-request hook runs at all (default true). */
+  /** Receives an entry per request, stream and long-poll (log.ts), and the details of internal errors. */
+  logger?: Logger;
+  /** false: `logger` receives internal errors only, and no per-request hook runs at all (default true). */
   logRequests?: boolean;
   /** Aborted when the server shuts down (long-polls then end at once). */
   shutdown?: AbortSignal;
@@ -61,12 +63,12 @@ export interface AppOptions {
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
-  const log = options.log ?? (() => {});
+  const logger = options.logger ?? silentLogger();
   const shutdown = options.shutdown ?? new AbortController().signal;
-  const logRequests = options.log !== undefined && options.logRequests !== false;
+  const logRequests = options.logger !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastContext = { service: options.service, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const fastContext = { service: options.service, shutdown, closing: () => closing, logger, logRequests };
   const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
     const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
     return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
@@ -78,9 +80,11 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
     frameworkErrors: (error, request, reply) => {
       addOriginHeaders(request, reply); // no hook runs for these
-      sendError(reply, error, request, log);
-      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
+      reply.header('x-request-id', request.id);
+      sendError(reply, error, request, logger);
+      if (logRequests) logRequest(logger, requestEntry(request, reply, undefined));
     },
+    genReqId: requestIdOf,
     requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
@@ -115,38 +119,69 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, logger, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
   // CORS headers, and while shutting down, closing the connection after the answer: a kept-alive connection
   // that becomes idle after the server began closing would otherwise hold the shutdown until its keep-alive
   // timeout.
+  app.decorateRequest('signer', undefined);
+  app.decorateRequest('errorReason', undefined);
+  app.decorateRequest('streamed', false);
   app.addHook('onSend', (request, reply, payload, done) => {
     addOriginHeaders(request, reply);
+    reply.header('x-request-id', request.id);
     if (shutdown.aborted) reply.header('connection', 'close');
     done(null, payload);
   });
 
-  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
+  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, logger));
   app.setNotFoundHandler((request, reply) => {
     reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
   });
 
   if (logRequests) {
     app.addHook('onResponse', (request, reply, done) => {
-      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      // A stream logs its own opening and end (routes.ts): its end is not always an answer handed over.
+      if (!request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url));
       done();
     });
   }
   return app;
 }
 
-function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
+function requestEntry(request: FastifyRequest, reply: FastifyReply, route: string | undefined) {
+  return {
+    reqId: request.id,
+    method: request.method,
+    url: loggedUrl(request.url),
+    route,
+    status: reply.statusCode,
+    ms: reply.elapsedTime,
+    client: request.ip,
+    signer: request.signer,
+    reason: request.errorReason,
+  };
+}
+
+function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, logger: Logger): void {
   const { status, body, internal } = toErrorResponse(error);
+  request.errorReason = body.error.reason;
   if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
-  if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+  if (internal) logInternalError(logger, { reqId: request.id, method: request.method, url: request.url }, error);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signer's public key (hex) once a signed request's signature is checked: for the log. */
+    signer: string | undefined;
+    /** The error envelope's reason of an answer that is an error: for the log. */
+    errorReason: string | undefined;
+    /** Whether the request became a push stream (which logs its own opening and end). */
+    streamed: boolean;
+  }
 }
 
 function pathOf(url: string): string {

@@ -13,6 +13,7 @@ import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
+import { loggedUrl, type Logger } from './log.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
 import { authenticate, type Caller } from './signature.ts';
@@ -25,6 +26,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface RouteContext {
   service: RecordService;
+  /** Where streams and long-polls log their opening and end. */
+  logger: Logger;
   /** Aborted when the server shuts down: waiting long-polls then answer 304 at once. */
   shutdown: AbortSignal;
   now: () => number;
@@ -46,8 +49,15 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
-  return authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
+async function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
+  const caller = await authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
+  if (caller.publicKey) request.signer = caller.publicKey.toHex();
+  return caller;
+}
+
+/** What a stream's or long-poll's log entries say of their request. */
+function waitEntry(request: FastifyRequest) {
+  return { reqId: request.id, url: loggedUrl(request.url), route: request.routeOptions.url, client: request.ip, signer: request.signer };
 }
 
 function param(request: FastifyRequest, name: keyof RecordParams): string {
@@ -71,13 +81,18 @@ function setTimestamp(reply: FastifyReply, timestamp: number): void {
  * Waits for a change after `since`; true when there was one. A client that goes away, or the server shutting
  * down, ends the wait early (as "no change").
  */
-async function waitForChange(context: RouteContext, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
+async function waitForChange(context: RouteContext, request: FastifyRequest, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
   const client = watchClient(reply);
+  const started = performance.now();
+  context.logger.info({ ...waitEntry(request), waitMs: poll.waitMs }, 'long-poll open');
+  let changed = false;
   try {
     const signal = AbortSignal.any([client.gone, context.shutdown]);
-    const changed = await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal);
-    return changed !== null;
+    changed = (await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal)) !== null;
+    return changed;
   } finally {
+    const ended = changed ? 'change' : client.gone.aborted ? 'client gone' : context.shutdown.aborted ? 'shutdown' : 'no change';
+    context.logger.info({ reqId: request.id, ms: Math.round(performance.now() - started), ended }, 'long-poll close');
     client.stop();
   }
 }
@@ -99,25 +114,30 @@ function watchClient(reply: FastifyReply): { gone: AbortSignal; stop: () => void
  * one is an ordinary error answer; then the reply is taken over from fastify and written to until the client
  * goes away or the server shuts down (which ends the stream at once).
  */
-async function serveStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+async function serveStream(context: RouteContext, request: FastifyRequest, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const { streams } = context;
   if (streams.open >= streams.max) throw tooManyStreams(streams.max);
   streams.open++;
   try {
-    await followStream(context, reply, stream);
+    await followStream(context, request, reply, stream);
   } finally {
     streams.open--;
   }
 }
 
-async function followStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+async function followStream(context: RouteContext, request: FastifyRequest, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const prepared = await prepareStream(context.service, stream);
   const raw = reply.raw;
   const client = watchClient(reply);
   const signal = AbortSignal.any([client.gone, context.shutdown]);
   reply.hijack();
+  // The stream logs its opening and its end itself: a client that goes away ends it with no answer handed over.
+  request.streamed = true;
+  const started = performance.now();
+  context.logger.info(waitEntry(request), 'stream open');
   // The headers set so far (CORS) go out too: fastify no longer sends them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
+  raw.setHeader('x-request-id', request.id);
   raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   const write = (text: string) =>
     new Promise<void>((resolve) => {
@@ -130,16 +150,20 @@ async function followStream(context: RouteContext, reply: FastifyReply, stream: 
       raw.once('drain', done);
       signal.addEventListener('abort', done, { once: true });
     });
+  let reason: string | undefined;
   try {
     await runStream(context.service, prepared, { write, signal });
   } catch (error) {
     if (!signal.aborted) {
       const { body } = toErrorResponse(error);
+      reason = body.error.reason;
       await write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }
   } finally {
     client.stop();
     raw.end();
+    const ended = reason !== undefined ? 'error' : client.gone.aborted ? 'client gone' : context.shutdown.aborted ? 'shutdown' : 'end';
+    context.logger.info({ reqId: request.id, ms: Math.round(performance.now() - started), ended, reason }, 'stream close');
   }
 }
 
@@ -166,12 +190,12 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const caller = await callerOf(request, context);
     if (stream) {
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, reply, { target: { collectionId }, query, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId }, query, caller, resumeAfter });
     }
     if (longPoll) {
       // A list the service would refuse is refused now, not after the wait.
       await service.assertList(collectionId, count ? { where: query.where } : query, caller, count ? 'count' : 'list');
-      if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
+      if (!(await waitForChange(context, request, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
     }
     if (count) {
       const counted = await service.count(collectionId, query.where, caller);
@@ -193,11 +217,11 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     if (stream) {
       await service.assertCollection(collectionId);
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
     }
     if (longPoll) {
       await service.assertCollection(collectionId);
-      if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
+      if (!(await waitForChange(context, request, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
     }
     const { json, timestamp } = await service.get(collectionId, id, caller);
     setTimestamp(reply, timestamp);

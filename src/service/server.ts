@@ -8,6 +8,7 @@ import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
 import type { ExplorerOptions } from './explorer.ts';
+import type { Logger } from './log.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService, type PrivateLists } from './records.ts';
@@ -26,8 +27,9 @@ export interface ServerOptions {
   schemaFiles?: readonly string[];
   namespace?: string;
   bodyLimit?: number;
-  log?: (line: string) => void;
-  /** false: no line per request (`vellum serve --quiet`); `log` still receives internal errors (default true). */
+  /** The log (log.ts): requests, streams, schema installs, internal errors; none by default. */
+  logger?: Logger;
+  /** false: no entry per request (`vellum serve --quiet`); `logger` still receives internal errors (default true). */
   logRequests?: boolean;
   now?: () => number;
   /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
@@ -161,18 +163,18 @@ export async function installSchemaFiles(service: RecordService, files: readonly
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? (() => {});
+  const logger = options.logger;
   const store = await openStore(options);
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
   try {
     const service = new RecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
     await service.initialise();
-    for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) log(line);
+    for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) logger?.info(line);
     app = buildApp({
       service,
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
-      log: options.log,
+      logger,
       logRequests: options.logRequests,
       shutdown: shutdown.signal,
       now: options.now,
@@ -203,7 +205,7 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
           // A client that never finishes sending its request would keep the server open for Node's request
           // timeout (5 minutes): past the grace period its connection is closed.
           const grace = setTimeout(() => {
-            log(`requests still in flight after ${options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS} ms: closing their connections`);
+            logger?.warn(`requests still in flight after ${options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS} ms: closing their connections`);
             app!.server.closeAllConnections();
           }, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
           try {
