@@ -24,6 +24,9 @@ interface ServeFlags {
   privateLists: 'confined' | 'filtered';
   logLevel: LevelWithSilent;
   logFormat: LogFormat;
+  drainDelay: number;
+  metrics: boolean;
+  metricsPort?: number;
 }
 
 function portNumber(text: string): number {
@@ -43,6 +46,12 @@ function databaseUrl(text: string): string {
     throw new InvalidArgumentError('expected a postgres:// or postgresql:// URL, such as postgres://user:password@host:5432/database');
   }
   return text;
+}
+
+function milliseconds(text: string): number {
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms > 600_000) throw new InvalidArgumentError('expected a whole number of milliseconds from 0 to 600000');
+  return ms;
 }
 
 /** Collection ids are `<namespace>/<Name>`: a namespace of `/`-separated parts, none empty. */
@@ -79,6 +88,9 @@ export function registerServe(program: Command): void {
     )
     .addOption(new Option('--log-level <level>', 'the least level logged').choices(LOG_LEVELS).default('info'))
     .addOption(new Option('--log-format <format>', 'log entries as JSON lines, or as readable text (auto: text on a terminal)').choices(LOG_FORMATS).default('auto'))
+    .option('--drain-delay <ms>', 'on SIGTERM, go on serving this long with /v0/ready answering 503 before stopping (for a load balancer to notice)', milliseconds, 0)
+    .option('--no-metrics', 'do not serve Prometheus metrics at /metrics')
+    .option('--metrics-port <n>', 'serve /metrics on this port (of --host) instead of the service port', portNumber)
     .option('--config <file>', 'a JSON file of settings, such as {"port": 8080, "db": "postgres://..."} (also VELLUM_CONFIG); see docs/deploying.md')
     .option('--print-config', 'print the effective settings (secrets masked) and where each came from, then exit')
     .addHelpText(
@@ -118,6 +130,9 @@ export function registerServe(program: Command): void {
           namespace: flags.namespace,
           explorer: flags.explorer ? {} : false,
           privateLists: flags.privateLists,
+          drainDelayMs: flags.drainDelay,
+          metrics: flags.metrics,
+          ...(flags.metrics && flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
           // Quiet: no per-request entry, so no per-request hook either; other entries (internal errors) still go out.
           logRequests: !flags.quiet,
           logger,
@@ -130,6 +145,7 @@ export function registerServe(program: Command): void {
         return;
       }
       logger.info(`listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
+      if (server.metricsUrl) logger.info(`metrics at ${server.metricsUrl}`);
       if (flags.explorer) {
         const built = existsSync(join(DEFAULT_EXPLORER_DIR, 'index.html'));
         logger.info(`explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);

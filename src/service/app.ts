@@ -12,6 +12,7 @@ import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
 import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges } from './http-edges.ts';
+import type { ServiceMetrics } from './metrics.ts';
 import { logInternalError, loggedUrl, logRequest, requestIdOf, silentLogger, type Logger } from './log.ts';
 import type { RecordService } from './records.ts';
 import { registerRoutes } from './routes.ts';
@@ -33,6 +34,10 @@ export interface AppOptions {
   logger?: Logger;
   /** false: `logger` receives internal errors only, and no per-request hook runs at all (default true). */
   logRequests?: boolean;
+  /** Counts requests, streams, long-polls and signature checks (metrics.ts); none by default. */
+  metrics?: ServiceMetrics;
+  /** Whether the app answers `GET /metrics` with `metrics` (default true when `metrics` is given). */
+  metricsRoute?: boolean;
   /** Aborted when the server shuts down (long-polls then end at once). */
   shutdown?: AbortSignal;
   /** The server clock in ms, for signature time windows (tests move it). */
@@ -68,7 +73,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const logRequests = options.logger !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-  const fastContext = { service: options.service, shutdown, closing: () => closing, logger, logRequests };
+  const { metrics } = options;
+  const fastContext = { service: options.service, shutdown, closing: () => closing, logger, logRequests, metrics };
   const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
     const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
     return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
@@ -83,6 +89,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
       reply.header('x-request-id', request.id);
       sendError(reply, error, request, logger);
       if (logRequests) logRequest(logger, requestEntry(request, reply, undefined));
+      metrics?.request(request.method, undefined, reply.statusCode, reply.elapsedTime);
     },
     genReqId: requestIdOf,
     requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -119,7 +126,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, logger, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, logger, metrics, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
@@ -141,10 +148,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
     reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } });
   });
 
-  if (logRequests) {
+  if (metrics && options.metricsRoute !== false) {
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await metrics.text();
+      return reply.type(contentType).send(body);
+    });
+  }
+  if (logRequests || metrics) {
     app.addHook('onResponse', (request, reply, done) => {
       // A stream logs its own opening and end (routes.ts): its end is not always an answer handed over.
-      if (!request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url));
+      if (logRequests && !request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url));
+      metrics?.request(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
       done();
     });
   }

@@ -23,6 +23,7 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { EXPOSED_HEADERS } from './cors.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
+import type { ServiceMetrics } from './metrics.ts';
 import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
 import { decodeSegment, SEGMENT } from './fast-get.ts';
 import type { RecordService } from './records.ts';
@@ -42,6 +43,8 @@ export interface FastCallContext {
   logger: Logger;
   /** Whether each request is logged, as app.ts's onResponse hook logs it. */
   logRequests: boolean;
+  /** Counts each answer, as app.ts's onResponse hook does. */
+  metrics?: ServiceMetrics;
 }
 
 const CALL_PATH = new RegExp(`^/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})$`);
@@ -97,6 +100,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     }
     response.writeHead(status, headers);
     response.end(body);
+    context.metrics?.request('POST', CALL_ROUTE, status, performance.now() - started);
   };
 
   const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, reqId: string): Promise<Outcome> => {

@@ -22,6 +22,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampToSeconds } from '../store/index.ts';
 import { EXPOSED_HEADERS } from './cors.ts';
 import { MAX_PARAM_LENGTH } from './errors.ts';
+import type { ServiceMetrics } from './metrics.ts';
 import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
 import type { RecordService } from './records.ts';
 import { recordEnvelope } from './routes.ts';
@@ -38,6 +39,8 @@ export interface FastGetContext {
   logger: Logger;
   /** Whether each request is logged, as app.ts's onResponse hook logs it. */
   logRequests: boolean;
+  /** Counts each answer, as app.ts's onResponse hook does. */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -93,6 +96,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     }
     response.writeHead(200, headers);
     response.end(body);
+    context.metrics?.request('GET', GET_ROUTE, 200, performance.now() - started);
   };
 
   return (request, response) => {

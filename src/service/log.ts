@@ -9,6 +9,7 @@
 // logged at level error, any other at info.
 
 import { randomUUID } from 'node:crypto';
+import { writeSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 
@@ -27,8 +28,8 @@ export interface LoggerOptions {
 }
 
 /**
- * The logger `vellum serve` writes with. JSON lines go out through an asynchronous buffered writer (a line is not a
- * system call of its own under load); pino flushes it when the process exits.
+ * The logger `vellum serve` writes with. JSON lines are gathered and written once per turn of the event loop
+ * (`BatchedFile`): a write per line cost a get 3-4 µs of CPU, more than making the line.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stdout;
@@ -36,7 +37,56 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const settings = { level: options.level ?? 'info', base: undefined, formatters: { level: (label: string) => ({ level: label }) } };
   if (format === 'text') return pino(settings, textStream(destination));
   const fd = (destination as NodeJS.WriteStream & { fd?: number }).fd;
-  return pino(settings, fd === undefined ? destination : pino.destination({ fd, sync: false }));
+  return pino(settings, fd === undefined ? destination : new BatchedFile(fd));
+}
+
+/** Something to wait on for 10 ms while a full pipe empties. */
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
+
+/** The most text gathered before it is written at once. */
+const BATCH_CHARS = 64 * 1024;
+
+/**
+ * A pino destination writing to a file descriptor: lines are gathered and written together at the end of the
+ * event loop's turn (setImmediate), or at once past BATCH_CHARS. The write is synchronous, as pino's default
+ * destination's is: a reader that falls behind (a full pipe) slows the server rather than growing its memory,
+ * and nothing is lost when the process exits (an exit handler writes what is left).
+ */
+export class BatchedFile implements DestinationStream {
+  #pending = '';
+  #scheduled = false;
+  readonly #fd: number;
+
+  constructor(fd: number) {
+    this.#fd = fd;
+    process.on('exit', () => this.flushSync());
+  }
+
+  write(line: string): void {
+    this.#pending += line;
+    if (this.#pending.length >= BATCH_CHARS) this.flushSync();
+    else if (!this.#scheduled) {
+      this.#scheduled = true;
+      setImmediate(() => this.flushSync());
+    }
+  }
+
+  flushSync(): void {
+    this.#scheduled = false;
+    if (this.#pending === '') return;
+    const text = this.#pending;
+    this.#pending = '';
+    const bytes = Buffer.from(text);
+    for (let written = 0; written < bytes.length; ) {
+      try {
+        written += writeSync(this.#fd, bytes, written);
+      } catch (error) {
+        // A non-blocking pipe that is full: try again (as pino's sonic-boom does); any other error drops the text.
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+        Atomics.wait(PAUSE, 0, 0, 10);
+      }
+    }
+  }
 }
 
 /** The request id: the client's X-Request-Id when it is 1-200 visible ASCII characters, else a new UUID. */

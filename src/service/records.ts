@@ -6,6 +6,8 @@
 // serialise exactly as if they had run one after the other. Calls on one record from this process also wait for each other (record-queue.ts), so conflicts come
 // only from other processes, and running out of attempts means overload, not contention.
 
+import type { WriteMetrics } from './metrics.ts';
+import { Readiness } from './readiness.ts';
 import { PublicKey } from '../auth/index.ts';
 import {
   DEFAULT_LIMITS,
@@ -53,6 +55,8 @@ export interface RecordServiceOptions {
    * "Private records in lists" says.
    */
   privateLists?: PrivateLists;
+  /** Told of each commit, conflict, retry and run's gas (metrics.ts). */
+  metrics?: WriteMetrics;
 }
 
 export type PrivateLists = 'confined' | 'filtered';
@@ -65,9 +69,12 @@ export interface GetAnswer {
 
 export class RecordService {
   readonly store: RecordStore;
+  /** Whether this server should get traffic (`GET /v0/ready`); a migration marks it not ready while it switches. */
+  readonly readiness = new Readiness();
   readonly collections: CollectionRegistry;
   readonly #limits: Partial<ExecutionLimits>;
   readonly #maxAttempts: number;
+  readonly #metrics: WriteMetrics | undefined;
   readonly #delegateLoadsPerRequest: number;
   readonly #privateLists: PrivateLists;
   readonly #queue = new RecordQueue();
@@ -77,6 +84,7 @@ export class RecordService {
     this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
+    this.#metrics = options.metrics;
     this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
     this.#privateLists = options.privateLists ?? 'confined';
     if (this.#privateLists !== 'confined' && this.#privateLists !== 'filtered') {
@@ -210,6 +218,7 @@ export class RecordService {
     const reads = new ReadSet();
     const loaded = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail', reads), reads);
     const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
+    this.#metrics?.gasUsed('constructor', result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, changed } = result.transition;
     if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
@@ -294,6 +303,7 @@ export class RecordService {
     }
     const loaded = await this.#loadRecordArguments(collection, functionName, args, caller, loader, reads);
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
+    this.#metrics?.gasUsed(functionName, result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, deleted, changed } = result.transition;
     const writes: Write[] = [];
@@ -531,6 +541,7 @@ export class RecordService {
     if (writes.length === 0 && !caller.claim) return false;
     try {
       await this.store.commit({ writes, expect, expectStamps, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
+      this.#metrics?.committed();
       return true;
     } catch (error) {
       // (A replayed signed create is reported by the store as a replay: it checks the claim first.)
@@ -546,7 +557,9 @@ export class RecordService {
       try {
         return await operation();
       } catch (error) {
+        if (error instanceof ConflictError) this.#metrics?.conflicted();
         if (!(error instanceof ConflictError) || attempt >= this.#maxAttempts) throw error;
+        this.#metrics?.retried();
         await new Promise((resolve) => setTimeout(resolve, conflictPause(attempt)));
       }
     }

@@ -5,7 +5,8 @@
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
 //   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
-// plus GET / (JSON; for a browser, a page linking to the explorer) and GET /v0/health. Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
+// plus GET / (JSON; for a browser, a page linking to the explorer), GET /v0/health (liveness) and GET /v0/ready
+// (readiness: 503 {"error", "reasons"} when not ready, readiness.ts). Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -14,6 +15,7 @@ import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
 import { loggedUrl, type Logger } from './log.ts';
+import type { ServiceMetrics } from './metrics.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
 import { authenticate, type Caller } from './signature.ts';
@@ -28,6 +30,8 @@ export interface RouteContext {
   service: RecordService;
   /** Where streams and long-polls log their opening and end. */
   logger: Logger;
+  /** Counts open streams and long-polls, and signature checks. */
+  metrics?: ServiceMetrics;
   /** Aborted when the server shuts down: waiting long-polls then answer 304 at once. */
   shutdown: AbortSignal;
   now: () => number;
@@ -50,8 +54,17 @@ function rawBody(request: FastifyRequest): string {
 }
 
 async function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
-  const caller = await authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
-  if (caller.publicKey) request.signer = caller.publicKey.toHex();
+  let caller: Caller;
+  try {
+    caller = await authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
+  } catch (error) {
+    context.metrics?.signatureChecked(false);
+    throw error;
+  }
+  if (caller.publicKey) {
+    request.signer = caller.publicKey.toHex();
+    context.metrics?.signatureChecked(true);
+  }
   return caller;
 }
 
@@ -85,6 +98,7 @@ async function waitForChange(context: RouteContext, request: FastifyRequest, rep
   const client = watchClient(reply);
   const started = performance.now();
   context.logger.info({ ...waitEntry(request), waitMs: poll.waitMs }, 'long-poll open');
+  context.metrics?.longPolls.inc();
   let changed = false;
   try {
     const signal = AbortSignal.any([client.gone, context.shutdown]);
@@ -93,6 +107,7 @@ async function waitForChange(context: RouteContext, request: FastifyRequest, rep
   } finally {
     const ended = changed ? 'change' : client.gone.aborted ? 'client gone' : context.shutdown.aborted ? 'shutdown' : 'no change';
     context.logger.info({ reqId: request.id, ms: Math.round(performance.now() - started), ended }, 'long-poll close');
+    context.metrics?.longPolls.dec();
     client.stop();
   }
 }
@@ -118,10 +133,12 @@ async function serveStream(context: RouteContext, request: FastifyRequest, reply
   const { streams } = context;
   if (streams.open >= streams.max) throw tooManyStreams(streams.max);
   streams.open++;
+  context.metrics?.streams.inc();
   try {
     await followStream(context, request, reply, stream);
   } finally {
     streams.open--;
+    context.metrics?.streams.dec();
   }
 }
 
@@ -167,6 +184,11 @@ async function followStream(context: RouteContext, request: FastifyRequest, repl
   }
 }
 
+/** Not ready: 503, never cached. */
+function request503(reply: FastifyReply): void {
+  reply.code(503).header('cache-control', 'no-store');
+}
+
 function notModified(reply: FastifyReply, poll: LongPoll): FastifyReply {
   setTimestamp(reply, poll.since);
   return reply.code(304).send();
@@ -183,6 +205,14 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     return wantsHtml(request) ? reply.type('text/html; charset=utf-8').send(homePage(about)) : about;
   });
   app.get('/v0/health', async () => ({ status: 'OK' }));
+  app.get('/v0/ready', async (request, reply) => {
+    const reasons = await service.readiness.check(service.store);
+    if (reasons.length === 0) return { status: 'ready' };
+    const error = { code: 'unavailable', reason: 'service/not-ready', message: `not ready: ${reasons.join('; ')}` };
+    request.errorReason = error.reason;
+    request503(reply);
+    return reply.type(JSON_TYPE).send(JSON.stringify({ error, reasons }));
+  });
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');

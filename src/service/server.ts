@@ -2,6 +2,8 @@
 // and shut down cleanly (long-polls end, in-flight requests finish, then the store closes).
 
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
@@ -9,6 +11,7 @@ import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/i
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import type { Logger } from './log.ts';
+import { createMetricsServer, ServiceMetrics } from './metrics.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService, type PrivateLists } from './records.ts';
@@ -34,6 +37,15 @@ export interface ServerOptions {
   now?: () => number;
   /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
   shutdownGraceMs?: number;
+  /**
+   * How long `close()` goes on serving, with `/v0/ready` answering 503 (draining), before it stops taking requests
+   * (default 0): the time a load balancer needs to see the server is not ready and send new requests elsewhere.
+   */
+  drainDelayMs?: number;
+  /** Prometheus metrics (metrics.ts) at `GET /metrics` (default false). */
+  metrics?: boolean;
+  /** Serve the metrics on this port of `host` instead of the service's (0: any free port); implies `metrics`. */
+  metricsPort?: number;
   /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
   explorer?: ExplorerOptions | false;
   /** The most push-update streams open at once (default 1000; see AppOptions). */
@@ -54,6 +66,9 @@ export interface RunningServer {
   /** `http://host:port` */
   url: string;
   port: number;
+  /** `http://host:port/metrics` when metrics are served. */
+  metricsUrl?: string;
+  metrics?: ServiceMetrics;
   app: FastifyInstance;
   service: RecordService;
   close(): Promise<void>;
@@ -167,14 +182,19 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   const store = await openStore(options);
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
+  let metricsServer: Server | undefined;
   try {
-    const service = new RecordService(store, options.privateLists === undefined ? {} : { privateLists: options.privateLists });
+    const metrics = options.metrics || options.metricsPort !== undefined ? new ServiceMetrics() : undefined;
+    metrics?.watchStore(store);
+    const service = new RecordService(store, { ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }), metrics });
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) logger?.info(line);
     app = buildApp({
       service,
       bodyLimit: options.bodyLimit ?? DEFAULT_BODY_LIMIT,
       logger,
+      metrics,
+      metricsRoute: options.metricsPort === undefined,
       logRequests: options.logRequests,
       shutdown: shutdown.signal,
       now: options.now,
@@ -192,14 +212,28 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
+    let metricsUrl = metrics ? `http://${shownHost}:${port}/metrics` : undefined;
+    if (metrics && options.metricsPort !== undefined) {
+      metricsServer = createMetricsServer(metrics);
+      const listening = metricsServer;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', (error) => reject(new Error(`cannot listen on ${shownHost}:${options.metricsPort} for metrics: ${listenFailure(error)}`)));
+        listening.listen(options.metricsPort, host, () => resolve());
+      });
+      metricsUrl = `http://${shownHost}:${(metricsServer.address() as AddressInfo).port}/metrics`;
+    }
     let closing: Promise<void> | undefined;
     const running: RunningServer = {
       url: `http://${shownHost}:${port}`,
       port,
+      metricsUrl,
+      metrics,
       app,
       service,
       close: () =>
         (closing ??= (async () => {
+          service.readiness.drain();
+          if (options.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
           shutdown.abort();
           unused.closeWhileShuttingDown();
           // A client that never finishes sending its request would keep the server open for Node's request
@@ -214,11 +248,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             clearTimeout(grace);
             unused.stop();
           }
+          if (metricsServer) await new Promise((resolve) => metricsServer!.close(resolve));
           await store.close();
         })()),
     };
     return running;
   } catch (error) {
+    metricsServer?.close();
     await app?.close().catch(() => {});
     await store.close().catch(() => {});
     throw error;
