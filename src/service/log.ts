@@ -5,8 +5,8 @@
 // answer carries it back in X-Request-Id), `method`, `url`, `route` (the route's pattern), `status`, `ms` (from
 // the request's arrival to its answer handed to the system), `client` (the peer address), `signer` (the
 // public key of a signed request) and `reason` (the error envelope's reason of an answer that is an error).
-// Requests answered before fastify (fast-get.ts, fast-call.ts) log the same entry. An answer of 500 or more is
-// logged at level error, any other at info.
+// Requests answered before fastify (fast-get.ts, fast-call.ts) log the same entry. An answer of 503 is logged at
+// level warn, any other of 500 or more at error, the rest at info.
 
 import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
@@ -116,7 +116,10 @@ export interface RequestEntry {
 /** Logs a request's entry. */
 export function logRequest(logger: Logger, entry: RequestEntry): void {
   entry.ms = Math.round(entry.ms * 100) / 100;
-  if (entry.status >= 500) logger.error(entry, 'request');
+  // 503 is the service saying it cannot serve now (not ready, draining, too many streams, the database away):
+  // a warning; any other 5xx is an error.
+  if (entry.status === 503) logger.warn(entry, 'request');
+  else if (entry.status >= 500) logger.error(entry, 'request');
   else logger.info(entry, 'request');
 }
 
