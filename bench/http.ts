@@ -23,6 +23,7 @@ import { RecordService } from '../src/service/index.ts';
 import { openSqliteStore } from '../src/store/index.ts';
 import { row, type BenchRow } from './harness.ts';
 import { LoadDriver } from './load-client.ts';
+import { limiterCost } from './rate-limit-cost.ts';
 import type { Post } from './signed-posts.ts';
 
 const SUITE = 'http';
@@ -230,7 +231,10 @@ export default async function http(): Promise<BenchRow[]> {
     const node = from === 'dist' ? [] : ['--import', 'tsx'];
     const authModule = from === 'dist' ? join(ROOT, 'dist/auth/index.js') : join(ROOT, 'src/auth/index.ts');
     const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
-    servers.push(await startServer('Vellum', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--quiet']));
+    // The rate limits on (the default) but out of reach of the load, all from one address: the limiter's work is
+    // in every figure, and the row "rate limiter per get" below gives its share.
+    const unreachable = ['--reads-per-key', '--reads-per-address', '--writes-per-key', '--writes-per-address', '--signatures-per-address', '--gas-per-minute'].flatMap((flag) => [flag, '1000000000000']);
+    servers.push(await startServer('Vellum', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--quiet', ...unreachable]));
     const handWrittenFile = join(dir, 'hand-written.sqlite');
     const withFeedFile = join(dir, 'hand-written-feed.sqlite');
     servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', handWrittenFile, authModule, String(RECORDS)]));
@@ -313,6 +317,13 @@ export default async function http(): Promise<BenchRow[]> {
         feedWrites += ROUNDS * WRITES;
         await checkFeedRecords(handWritten, withFeed, feedWrites);
       }
+    }
+    // The limiter's cost per get, in process, against the get's server CPU per request measured above.
+    const getCpu = rows.find((r) => r.name.startsWith('get (') && r.name.endsWith('CPU per request'));
+    if (getCpu) {
+      const worst = (await limiterCost()).reduce((a, b) => (b.ns > a.ns ? b : a));
+      const getNs = getCpu.value * 1000;
+      rows.push(row(SUITE, `rate limiter per get, ${worst.name} (in process)`, { value: worst.ns, unit: 'ns', baseline: getNs, ratio: worst.ns / getNs, goal: "<= 0.03x of a get's server CPU" }));
     }
     return rows;
   } finally {

@@ -8,7 +8,20 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { describeSettings, resolveSettings } from './config.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_EXPLORER_DIR, startServer } from '../service/index.ts';
+import {
+  ClientAddresses,
+  CREATE_POLICIES,
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_CREATE_POLICY,
+  DEFAULT_EXPLORER_DIR,
+  DEFAULT_RATE_LIMITS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  parseOrigin,
+  parsePublicKey,
+  startServer,
+  type CreatePolicy,
+  type ReservedNamespace,
+} from '../service/index.ts';
 import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../service/log.ts';
 import type { LevelWithSilent } from 'pino';
 
@@ -27,6 +40,94 @@ interface ServeFlags {
   drainDelay: number;
   metrics: boolean;
   metricsPort?: number;
+  adminKey: string[];
+  createPolicy: CreatePolicy;
+  createKey: string[];
+  reserveNamespace: ReservedNamespace[];
+  keyNamespaces: boolean;
+  corsOrigin: string[];
+  rateLimits: boolean;
+  readsPerKey?: number;
+  readsPerAddress?: number;
+  writesPerKey?: number;
+  writesPerAddress?: number;
+  signaturesPerAddress?: number;
+  gasPerMinute?: number;
+  rateBurst?: number;
+  trustProxy: string[];
+  bodyLimit?: number;
+  requestTimeout?: number;
+  maxStreams?: number;
+}
+
+function positiveNumber(text: string): number {
+  const value = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(value > 0) || !Number.isFinite(value)) throw new InvalidArgumentError('expected a positive number');
+  return value;
+}
+
+function positiveInteger(text: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || !(value > 0) || !Number.isSafeInteger(value)) throw new InvalidArgumentError('expected a positive whole number');
+  return value;
+}
+
+function corsOrigin(text: string): string {
+  try {
+    return parseOrigin(text);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+function proxy(text: string): string {
+  try {
+    new ClientAddresses([text]);
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+  return text;
+}
+
+/** A repeatable flag's values, each checked by `parse`. */
+function repeatable<T>(parse: (text: string) => T): (text: string, earlier: T[] | undefined) => T[] {
+  return (text, earlier) => [...(earlier ?? []), parse(text)];
+}
+
+function publicKeyText(text: string): string {
+  try {
+    return parsePublicKey(text).toHex();
+  } catch (error) {
+    throw new InvalidArgumentError((error as Error).message);
+  }
+}
+
+/** `--reserve-namespace acme=0x…,0x…`: the namespace and the keys it is reserved to. */
+function reservedNamespace(text: string): ReservedNamespace {
+  const equals = text.indexOf('=');
+  if (equals <= 0) throw new InvalidArgumentError('expected <namespace>=<public key>[,<public key>…], such as acme=0x04ab…');
+  const keys = text.slice(equals + 1).split(',').filter((key) => key.trim() !== '').map(publicKeyText);
+  if (keys.length === 0) throw new InvalidArgumentError(`namespace ${text.slice(0, equals)} is reserved to no key: give at least one public key after "="`);
+  return { namespace: namespace(text.slice(0, equals)), keys };
+}
+
+/**
+ * Admin keys from the environment: `VELLUM_ADMIN_KEYS`, public keys separated by commas or white space. (Kept
+ * apart from the flags: a generic VELLUM_* configuration layer may take this over.)
+ */
+export function adminKeysFromEnvironment(env: NodeJS.ProcessEnv = process.env): string[] {
+  const text = env.VELLUM_ADMIN_KEYS;
+  if (text === undefined || text.trim() === '') return [];
+  return text
+    .split(/[\s,]+/)
+    .filter((key) => key !== '')
+    .map((key) => {
+      try {
+        return parsePublicKey(key).toHex();
+      } catch (error) {
+        throw new Error(`VELLUM_ADMIN_KEYS: ${(error as Error).message}`);
+      }
+    });
 }
 
 function portNumber(text: string): number {
@@ -86,6 +187,28 @@ export function registerServe(program: Command): void {
         .choices(['confined', 'filtered'])
         .default('confined'),
     )
+    .option('--admin-key <public-key>', 'a key that may create any collection and change any schema (repeatable; also VELLUM_ADMIN_KEYS); --schema collections belong to the admins', repeatable(publicKeyText), [])
+    .addOption(
+      new Option('--create-policy <policy>', 'who may create collections outside reserved namespaces: anyone (any signed key, as Polybase), keys (--create-key) or admins')
+        .choices(CREATE_POLICIES)
+        .default(DEFAULT_CREATE_POLICY),
+    )
+    .option('--create-key <public-key>', 'a key that may create collections under --create-policy keys (repeatable)', repeatable(publicKeyText), [])
+    .option('--reserve-namespace <ns=keys>', 'reserve a namespace (and those under it) to keys: acme=0x…[,0x…] (repeatable)', repeatable(reservedNamespace), [])
+    .option('--no-key-namespaces', 'do not let a key create collections in its own namespace pk/<key>/ unless the policy allows it (other keys stay out)')
+    .option('--cors-origin <origin>', 'an origin whose pages may read answers with credentials, or * for any origin without (repeatable; default: *)', repeatable(corsOrigin), [])
+    .option('--no-rate-limits', 'no limits per key and per client address (behind a proxy that limits instead)')
+    .option('--reads-per-key <n>', `reads per second per signing key (default ${DEFAULT_RATE_LIMITS.readsPerKey})`, positiveNumber)
+    .option('--reads-per-address <n>', `reads per second per client address (default ${DEFAULT_RATE_LIMITS.readsPerAddress})`, positiveNumber)
+    .option('--writes-per-key <n>', `writes per second per signing key (default ${DEFAULT_RATE_LIMITS.writesPerKey})`, positiveNumber)
+    .option('--writes-per-address <n>', `writes per second per client address (default ${DEFAULT_RATE_LIMITS.writesPerAddress})`, positiveNumber)
+    .option('--signatures-per-address <n>', `signature checks per second per client address (default ${DEFAULT_RATE_LIMITS.signaturesPerAddress})`, positiveNumber)
+    .option('--gas-per-minute <n>', `function gas per minute per key, or per address when unsigned (default ${DEFAULT_RATE_LIMITS.gasPerMinute})`, positiveNumber)
+    .option('--rate-burst <seconds>', `how many seconds of its rate a client may send at once (default ${DEFAULT_RATE_LIMITS.burstSeconds})`, positiveNumber)
+    .option('--trust-proxy <addr>', 'a proxy address, network (10.0.0.0/8) or loopback whose X-Forwarded-For gives the client address (repeatable; default: none)', repeatable(proxy), [])
+    .option('--body-limit <bytes>', `largest request body accepted (default ${DEFAULT_BODY_LIMIT})`, positiveInteger)
+    .option('--request-timeout <ms>', `longest a client may take to send a request (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, positiveInteger)
+    .option('--max-streams <n>', 'most push-update streams open at once (default 1000)', positiveInteger)
     .addOption(new Option('--log-level <level>', 'the least level logged').choices(LOG_LEVELS).default('info'))
     .addOption(new Option('--log-format <format>', 'log entries as JSON lines, or as readable text (auto: text on a terminal)').choices(LOG_FORMATS).default('auto'))
     .option('--drain-delay <ms>', 'on SIGTERM, go on serving this long with /v0/ready answering 503 before stopping (for a load balancer to notice)', milliseconds, 0)
@@ -120,8 +243,33 @@ export function registerServe(program: Command): void {
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
       let server: Awaited<ReturnType<typeof startServer>>;
+      let adminKeys: string[] = [];
       try {
+        adminKeys = [...new Set([...flags.adminKey, ...adminKeysFromEnvironment()])];
         server = await startServer({
+          schemaAccess: {
+            adminKeys,
+            createPolicy: flags.createPolicy,
+            createKeys: flags.createKey,
+            reservedNamespaces: flags.reserveNamespace,
+            keyNamespaces: flags.keyNamespaces,
+          },
+          cors: { origins: flags.corsOrigin.length > 0 ? flags.corsOrigin : ['*'] },
+          rateLimits: flags.rateLimits
+            ? {
+                readsPerKey: flags.readsPerKey,
+                readsPerAddress: flags.readsPerAddress,
+                writesPerKey: flags.writesPerKey,
+                writesPerAddress: flags.writesPerAddress,
+                signaturesPerAddress: flags.signaturesPerAddress,
+                gasPerMinute: flags.gasPerMinute,
+                burstSeconds: flags.rateBurst,
+              }
+            : false,
+          trustProxy: flags.trustProxy,
+          bodyLimit: flags.bodyLimit,
+          requestTimeoutMs: flags.requestTimeout,
+          maxStreams: flags.maxStreams,
           port: flags.port,
           host: flags.host,
           dataDir: flags.data,
@@ -146,6 +294,9 @@ export function registerServe(program: Command): void {
       }
       logger.info(`listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
       if (server.metricsUrl) logger.info(`metrics at ${server.metricsUrl}`);
+      logger.info(
+        `schema changes by ${adminKeys.length === 1 ? '1 admin key' : `${adminKeys.length} admin keys`} and collection owners; new collections: policy ${flags.createPolicy}${flags.keyNamespaces ? ', and pk/<key>/ by its key' : ''}`,
+      );
       if (flags.explorer) {
         const built = existsSync(join(DEFAULT_EXPLORER_DIR, 'index.html'));
         logger.info(`explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);

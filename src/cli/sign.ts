@@ -1,7 +1,7 @@
 // `vellum sign`: prints the signature header value for a request body, so a curl user can sign a request:
 //   curl -H "X-Service-Signature: $(vellum sign --key-file key.txt --body "$body")" -d "$body" …
 import { Option, type Command } from 'commander';
-import { KeyFormatError, signRequest } from '../auth/index.ts';
+import { KeyFormatError, publicKeyOf, signRequest } from '../auth/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
 import { FileReadError, readBounded } from '../service/read-file.ts';
 
@@ -16,6 +16,7 @@ interface SignFlags {
   bodyFile?: string;
   t?: string;
   pk?: boolean;
+  publicKey?: boolean;
 }
 
 export function registerSign(program: Command): void {
@@ -31,10 +32,15 @@ export function registerSign(program: Command): void {
     .option('--body-file <path>', 'read the exact request body bytes from a file ("-" for standard input)')
     .option('--t <ms>', 'signing time in milliseconds since 1970 (default: now)')
     .option('--pk', 'also send the compressed public key as pk=')
+    .option('--public-key', "print the key's public key (0x + 128 hex digits, as vellum serve --admin-key takes it) instead of a header")
     .action(function (this: Command, flags: SignFlags) {
       if (flags.key === undefined && flags.keyFile === undefined) this.error('error: one of --key or --key-file is required');
       try {
         const key = flags.key ?? readBounded(flags.keyFile!, MAX_KEY_FILE_BYTES, `--key-file ${flags.keyFile}`).toString('utf8').trim();
+        if (flags.publicKey) {
+          console.log(publicKeyOf(key).toHex());
+          return;
+        }
         const body =
           flags.bodyFile === undefined
             ? (flags.body ?? '')

@@ -6,7 +6,9 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
-import { addOriginHeaders, registerCors } from './cors.ts';
+import { CorsPolicy, registerCors, type CorsOptions } from './cors.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
+import { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH, ServiceError, invalidArgument, toErrorResponse } from './errors.ts';
 import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
@@ -65,6 +67,15 @@ export interface AppOptions {
    * long-poll, a stream) does not count.
    */
   requestTimeoutMs?: number;
+  /** Which origins' pages may read the answers (cors.ts; default: every origin, without credentials). */
+  cors?: CorsOptions;
+  /**
+   * Token-bucket limits per key and per client address on reads, writes, signature checks and function gas
+   * (rate-limit.ts; default DEFAULT_RATE_LIMITS); false: none. Counted in this process.
+   */
+  rateLimits?: RateLimitOptions | false;
+  /** Proxies (addresses, CIDRs, `loopback`) whose X-Forwarded-For gives the client address (default none). */
+  trustProxy?: readonly string[];
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -73,8 +84,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const logRequests = options.logger !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+  const cors = new CorsPolicy(options.cors);
+  const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy });
   const { metrics } = options;
-  const fastContext = { service: options.service, shutdown, closing: () => closing, logger, logRequests, metrics };
+  const fastContext = { service: options.service, cors, limits, shutdown, closing: () => closing, logger, logRequests, metrics };
   const fastPaths = (handler: (request: IncomingMessage, response: ServerResponse) => void) => {
     const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
     return options.fastCall === false ? gets : withFastCall(gets, { ...fastContext, bodyLimit });
@@ -85,10 +98,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
     frameworkErrors: (error, request, reply) => {
-      addOriginHeaders(request, reply); // no hook runs for these
+      cors.addOriginHeaders(request, reply); // no hook runs for these
       reply.header('x-request-id', request.id);
       sendError(reply, error, request, logger);
-      if (logRequests) logRequest(logger, requestEntry(request, reply, undefined));
+      if (logRequests) logRequest(logger, requestEntry(request, reply, undefined, limits));
       metrics?.request(request.method, undefined, reply.statusCode, reply.elapsedTime);
     },
     genReqId: requestIdOf,
@@ -126,7 +139,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, logger, metrics, shutdown, now: options.now ?? Date.now, recoveryPool, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, logger, metrics, shutdown, now: options.now ?? Date.now, recoveryPool, limits, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
@@ -137,7 +150,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.decorateRequest('errorReason', undefined);
   app.decorateRequest('streamed', false);
   app.addHook('onSend', (request, reply, payload, done) => {
-    addOriginHeaders(request, reply);
+    cors.addOriginHeaders(request, reply);
     reply.header('x-request-id', request.id);
     if (shutdown.aborted) reply.header('connection', 'close');
     done(null, payload);
@@ -157,7 +170,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (logRequests || metrics) {
     app.addHook('onResponse', (request, reply, done) => {
       // A stream logs its own opening and end (routes.ts): its end is not always an answer handed over.
-      if (logRequests && !request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url));
+      if (logRequests && !request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url, limits));
       metrics?.request(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
       done();
     });
@@ -165,7 +178,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
-function requestEntry(request: FastifyRequest, reply: FastifyReply, route: string | undefined) {
+function requestEntry(request: FastifyRequest, reply: FastifyReply, route: string | undefined, limits: RequestLimits) {
   return {
     reqId: request.id,
     method: request.method,
@@ -173,14 +186,15 @@ function requestEntry(request: FastifyRequest, reply: FastifyReply, route: strin
     route,
     status: reply.statusCode,
     ms: reply.elapsedTime,
-    client: request.ip,
+    client: limits.address(request.raw),
     signer: request.signer,
     reason: request.errorReason,
   };
 }
 
 function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, logger: Logger): void {
-  const { status, body, internal } = toErrorResponse(error);
+  const { status, body, internal, retryAfter } = toErrorResponse(error);
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
   request.errorReason = body.error.reason;
   if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
   if (internal) logInternalError(logger, { reqId: request.id, method: request.method, url: request.url }, error);

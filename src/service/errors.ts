@@ -14,6 +14,7 @@ export type ErrorCode =
   | 'already-exists'
   | 'aborted'
   | 'payload-too-large'
+  | 'resource-exhausted'
   | 'unavailable'
   | 'internal';
 
@@ -25,6 +26,7 @@ const STATUS: Record<ErrorCode, number> = {
   'already-exists': 409,
   aborted: 409,
   'payload-too-large': 413,
+  'resource-exhausted': 429,
   unavailable: 503,
   internal: 500,
 };
@@ -46,6 +48,16 @@ export class ServiceError extends Error {
   ) {
     super(message);
     this.status = status ?? STATUS[code];
+  }
+}
+
+/** 429 `request/rate-limited`: answered with `Retry-After: <retryAfter>` (whole seconds). */
+export class RateLimitedError extends ServiceError {
+  constructor(
+    message: string,
+    readonly retryAfter: number,
+  ) {
+    super('resource-exhausted', 'request/rate-limited', message);
   }
 }
 
@@ -121,12 +133,13 @@ export function clientErrorResponse(error: { code?: string }, maxHeaderSize: num
 }
 
 /** Any thrown value as `[status, envelope]`. Unknown errors are 500 `internal` with a generic message. */
-export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; internal: boolean } {
+export function toErrorResponse(error: unknown): { status: number; body: ErrorBody; internal: boolean; retryAfter?: number } {
   const make = (status: number, code: string, reason: string, message: string, internal = false) => ({
     status,
     body: { error: { code, reason, message } },
     internal,
   });
+  if (error instanceof RateLimitedError) return { ...make(error.status, error.code, error.reason, error.message), retryAfter: error.retryAfter };
   if (error instanceof ServiceError) return make(error.status, error.code, error.reason, error.message);
   if (error instanceof StoreError) {
     if (error.code === 'internal') return make(500, 'internal', error.reason, error.message, true);

@@ -21,7 +21,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { EXPOSED_HEADERS } from './cors.ts';
+import type { CorsPolicy } from './cors.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
@@ -33,6 +34,10 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface FastCallContext {
   service: RecordService;
+  /** The CORS headers of an answer (app.ts's policy). */
+  cors: CorsPolicy;
+  /** The rate limits: a call over its address's limits goes to the route, which refuses it (429). */
+  limits: RequestLimits;
   /** The largest body fastify accepts (app.ts's bodyLimit): a longer one goes to fastify, for its 413. */
   bodyLimit: number;
   /** Aborted when the server shuts down. */
@@ -83,19 +88,14 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     const headers: Record<string, string | number> = close ? { connection: 'close' } : {};
     headers['content-type'] = 'application/json; charset=utf-8';
     const origin = request.headers.origin;
-    if (typeof origin === 'string') {
-      headers['access-control-allow-origin'] = origin;
-      headers['access-control-allow-credentials'] = 'true';
-      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
-      headers.vary = 'Origin';
-    }
+    if (typeof origin === 'string') context.cors.write(headers, origin);
     headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
     // Logged when the answer is handed to the system, as fastify's onResponse hook logs.
     if (context.logRequests) {
       response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client: request.socket.remoteAddress, reason });
+        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client: context.limits.address(request), reason });
       });
     }
     response.writeHead(status, headers);
@@ -103,11 +103,11 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     context.metrics?.request('POST', CALL_ROUTE, status, performance.now() - started);
   };
 
-  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, reqId: string): Promise<Outcome> => {
+  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, caller: { onGas?: (gas: number) => void }, reqId: string): Promise<Outcome> => {
     if (!isUtf8(bytes)) return { ...errorOutcome(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text')), close: true };
     try {
       const args = parseWriteBody(bytes.toString('utf8'));
-      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, {});
+      const data = await context.service.call(target.collectionId, target.id, target.functionName, args, caller);
       return { status: 200, body: JSON.stringify({ data }) };
     } catch (error) {
       if (toErrorResponse(error).internal) logInternalError(context.logger, { reqId, method: 'POST', url: request.url! }, error);
@@ -117,7 +117,8 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
 
   return (request, response) => {
     const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit);
-    if (target === undefined) {
+    const caller = target && context.limits.tryWrite(context.limits.address(request));
+    if (target === undefined || caller === undefined) {
       next(request, response);
       return;
     }
@@ -130,7 +131,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     request.on('error', () => response.destroy());
     request.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      run(request, target, bytes, reqId)
+      run(request, target, bytes, caller, reqId)
         .then((outcome) => {
           if (!response.destroyed) answer(request, response, outcome, started, reqId);
         })

@@ -20,7 +20,8 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timestampToSeconds } from '../store/index.ts';
-import { EXPOSED_HEADERS } from './cors.ts';
+import type { CorsPolicy } from './cors.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH } from './errors.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
@@ -31,6 +32,10 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 
 export interface FastGetContext {
   service: RecordService;
+  /** The CORS headers of an answer (app.ts's policy). */
+  cors: CorsPolicy;
+  /** The rate limits: a get over its address's limit goes to the route, which refuses it (429). */
+  limits: RequestLimits;
   /** Aborted when the server shuts down. */
   shutdown: AbortSignal;
   /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
@@ -78,12 +83,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
       'content-type': 'application/json; charset=utf-8',
     };
     const origin = request.headers.origin;
-    if (typeof origin === 'string') {
-      headers['access-control-allow-origin'] = origin;
-      headers['access-control-allow-credentials'] = 'true';
-      headers['access-control-expose-headers'] = EXPOSED_HEADERS;
-      headers.vary = 'Origin';
-    }
+    if (typeof origin === 'string') context.cors.write(headers, origin);
     headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
@@ -91,7 +91,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     // whose connection was destroyed before).
     if (context.logRequests) {
       response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client: request.socket.remoteAddress });
+        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client: context.limits.address(request) });
       });
     }
     response.writeHead(200, headers);
@@ -101,15 +101,17 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
 
   return (request, response) => {
     const target = plainGet(request);
-    if (target === undefined || context.shutdown.aborted || context.closing()) {
+    if (target === undefined || context.shutdown.aborted || context.closing() || !context.limits.tryRead(context.limits.address(request))) {
       fastify(request, response);
       return;
     }
     const reqId = requestIdOf(request);
     answer(request, response, target.collectionId, target.id, performance.now(), reqId).catch((error: unknown) => {
       // A failure before anything was written (an unknown collection or record, a refused read, an internal
-      // error) is answered, and an internal one logged, by the route itself, which meets it again.
+      // error) is answered, and an internal one logged, by the route itself, which meets it again (without
+      // counting the read again).
       if (!response.headersSent) {
+        context.limits.counted(request);
         fastify(request, response);
         return;
       }

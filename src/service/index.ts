@@ -10,3 +10,15 @@ export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
 export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';
 export { DEFAULT_EXPLORER_DIR, EXPLORER_PATH, registerExplorer, type ExplorerOptions } from './explorer.ts';
+export {
+  CREATE_POLICIES,
+  DEFAULT_CREATE_POLICY,
+  SchemaAccess,
+  parsePublicKey,
+  type CreatePolicy,
+  type ReservedNamespace,
+  type SchemaAccessOptions,
+} from './schema-access.ts';
+export { CorsPolicy, parseOrigin, type CorsOptions } from './cors.ts';
+export { Buckets, DEFAULT_RATE_LIMITS, RateLimiter, type RateLimitOptions } from './rate-limit.ts';
+export { ClientAddresses } from './client-address.ts';

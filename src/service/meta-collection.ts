@@ -4,9 +4,10 @@
 // is not something a sandboxed function can do), with the same observable behaviour:
 //   constructor(id, code): checks the id and the schema; `ast` is Polylang 0.6's stable AST of the code;
 //     `publicKey` is the signer's key when the request is signed.
-//   updateCode(code): only the creator's key may replace the code of a collection created signed; a
-//     collection created unsigned may be updated by anyone. The stored records are cast to the new schema
-//     (records.ts checks first that every one can be).
+//   updateCode(code): replaces the code; who may is not Polybase's rule (the creator's key, or anyone for a
+//     collection created unsigned) but schema-access.ts's: the owner or an admin key, never an unsigned request.
+//     The stored records are cast to the new schema (records.ts checks first that every one can be).
+// Creating a collection is also subject to schema-access.ts (admin keys, the collection-creation policy).
 
 import {
   checkSchema,
@@ -152,13 +153,10 @@ export function newCollectionRecord(checked: CheckedCollection, signer: PublicKe
 }
 
 /**
- * The record `updateCode(code)` leaves; throws when the caller is not the owner. (Whether the stored records can
- * follow the new schema is checked against them: `RecordService.checkRecordsFollow`.)
+ * The record `updateCode(code)` leaves. (Who may update: schema-access.ts; whether the stored records can follow
+ * the new schema is checked against them: `RecordService.checkRecordsFollow`.)
  */
-export function updatedCollectionRecord(current: Record<string, unknown>, checked: CheckedCollection, ownerMatches: boolean): Record<string, unknown> {
-  if (current.publicKey !== undefined && current.publicKey !== null && !ownerMatches) {
-    throw new ServiceError('failed-precondition', 'function/collection-error', 'collection function error: invalid owner');
-  }
+export function updatedCollectionRecord(current: Record<string, unknown>, checked: CheckedCollection): Record<string, unknown> {
   return { ...current, code: checked.code, ast: astOf(checked) };
 }
 

@@ -8,7 +8,6 @@
 
 import type { WriteMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
-import { PublicKey } from '../auth/index.ts';
 import {
   DEFAULT_LIMITS,
   callableByEveryone,
@@ -34,10 +33,12 @@ import {
   constructorArgs,
   type CheckedCollection,
   newCollectionRecord,
+  splitCollectionId,
   updateCodeArgs,
   updatedCollectionRecord,
 } from './meta-collection.ts';
 import { RecordQueue } from './record-queue.ts';
+import { SchemaAccess, type SchemaAccessOptions } from './schema-access.ts';
 import type { Caller } from './signature.ts';
 
 export interface RecordServiceOptions {
@@ -57,6 +58,12 @@ export interface RecordServiceOptions {
   privateLists?: PrivateLists;
   /** Told of each commit, conflict, retry and run's gas (metrics.ts). */
   metrics?: WriteMetrics;
+  /**
+   * Who may create collections and change schemas over HTTP (schema-access.ts): admin keys, the
+   * collection-creation policy, reserved namespaces. Default: admin keys only (none), and each key in its own
+   * `pk/<key>/` namespace; an unsigned request never changes a schema.
+   */
+  schemaAccess?: SchemaAccessOptions | SchemaAccess;
 }
 
 export type PrivateLists = 'confined' | 'filtered';
@@ -78,9 +85,11 @@ export class RecordService {
   readonly #delegateLoadsPerRequest: number;
   readonly #privateLists: PrivateLists;
   readonly #queue = new RecordQueue();
+  readonly schemaAccess: SchemaAccess;
 
   constructor(store: RecordStore, options: RecordServiceOptions = {}) {
     this.store = store;
+    this.schemaAccess = options.schemaAccess instanceof SchemaAccess ? options.schemaAccess : new SchemaAccess(options.schemaAccess);
     this.collections = new CollectionRegistry(store, options.schemaCacheChars === undefined ? {} : { cacheChars: options.schemaCacheChars });
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
@@ -218,6 +227,7 @@ export class RecordService {
     const reads = new ReadSet();
     const loaded = await this.#loadRecordArguments(collection, 'constructor', args, caller, this.#requestLoader('fail', reads), reads);
     const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
+    caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
     this.#metrics?.gasUsed('constructor', result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, changed } = result.transition;
@@ -303,6 +313,7 @@ export class RecordService {
     }
     const loaded = await this.#loadRecordArguments(collection, functionName, args, caller, loader, reads);
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
+    caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
     this.#metrics?.gasUsed(functionName, result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, deleted, changed } = result.transition;
@@ -362,6 +373,8 @@ export class RecordService {
 
   async #createCollection(args: readonly unknown[], caller: Caller): Promise<JsonObject> {
     const { id, code } = constructorArgs(args);
+    // Who may, before any work on the schema text (schema-access.ts).
+    this.schemaAccess.checkCreate(id, caller.publicKey);
     const checked = checkCollectionSchema(id, code);
     const record = newCollectionRecord(checked, caller.publicKey) as JsonObject;
     await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version: null }], caller, {
@@ -377,13 +390,17 @@ export class RecordService {
       throw notFound('function/not-found', `method "${functionName}" not found in collection "${META_COLLECTION_ID}"`);
     }
     const code = updateCodeArgs(args);
+    // Who may, before any work on the schema text; checked again with the record the update commits against.
+    splitCollectionId(id); // an id the store would refuse is reported as checkCollectionSchema reports it
+    const stored = await this.store.get(META_COLLECTION_ID, id);
+    if (stored.record) this.schemaAccess.checkChange(id, stored.record.publicKey, caller.publicKey);
     const checked = checkCollectionSchema(id, code);
     const updated = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, id);
       if (!current || version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
-      const owner = current.publicKey;
-      const ownerMatches = caller.publicKey !== undefined && owner !== undefined && owner !== null && sameKey(owner, caller.publicKey);
-      const record = updatedCollectionRecord(current, checked, ownerMatches) as JsonObject;
+      // Who may: schema-access.ts (throws 403 naming who may). What the update does to the stored data: below.
+      this.schemaAccess.checkChange(id, current.publicKey, caller.publicKey);
+      const record = updatedCollectionRecord(current, checked) as JsonObject;
       await this.checkRecordsFollow(checked);
       await this.#commit([{ kind: 'put', collectionId: META_COLLECTION_ID, record }], [{ collectionId: META_COLLECTION_ID, id, version }], caller);
       return record;
@@ -399,7 +416,7 @@ export class RecordService {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
       if (current?.code === code) return 'unchanged' as const;
       const record = current
-        ? (updatedCollectionRecord(current, checked, true) as JsonObject)
+        ? (updatedCollectionRecord(current, checked) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
       if (current) await this.checkRecordsFollow(checked);
       await this.store.commit({
@@ -621,12 +638,4 @@ function plural(n: number, noun: string): string {
 
 function key(collectionId: string, id: string): string {
   return `${collectionId}\u0000${id}`;
-}
-
-function sameKey(stored: unknown, key: PublicKey): boolean {
-  try {
-    return PublicKey.fromJwk(stored).equals(key);
-  } catch {
-    return false;
-  }
 }

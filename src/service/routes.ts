@@ -18,6 +18,7 @@ import { loggedUrl, type Logger } from './log.ts';
 import type { ServiceMetrics } from './metrics.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, streamResumePoint, type LongPoll } from './request.ts';
+import type { RequestLimits } from './request-limits.ts';
 import { authenticate, type Caller } from './signature.ts';
 import { prepareStream, runStream, tooManyStreams, type StreamRequest } from './stream.ts';
 
@@ -37,6 +38,8 @@ export interface RouteContext {
   now: () => number;
   /** Recovers signers' keys off the event loop. */
   recoveryPool: RecoveryPool;
+  /** The rate limits (request-limits.ts). */
+  limits: RequestLimits;
   /** Whether the explorer is served (then a browser asking for `/` gets a page that links to it). */
   explorer?: boolean;
   /** The streams open now, and the most this server keeps open at once. */
@@ -53,24 +56,41 @@ function rawBody(request: FastifyRequest): string {
   return typeof request.body === 'string' ? request.body : '';
 }
 
-async function callerOf(request: FastifyRequest, context: RouteContext): Promise<Caller> {
+/**
+ * The caller of a request, within its limits (429 past them): a key recovery counts against the client address's
+ * signature checks, then the request against the caller's reads or writes (a write also against its gas budget,
+ * which the functions it runs are charged to through the caller's `onGas`).
+ */
+async function callerOf(request: FastifyRequest, context: RouteContext, work: 'read' | 'write'): Promise<Caller> {
+  const { limits } = context;
+  const address = limits.address(request.raw);
+  const body = request.method === 'GET' ? '' : rawBody(request);
   let caller: Caller;
   try {
-    caller = await authenticate(request.headers, request.method, request.method === 'GET' ? '' : rawBody(request), context.recoveryPool, context.now());
+    caller = await authenticate(request.headers, request.method, body, context.recoveryPool, context.now(), () => limits.signatureCheck(address));
   } catch (error) {
-    context.metrics?.signatureChecked(false);
+    if (hasSignature(request)) context.metrics?.signatureChecked(false);
     throw error;
   }
   if (caller.publicKey) {
     request.signer = caller.publicKey.toHex();
     context.metrics?.signatureChecked(true);
   }
-  return caller;
+  if (work === 'read') {
+    limits.read(address, caller.publicKey, request.raw);
+    return caller;
+  }
+  const onGas = limits.write(address, caller.publicKey);
+  return onGas ? { ...caller, onGas } : caller;
+}
+
+function hasSignature(request: FastifyRequest): boolean {
+  return request.headers['x-polybase-signature'] !== undefined || request.headers['x-service-signature'] !== undefined;
 }
 
 /** What a stream's or long-poll's log entries say of their request. */
-function waitEntry(request: FastifyRequest) {
-  return { reqId: request.id, url: loggedUrl(request.url), route: request.routeOptions.url, client: request.ip, signer: request.signer };
+function waitEntry(request: FastifyRequest, context: RouteContext) {
+  return { reqId: request.id, url: loggedUrl(request.url), route: request.routeOptions.url, client: context.limits.address(request.raw), signer: request.signer };
 }
 
 function param(request: FastifyRequest, name: keyof RecordParams): string {
@@ -97,7 +117,7 @@ function setTimestamp(reply: FastifyReply, timestamp: number): void {
 async function waitForChange(context: RouteContext, request: FastifyRequest, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
   const client = watchClient(reply);
   const started = performance.now();
-  context.logger.info({ ...waitEntry(request), waitMs: poll.waitMs }, 'long-poll open');
+  context.logger.info({ ...waitEntry(request, context), waitMs: poll.waitMs }, 'long-poll open');
   context.metrics?.longPolls.inc();
   let changed = false;
   try {
@@ -151,7 +171,7 @@ async function followStream(context: RouteContext, request: FastifyRequest, repl
   // The stream logs its opening and its end itself: a client that goes away ends it with no answer handed over.
   request.streamed = true;
   const started = performance.now();
-  context.logger.info(waitEntry(request), 'stream open');
+  context.logger.info(waitEntry(request, context), 'stream open');
   // The headers set so far (CORS) go out too: fastify no longer sends them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
   raw.setHeader('x-request-id', request.id);
@@ -217,7 +237,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const { query, longPoll, count, stream } = parseListQuery(request.query);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'read');
     if (stream) {
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
       return serveStream(context, request, reply, { target: { collectionId }, query, caller, resumeAfter });
@@ -243,7 +263,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
     const { longPoll, bare, stream } = parseGetQuery(request.query);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'read');
     if (stream) {
       await service.assertCollection(collectionId);
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
@@ -262,7 +282,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
   app.post('/v0/collections/:collection/records', async (request) => {
     const collectionId = param(request, 'collection');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'write');
     return { data: await service.create(collectionId, args, caller) };
   });
 
@@ -271,7 +291,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const id = param(request, 'id');
     const functionName = param(request, 'function');
     const args = parseWriteBody(typeof request.body === 'string' ? request.body : undefined);
-    const caller = await callerOf(request, context);
+    const caller = await callerOf(request, context, 'write');
     return { data: await service.call(collectionId, id, functionName, args, caller) };
   });
 }

@@ -9,12 +9,15 @@ import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp, DEFAULT_BODY_LIMIT } from './app.ts';
+import type { CorsOptions } from './cors.ts';
+import type { RateLimitOptions } from './rate-limit.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import type { Logger } from './log.ts';
 import { createMetricsServer, ServiceMetrics } from './metrics.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { RecordService, type PrivateLists } from './records.ts';
+import type { SchemaAccessOptions } from './schema-access.ts';
 import { watchUnusedConnections } from './unused-connections.ts';
 
 export interface ServerOptions {
@@ -58,6 +61,18 @@ export interface ServerOptions {
   privateLists?: PrivateLists;
   /** The longest a client may take to send one whole request (default 30 s; see AppOptions). */
   requestTimeoutMs?: number;
+  /**
+   * Who may create collections and change schemas over HTTP (schema-access.ts). Default: admin keys only (none
+   * given: nobody), and each key in its own `pk/<key>/` namespace. Collections installed from `schemaFiles`
+   * belong to the admins.
+   */
+  schemaAccess?: SchemaAccessOptions;
+  /** Which origins' pages may read the answers (default: every origin, without credentials; see AppOptions). */
+  cors?: CorsOptions;
+  /** Limits per key and per client address (default DEFAULT_RATE_LIMITS, per process; see AppOptions); false: none. */
+  rateLimits?: RateLimitOptions | false;
+  /** Proxies whose X-Forwarded-For gives the client address (default none; see AppOptions). */
+  trustProxy?: readonly string[];
 }
 
 const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -186,7 +201,11 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
   try {
     const metrics = options.metrics || options.metricsPort !== undefined ? new ServiceMetrics() : undefined;
     metrics?.watchStore(store);
-    const service = new RecordService(store, { ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }), metrics });
+    const service = new RecordService(store, {
+      ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }),
+      ...(options.schemaAccess === undefined ? {} : { schemaAccess: options.schemaAccess }),
+      metrics,
+    });
     await service.initialise();
     for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) logger?.info(line);
     app = buildApp({
@@ -201,6 +220,9 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
       explorer: options.explorer,
       maxStreams: options.maxStreams,
       requestTimeoutMs: options.requestTimeoutMs,
+      cors: options.cors,
+      rateLimits: options.rateLimits,
+      trustProxy: options.trustProxy,
     });
     const unused = watchUnusedConnections(app.server);
     const host = options.host ?? '127.0.0.1';

@@ -20,6 +20,8 @@ export interface Caller {
   publicKey?: PublicKey;
   /** For a signed write: the signature to mark as used with the write. */
   claim?: SignatureClaim;
+  /** Charged with the gas each function run of the request uses (request-limits.ts's gas budget). */
+  onGas?: (gas: number) => void;
 }
 
 /** A guard that accepts every claim and remembers it, so the store can make it durable. */
@@ -56,8 +58,18 @@ function rememberRead(value: string, publicKey: PublicKey): void {
   verifiedReads.set(value, { publicKey, t });
 }
 
-/** The caller of a request; the key recovery runs in `pool`'s worker threads. */
-export async function authenticate(headers: Headers, method: string, body: string, pool: RecoveryPool, now: number = Date.now()): Promise<Caller> {
+/**
+ * The caller of a request; the key recovery runs in `pool`'s worker threads. `beforeRecovery` runs (and may
+ * throw) just before a key is recovered, which a signed read whose header was verified before skips.
+ */
+export async function authenticate(
+  headers: Headers,
+  method: string,
+  body: string,
+  pool: RecoveryPool,
+  now: number = Date.now(),
+  beforeRecovery?: () => void,
+): Promise<Caller> {
   // Both names with different values, or one name twice, are refused: picking one would ignore the other signer.
   const value = readSignatureHeader(headers);
   if (value === undefined) return {};
@@ -65,10 +77,12 @@ export async function authenticate(headers: Headers, method: string, body: strin
   if (read) {
     const cached = cachedRead(value, now);
     if (cached) return { publicKey: cached };
+    beforeRecovery?.();
     const publicKey = await verifySignatureHeaderAsync(value, '', { method, now, pool });
     rememberRead(value, publicKey);
     return { publicKey };
   }
+  beforeRecovery?.();
   const recorder = new ClaimRecorder();
   const publicKey = await verifySignatureHeaderAsync(value, body, { method, replayGuard: recorder, now, pool });
   return { publicKey, ...(recorder.claimed ? { claim: recorder.claimed } : {}) };

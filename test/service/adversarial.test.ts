@@ -147,7 +147,7 @@ describe('the Collection meta collection', () => {
     const name = `Long${'x'.repeat(300)}`;
     const id = `adv/${name}`;
     const code = `@public collection ${name} { id: string; constructor (id: string) { this.id = id; } }`;
-    const answer = await s.post('/v0/collections/Collection/records', { args: [id, code] });
+    const answer = await s.post('/v0/collections/Collection/records', { args: [id, code] }, { key: KEYS.admin });
     expectError(answer, 400, 'collection/invalid-id', /longer than 256 bytes/);
     expect((await s.get(`/v0/collections/Collection/records/${encodeURIComponent(id)}`)).status).toBe(404);
   });
@@ -265,13 +265,13 @@ describe('pathological schemas', () => {
   it('a schema with more indexes than the limit (automatic ones included) is refused and not stored', async () => {
     // Every index entry holds a copy of the record: 3000 indexes made one 900 KB create write 2.7 GB.
     const fields = Array.from({ length: 65 }, (_, i) => `f${i}?: string;`).join(' ');
-    const answer = await s.post('/v0/collections/Collection/records', { args: ['adv/Wide', `@public collection Wide { id: string; ${fields} }`] });
+    const answer = await s.post('/v0/collections/Collection/records', { args: ['adv/Wide', `@public collection Wide { id: string; ${fields} }`] }, { key: KEYS.admin });
     expectError(answer, 400, 'collection/invalid-schema', /Wide has 65 indexes .*at most 64/);
     expect((await s.get('/v0/collections/Collection/records/adv%2FWide')).status).toBe(404);
     const declared = Array.from({ length: 70 }, (_, i) => `@index(a, [b, desc], f${i % 10});`).join(' ');
     const some = Array.from({ length: 10 }, (_, i) => `f${i}?: string;`).join(' ');
     // 70 declarations, but only 10 different indexes: accepted.
-    expect((await s.post('/v0/collections/Collection/records', { args: ['adv/Dup', `@public collection Dup { id: string; a?: string; b?: number; ${some} ${declared} }`] })).status).toBe(200);
+    expect((await s.post('/v0/collections/Collection/records', { args: ['adv/Dup', `@public collection Dup { id: string; a?: string; b?: number; ${some} ${declared} }`] }, { key: KEYS.admin })).status).toBe(200);
   });
 });
 

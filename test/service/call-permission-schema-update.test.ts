@@ -25,7 +25,7 @@ it('a decorator change made through one server decides the next call on another 
     await a.createCollection('ns/Note', note('@public', ''));
     expect((await b.create('ns/Note', ['n1'])).status).toBe(200);
     expect((await b.call('ns/Note', 'n1', 'edit', ['first'])).status).toBe(200);
-    const update = (code: string) => a.post('/v0/collections/Collection/records/ns%2FNote/call/updateCode', { args: [code] });
+    const update = (code: string) => a.updateCode('ns/Note', code);
     const cases = [
       { code: note('', ''), status: 403, message: 'unauthorized read' },
       { code: note('@public', ''), status: 200 },

@@ -5,9 +5,10 @@
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { signRequest } from '../../src/auth/index.ts';
 import { buildApp, DEFAULT_REQUEST_TIMEOUT_MS, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
-import { startTestServer, type TestServer } from './support.ts';
+import { KEYS, startTestServer, type TestServer } from './support.ts';
 
 const BODY_LIMIT = 64 * 1024;
 let s: TestServer;
@@ -202,7 +203,8 @@ describe('a body refused for its size', () => {
 
     const small = new Connection();
     const body = JSON.stringify({ args: ['edges/Note', 'collection Note { id: string; constructor (id: string) { this.id = id; } }'] });
-    small.socket.write(post(`Content-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue`));
+    const signature = `X-Polybase-Signature: ${signRequest(KEYS.admin, body, Date.now())}`;
+    small.socket.write(post(`Content-Length: ${Buffer.byteLength(body)}\r\n${signature}\r\nExpect: 100-continue`));
     expect((await small.response())?.status).toBe(100);
     small.socket.write(body);
     const created = await small.response();
@@ -295,7 +297,7 @@ describe('a client that does not finish sending its request', () => {
     slow = await startTestServer({ requestTimeoutMs: TIMEOUT_MS });
     await slow.post('/v0/collections/Collection/records', {
       args: ['ns/Item', '@public collection Item { id: string; n: number; constructor (id: string) { this.id = id; this.n = 0; } }'],
-    });
+    }, { key: KEYS.admin });
   });
   afterAll(() => slow.close());
 

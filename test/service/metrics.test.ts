@@ -4,7 +4,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
-import { KEYS, startTestServer, TestServer } from './support.ts';
+import { KEYS, startTestServer, TEST_SCHEMA_ACCESS, TestServer } from './support.ts';
 
 const SCHEMA = '@public collection Counter { id: string; n: number; constructor (id: string) { this.id = id; this.n = 0; } add () { this.n += 1; } }';
 
@@ -130,7 +130,7 @@ describe('metrics on PostgreSQL', () => {
 
   it('report the pool and the query latency', async () => {
     pg = await startTestPostgres();
-    server = await startServer({ databaseUrl: pg.url, port: 0, host: '127.0.0.1', explorer: false, metrics: true });
+    server = await startServer({ databaseUrl: pg.url, port: 0, host: '127.0.0.1', explorer: false, metrics: true, schemaAccess: TEST_SCHEMA_ACCESS });
     const s = new TestServer(server);
     await s.createCollection(`pgm${Date.now()}/Counter`, SCHEMA);
     const samples = await scrape(server.metricsUrl!);

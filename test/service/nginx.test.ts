@@ -1,7 +1,7 @@
 // `vellum serve` behind a real reverse proxy: Debian's nginx (/usr/sbin/nginx; .ci/run installs it) terminating
 // TLS with a certificate made here (openssl), in front of the service with buffering off, as docs/deploying.md
 // configures it. Gets, signed writes, a long-poll and a push stream go through it; the request id nginx makes
-// reaches the service's log and comes back; a graceful reload (`nginx -s reload`) keeps an open stream flowing
+// reaches the service's log and comes back; the client's address reaches the log through --trust-proxy; a graceful reload (`nginx -s reload`) keeps an open stream flowing
 // and loses none of the requests running meanwhile. nginx runs as its own master process in the foreground
 // (`daemon off`) with its prefix, pid file, logs and temp folders in a temp folder, on a port found free.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signRequest } from '../../src/auth/index.ts';
+import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { spawnServe, stopServe, type ServeProcess } from './process.ts';
 
 const NGINX = process.env.VELLUM_NGINX ?? '/usr/sbin/nginx';
@@ -86,9 +86,9 @@ interface Answer {
   text: string;
 }
 
-function send(method: string, path: string, body?: string, headers: Record<string, string> = {}): Promise<Answer> {
+function send(method: string, path: string, body?: string, headers: Record<string, string> = {}, localAddress?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = httpsRequest(`${base}${path}`, { method, ca, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (response) => {
+    const request = httpsRequest(`${base}${path}`, { method, ca, localAddress, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
@@ -131,7 +131,7 @@ beforeAll(async () => {
   const made = spawnSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', join(dir, 'cert.pem'), '-days', '1', '-subj', '/CN=localhost', '-addext', 'subjectAltName=DNS:localhost,IP:127.0.0.1'], { encoding: 'utf8' });
   if (made.status !== 0) throw new Error(`openssl could not make a certificate: ${made.stderr}`);
   ca = readFileSync(join(dir, 'cert.pem'), 'utf8');
-  vellum = await spawnServe(['--data', join(dir, 'data'), '--no-explorer']);
+  vellum = await spawnServe(['--data', join(dir, 'data'), '--no-explorer', '--admin-key', publicKeyOf(KEY).toHex(), '--trust-proxy', '127.0.0.1']);
   const port = await freePort();
   writeFileSync(join(dir, 'nginx.conf'), nginxConfig(dir, port, Number(new URL(vellum.url).port)));
   nginxCommand(['-t', '-q']);
@@ -166,6 +166,17 @@ describe('behind nginx with TLS', () => {
     expect(id).toMatch(/^[0-9a-f]{32}$/); // nginx's $request_id
     await expect.poll(() => vellum!.output()).toContain(`"reqId":"${id}","method":"GET","url":"/v0/collections/proxy%2FNote/records/n1"`);
     expect((await send('GET', '/metrics')).status).toBe(404);
+  });
+
+  it('logs the client address nginx saw, through --trust-proxy, not one the client claims', async () => {
+    // Linux routes all of 127.0.0.0/8 to the loopback: the client connects to nginx from 127.0.0.2, nginx to
+    // the service from 127.0.0.1, the one trusted proxy.
+    const answer = await send('GET', '/v0/health', undefined, { 'x-forwarded-for': '6.6.6.6' }, '127.0.0.2');
+    expect(answer.status).toBe(200);
+    const id = answer.headers['x-request-id'] as string;
+    await expect.poll(() => vellum!.output()).toContain(`"reqId":"${id}"`);
+    const entry = vellum!.output().split('\n').find((line) => line.includes(`"reqId":"${id}"`))!;
+    expect(JSON.parse(entry)).toMatchObject({ url: '/v0/health', status: 200, client: '127.0.0.2' });
   });
 
   it('answers a long-poll when a change arrives', async () => {

@@ -11,8 +11,9 @@ export interface ServeProcess {
   exited: Promise<number | string>;
 }
 
-export async function spawnServe(args: string[]): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [...VELLUM, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/** `env`: variables added to the test's own environment. */
+export async function spawnServe(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...VELLUM, 'serve', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (out += chunk.toString()));

@@ -115,7 +115,7 @@ describe('array indexes', () => {
     const missing = await s.list('q/Doc', { where: { labels: { $contains: 'blue' } } });
     expect(errorOf(missing)?.message).toBe('no index found matching the query; add `@index(labels);` to collection Doc');
     const after = before.replace('constructor', '@index(labels); constructor');
-    const updated = await s.post('/v0/collections/Collection/records/q%2FDoc/call/updateCode', { args: [after] });
+    const updated = await s.updateCode('q/Doc', after);
     expect(updated.status, updated.text).toBe(200);
     expect(ids(await s.list('q/Doc', { where: { labels: { $contains: 'blue' } } }))).toEqual(['d1', 'd2']);
     expect(ids(await s.list('q/Doc', { where: { labels: { $contains: 'red' } } }))).toEqual(['d1']);

@@ -45,7 +45,7 @@ describe('request log', () => {
 
   it('logs the fast paths\' gets and calls as the routes do, with the request id returned', async () => {
     const { server, lines } = await serverLogging();
-    expect((await server.post('/v0/collections/Collection/records', { args: ['log/Note', SCHEMA] })).status).toBe(200);
+    await server.createCollection('log/Note', SCHEMA);
     expect((await server.post('/v0/collections/log%2FNote/records', { args: ['n1', 'hello'] })).status).toBe(200);
     lines.length = 0;
     const got = await server.get('/v0/collections/log%2FNote/records/n1', { headers: { 'x-request-id': 'get-1' } });

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
-import { KEYS } from './support.ts';
+import { KEYS, hexOf } from './support.ts';
 import { json, post, spawnServe, stopServe, type ServeProcess } from './process.ts';
 
 const SCHEMA = `
@@ -23,14 +23,18 @@ collection Counter {
 }
 `;
 
+/** A schema change is an admin's (an unsigned request never changes a schema). */
+const ADMIN = ['--admin-key', hexOf(KEYS.admin)];
+const asAdmin = (url: string, body: unknown) => post(url, body, { 'x-polybase-signature': signRequest(KEYS.admin, JSON.stringify(body), Date.now()) });
+
 let pg: TestPostgres;
 let a: ServeProcess;
 let b: ServeProcess;
 beforeAll(async () => {
   pg = await startTestPostgres();
-  a = await spawnServe(['--db', pg.url, '--quiet']);
-  b = await spawnServe(['--db', pg.url, '--quiet']);
-  const created = await post(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Counter', SCHEMA] });
+  a = await spawnServe(['--db', pg.url, '--quiet', ...ADMIN]);
+  b = await spawnServe(['--db', pg.url, '--quiet', ...ADMIN]);
+  const created = await asAdmin(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Counter', SCHEMA] });
   expect(created.status).toBe(200);
 }, 120_000);
 afterAll(async () => {
@@ -77,8 +81,8 @@ describe('two servers, one PostgreSQL', () => {
     const privateNote =
       'collection Note { id: string; text: string; @read reader?: PublicKey; constructor (id: string, text: string) { this.id = id; this.text = text; } }';
     const notes = '/v0/collections/scale%2FNote/records';
-    const updateCode = (code: string) => post(`${a.url}/v0/collections/Collection/records/scale%2FNote/call/updateCode`, { args: [code] });
-    expect((await post(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Note', publicNote] })).status).toBe(200);
+    const updateCode = (code: string) => asAdmin(`${a.url}/v0/collections/Collection/records/scale%2FNote/call/updateCode`, { args: [code] });
+    expect((await asAdmin(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Note', publicNote] })).status).toBe(200);
     expect((await post(`${a.url}${notes}`, { args: ['n1', 'hello'] })).status).toBe(200);
     for (let i = 0; i < 3; i++) expect((await json(`${b.url}${notes}/n1`)).body.data).toEqual({ id: 'n1', text: 'hello' });
 
@@ -97,8 +101,8 @@ describe('two servers, one PostgreSQL', () => {
     const v2 = '@public collection Doc { id: string; n: string; tags: string[]; constructor (id: string) { this.id = id; this.n = ""; this.tags = []; } }';
     const v3 = '@public collection Doc { id: string; n: number; tags: string[]; constructor (id: string) { this.id = id; this.n = 0; this.tags = []; } }';
     const docs = '/v0/collections/scale%2FDoc/records';
-    const updateCode = (code: string) => post(`${a.url}/v0/collections/Collection/records/scale%2FDoc/call/updateCode`, { args: [code] });
-    expect((await post(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Doc', v1] })).status).toBe(200);
+    const updateCode = (code: string) => asAdmin(`${a.url}/v0/collections/Collection/records/scale%2FDoc/call/updateCode`, { args: [code] });
+    expect((await asAdmin(`${a.url}/v0/collections/Collection/records`, { args: ['scale/Doc', v1] })).status).toBe(200);
     for (let i = 0; i < 5; i++) expect((await post(`${b.url}${docs}`, { args: [`d${i}`, i] })).status).toBe(200);
 
     expect((await updateCode(v2)).status).toBe(200);

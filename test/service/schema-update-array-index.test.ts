@@ -45,7 +45,7 @@ describe.each(backends)('on %s', (name, openStore) => {
       expect((await s.create('test/Tagged', ['dups', [...many(MAX_INDEXED_ARRAY_ELEMENTS), 't0', 't1']])).status).toBe(200);
       expect((await s.create('test/Tagged', ['big2', many(TOO_MANY + 5)])).status).toBe(200);
 
-      const answer = await s.call('Collection', 'test/Tagged', 'updateCode', [INDEXED]);
+      const answer = await s.updateCode('test/Tagged', INDEXED);
       expect(answer.status, answer.text).toBe(400);
       expect(errorOf(answer)).toEqual({
         code: 'invalid-argument',
@@ -72,7 +72,7 @@ describe.each(backends)('on %s', (name, openStore) => {
       await s.createCollection('test/Tagged', UNINDEXED);
       expect((await s.create('test/Tagged', ['full', many(MAX_INDEXED_ARRAY_ELEMENTS)])).status).toBe(200);
       expect((await s.create('test/Tagged', ['few', ['a', 'b']])).status).toBe(200);
-      const answer = await s.call('Collection', 'test/Tagged', 'updateCode', [INDEXED]);
+      const answer = await s.updateCode('test/Tagged', INDEXED);
       expect(answer.status, answer.text).toBe(200);
       const contains = await s.list('test/Tagged', { where: { tags: { $contains: 't7' } } });
       expect(contains.status, contains.text).toBe(200);

@@ -41,7 +41,7 @@ it('requests arriving during the cast wait for the one pass running, rather than
   // The update's own pass is held until the reads below have found the new schema.
   const { held, release, spy } = hold('defineCollection');
   try {
-    const update = s.call('Collection', 't/P', 'updateCode', [after]);
+    const update = s.updateCode('t/P', after);
     await held;
     const reads = ['a', 'b', 'c', 'a', 'b'].map((id) => s.record('t/P', id));
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -66,7 +66,7 @@ it('a call whose write conflicts with the cast runs again under the new schema, 
   try {
     const call = s.call('t/Q', 'r', 'set', ['y']);
     await held;
-    expect((await s.call('Collection', 't/Q', 'updateCode', [after])).status).toBe(200);
+    expect((await s.updateCode('t/Q', after)).status).toBe(200);
     expect((await s.record('t/Q', 'r')).json.data).toEqual({ id: 'r', s: '', n: 0 });
     release();
     const answer = await call;
@@ -88,9 +88,9 @@ it('an update whose install runs after a later update has been installed does no
   const { held, release, spy } = hold('defineCollection', { once: true });
   try {
     // The first update drops y; the second brings it back, and a call sets it.
-    const first = s.call('Collection', 't/R', 'updateCode', [schema('x?: number;')]);
+    const first = s.updateCode('t/R', schema('x?: number;'));
     await held;
-    expect((await s.call('Collection', 't/R', 'updateCode', [schema(`y?: string; x?: number; z: boolean; ${setY}`)])).status).toBe(200);
+    expect((await s.updateCode('t/R', schema(`y?: string; x?: number; z: boolean; ${setY}`))).status).toBe(200);
     expect((await s.call('t/R', 'a', 'setY', ['kept'])).status).toBe(200);
     release();
     expect((await first).status).toBe(200);

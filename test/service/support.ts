@@ -7,6 +7,8 @@ export const KEYS = {
   alice: `0x${'11'.repeat(32)}`,
   bob: `0x${'22'.repeat(32)}`,
   carol: `0x${'33'.repeat(32)}`,
+  /** The admin key of every test server (unless a test gives its own `schemaAccess`). */
+  admin: `0x${'ad'.repeat(32)}`,
 } as const;
 
 export const jwkOf = (key: string) => publicKeyOf(key).toJwk();
@@ -59,7 +61,8 @@ export class TestServer {
     return this.request('POST', path, body, options);
   }
 
-  async createCollection(id: string, code: string, key?: string): Promise<Answer> {
+  /** Creates the collection signed by `key`, or by the admin key (an unsigned request never changes a schema). */
+  async createCollection(id: string, code: string, key: string = KEYS.admin): Promise<Answer> {
     const answer = await this.post('/v0/collections/Collection/records', { args: [id, code] }, { key });
     if (answer.status !== 200) throw new Error(`creating ${id} failed: ${answer.text}`);
     return answer;
@@ -86,13 +89,25 @@ export class TestServer {
     return this.get(`/v0/collections/${encodeURIComponent(collection)}/records${qs ? `?${qs}` : ''}`, { key });
   }
 
+  /** `updateCode` of the collection `id`, signed by `key` (default: the admin key). */
+  updateCode(id: string, code: string, key: string | undefined = KEYS.admin): Promise<Answer> {
+    return this.call('Collection', id, 'updateCode', [code], key);
+  }
+
   close(): Promise<void> {
     return this.server.close();
   }
 }
 
+/**
+ * What test servers allow unless a test says otherwise: `KEYS.admin` is an admin key, and any signed key may
+ * create collections (policy `anyone`), since tests create collections as several keys. The defaults themselves
+ * are tested in schema-access.test.ts. Test servers have no rate limits unless a test gives them (rate-limits.test.ts).
+ */
+export const TEST_SCHEMA_ACCESS = { adminKeys: [publicKeyOf(KEYS.admin)], createPolicy: 'anyone' } as const;
+
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
-  const server = await startServer({ port: 0, host: '127.0.0.1', store: options.store ?? openSqliteStore(':memory:'), ...options });
+  const server = await startServer({ port: 0, host: '127.0.0.1', store: options.store ?? openSqliteStore(':memory:'), schemaAccess: TEST_SCHEMA_ACCESS, rateLimits: false, ...options });
   return new TestServer(server);
 }
 

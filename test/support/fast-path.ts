@@ -19,7 +19,7 @@ export interface ListeningApp {
 /** `buildApp(options)` without the explorer, its log kept in `lines`, listening on a free local port. */
 export async function listenCounting(options: Omit<AppOptions, 'logger' | 'explorer'>): Promise<ListeningApp> {
   const lines: string[] = [];
-  const app = buildApp({ ...options, logger: memoryLogger(lines), explorer: false });
+  const app = buildApp({ rateLimits: false, ...options, logger: memoryLogger(lines), explorer: false });
   const routed = { count: 0 };
   app.addHook('onRequest', (_request, _reply, done) => {
     routed.count++;
