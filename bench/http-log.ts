@@ -38,7 +38,8 @@ export default async function httpLog(): Promise<BenchRow[]> {
     const node = from === 'dist' ? [] : ['--import', 'tsx'];
     const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
     for (const variant of [BASELINE, ...VARIANTS]) {
-      servers.push(await startServer(variant.name, [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--no-explorer', ...variant.flags]));
+      // No rate limits: one address sends every request (as in the http bench).
+      servers.push(await startServer(variant.name, [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--no-explorer', '--no-rate-limits', ...variant.flags]));
     }
     const path = `/v0/collections/bench%2FItem/records/${itemId(42)}`;
     for (const server of servers) await driver.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
