@@ -3,7 +3,8 @@
 // the fast paths; entries when a stream or long-poll opens and closes; with logRequests: false (`vellum serve
 // --quiet`) no request entries, but an internal error is still logged with its details. Then the readable form.
 import { afterEach, describe, expect, it } from 'vitest';
-import { formatEntry } from '../../src/service/log.ts';
+import { pino } from 'pino';
+import { formatEntry, logRequest } from '../../src/service/log.ts';
 import { entriesOf, memoryLogger } from '../support/log.ts';
 import { hexOf, KEYS, startTestServer, type TestServer } from './support.ts';
 
@@ -93,6 +94,33 @@ describe('request log', () => {
     controller.abort();
     await expect.poll(() => entriesOf(lines).filter((entry) => entry.reqId === 'stream-1').map((entry) => entry.msg)).toEqual(['stream open', 'stream close']);
     expect(entriesOf(lines).find((entry) => entry.msg === 'stream close')).toMatchObject({ ended: 'client gone' });
+  });
+});
+
+describe('the request entry', () => {
+  it('is the line pino writes for the same entry (made by hand for speed), at the level its status says', () => {
+    const lines: string[] = [];
+    const logger = pino({ base: undefined, formatters: { level: (label: string) => ({ level: label }) } }, { write: (line: string) => void lines.push(line) });
+    const entries = [
+      { reqId: 'a"b\\c', method: 'GET', url: '/v0/x?q="é"\u0001', route: '/v0/x', status: 200, ms: 1.23456, client: '::1', signer: '0xab', reason: undefined },
+      { reqId: 'r2', method: 'POST', url: '/v0/y', route: undefined, status: 503, ms: 10, client: undefined, reason: 'service/not-ready' },
+      { reqId: 'r3', method: 'GET', url: '/z', route: '/z', status: 500, ms: 0.004, client: '127.0.0.1', reason: 'internal/unexpected' },
+    ];
+    for (const entry of entries) {
+      logRequest(logger, { ...entry });
+      const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
+      logger[level]({ ...entry, ms: Math.round(entry.ms * 100) / 100 }, 'request');
+    }
+    const parsed = lines.map((line) => {
+      const { time, ...rest } = JSON.parse(line) as Record<string, unknown>;
+      expect(time).toBeTypeOf('number');
+      return rest;
+    });
+    for (let i = 0; i < parsed.length; i += 2) expect(parsed[i]).toEqual(parsed[i + 1]);
+    expect(parsed.map((entry) => entry.level)).toEqual(['info', 'info', 'warn', 'warn', 'error', 'error']);
+    logger.level = 'error';
+    logRequest(logger, { ...entries[0]! });
+    expect(lines).toHaveLength(6);
   });
 });
 

@@ -30,7 +30,7 @@ export async function listenCounting(options: Omit<AppOptions, 'logger' | 'explo
 }
 
 /** A log entry with its elapsed time and generated request id replaced, so that two servers' entries compare. */
-export const withoutTime = (line: string) => withoutRequestId(line.replace(/"ms":[\d.]+/, '"ms":"<time>"'));
+export const withoutTime = (line: string) => withoutRequestId(line.replace(/"ms":[\d.]+/, '"ms":"<time>"').replace(/"time":\d+,/, ''));
 
 /** Generated request ids (UUIDs) replaced, so that two servers' answers and log entries compare. */
 export const withoutRequestId = (text: string) => text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
