@@ -66,21 +66,21 @@ const RECORDS_PATH = `/v0/collections/${COLLECTION}/records`;
  * How both servers are run: from dist/ (the compiled package, plain `node`) when it exists, else through tsx's
  * loader, as `bin/vellum.js` does. VELLUM_BENCH_FROM=tsx or =dist chooses.
  */
-function loader(): 'tsx' | 'dist' {
+export function loader(): 'tsx' | 'dist' {
   const chosen = process.env.VELLUM_BENCH_FROM;
   if (chosen === 'tsx' || chosen === 'dist') return chosen;
   if (chosen !== undefined) throw new Error(`VELLUM_BENCH_FROM must be tsx or dist, not ${chosen}`);
   return existsSync(join(ROOT, 'dist/cli/main.js')) ? 'dist' : 'tsx';
 }
 
-interface Server {
+export interface Server {
   name: string;
   url: string;
   child: ChildProcess;
 }
 
 /** Starts `node <args>` and waits for its `listening on <url>` line. */
-function startServer(name: string, args: string[]): Promise<Server> {
+export function startServer(name: string, args: string[]): Promise<Server> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
@@ -98,7 +98,7 @@ function startServer(name: string, args: string[]): Promise<Server> {
   });
 }
 
-function stopServer(server: Server): Promise<void> {
+export function stopServer(server: Server): Promise<void> {
   if (server.child.exitCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     server.child.once('exit', () => resolve());
@@ -107,7 +107,7 @@ function stopServer(server: Server): Promise<void> {
 }
 
 /** CPU time (user + system, all threads) the process has used so far, in microseconds. */
-function cpuMicros(pid: number): number {
+export function cpuMicros(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The fields after the command name (which may hold spaces) start at the state, field 3; utime and stime are 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -154,7 +154,7 @@ async function measure(driver: LoadDriver, server: Server, scenario: Scenario, r
 }
 
 /** The Vellum store of the bench: the schema and RECORDS records, as `vellum serve --data <dir>` opens it. */
-async function seedVellum(dataDir: string): Promise<void> {
+export async function seedVellum(dataDir: string): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const service = new RecordService(openSqliteStore(join(dataDir, 'vellum.sqlite')));
   try {

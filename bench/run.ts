@@ -12,6 +12,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   runtime: () => import('./runtime.ts'),
   http: () => import('./http.ts'),
   'http-thread': () => import('./http-thread.ts'),
+  'http-log': () => import('./http-log.ts'),
   disk: () => import('./disk.ts'),
   'http-process': () => import('./http-process.ts'),
   store: () => import('./store.ts'),

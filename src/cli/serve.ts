@@ -1,9 +1,11 @@
 // `vellum serve`: runs the record service. SQLite in `./data` by default, PostgreSQL with `--db`; schema files
-// given with `--schema` are checked and installed at start (each collection as `<namespace>/<Name>`). Prints
-// the address, then one line per request; SIGTERM or SIGINT lets in-flight requests finish and closes the store
+// given with `--schema` are checked and installed at start (each collection as `<namespace>/<Name>`). Every flag
+// is also a setting from the environment or a config file (config.ts). Logs the address, then one entry per
+// request (JSON lines, or readable lines on a terminal: service/log.ts); SIGTERM or SIGINT lets in-flight requests finish and closes the store
 // (a second signal stops at once; one during the start stops it there, which SQLite and PostgreSQL transactions
 // make safe).
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { describeSettings, resolveSettings } from './config.ts';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -20,6 +22,8 @@ import {
   type CreatePolicy,
   type ReservedNamespace,
 } from '../service/index.ts';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../service/log.ts';
+import type { LevelWithSilent } from 'pino';
 
 interface ServeFlags {
   port: number;
@@ -32,6 +36,11 @@ interface ServeFlags {
   debug?: boolean;
   explorer: boolean;
   privateLists: 'confined' | 'filtered';
+  logLevel: LevelWithSilent;
+  logFormat: LogFormat;
+  drainDelay: number;
+  metrics: boolean;
+  metricsPort?: number;
   adminKey: string[];
   createPolicy: CreatePolicy;
   createKey: string[];
@@ -141,6 +150,12 @@ function databaseUrl(text: string): string {
   return text;
 }
 
+function milliseconds(text: string): number {
+  const ms = Number(text);
+  if (!/^\d+$/.test(text) || ms > 600_000) throw new InvalidArgumentError('expected a whole number of milliseconds from 0 to 600000');
+  return ms;
+}
+
 /** Collection ids are `<namespace>/<Name>`: a namespace of `/`-separated parts, none empty. */
 function namespace(text: string): string {
   if (text === '' || text.split('/').some((part) => part === '')) {
@@ -196,8 +211,32 @@ export function registerServe(program: Command): void {
     .option('--body-limit <bytes>', `largest request body accepted (default ${DEFAULT_BODY_LIMIT})`, positiveInteger)
     .option('--request-timeout <ms>', `longest a client may take to send a request (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, positiveInteger)
     .option('--max-streams <n>', 'most push-update streams open at once (default 1000)', positiveInteger)
-    .action(async (flags: ServeFlags) => {
-      const write = (line: string) => process.stdout.write(`${line}\n`);
+    .addOption(new Option('--log-level <level>', 'the least level logged').choices(LOG_LEVELS).default('info'))
+    .addOption(new Option('--log-format <format>', 'log entries as JSON lines, or as readable text (auto: text on a terminal)').choices(LOG_FORMATS).default('auto'))
+    .option('--drain-delay <ms>', 'on SIGTERM, go on serving this long with /v0/ready answering 503 before stopping (for a load balancer to notice)', milliseconds, 0)
+    .option('--no-metrics', 'do not serve Prometheus metrics at /metrics')
+    .option('--metrics-port <n>', 'serve /metrics on this port (of --host) instead of the service port', portNumber)
+    .option('--config <file>', 'a JSON file of settings, such as {"port": 8080, "db": "postgres://..."} (also VELLUM_CONFIG); see docs/deploying.md')
+    .option('--print-config', 'print the effective settings (secrets masked) and where each came from, then exit')
+    .addHelpText(
+      'after',
+      '\nEvery option is also a setting: --private-lists is VELLUM_PRIVATE_LISTS in the environment and "private-lists"\n' +
+        'in the --config file (--no-explorer is VELLUM_EXPLORER=false or "explorer": false; PORT also sets the port).\n' +
+        'A flag wins over the environment, which wins over the config file, which wins over the default.',
+    )
+    .action(async (_flags: unknown, command: Command) => {
+      const resolved = resolveSettings(command, { exclude: ['print-config'], envAliases: { port: ['PORT'] } });
+      if (resolved.errors.length > 0) {
+        for (const line of resolved.errors) process.stderr.write(`vellum serve: ${line}\n`);
+        process.exitCode = 2;
+        return;
+      }
+      if (resolved.values.printConfig) {
+        process.stdout.write(`${describeSettings(resolved.settings).join('\n')}\n`);
+        return;
+      }
+      const flags = resolved.values as unknown as ServeFlags;
+      const logger = createLogger({ level: flags.logLevel, format: flags.logFormat });
       let stop: (signal: Signal) => void = (signal) => {
         process.stderr.write(`vellum serve: ${signal} while starting, stopping\n`);
         process.exit(128 + SIGNAL_NUMBERS[signal]);
@@ -242,9 +281,12 @@ export function registerServe(program: Command): void {
           explorer: flags.explorer ? {} : false,
           privateLists: flags.privateLists,
           debug: flags.debug === true,
-          // Quiet: no per-request line, so no per-request hook either; internal errors still go to stderr.
+          drainDelayMs: flags.drainDelay,
+          metrics: flags.metrics,
+          ...(flags.metrics && flags.metricsPort !== undefined ? { metricsPort: flags.metricsPort } : {}),
+          // Quiet: no per-request entry, so no per-request hook either; other entries (internal errors) still go out.
           logRequests: !flags.quiet,
-          log: flags.quiet ? (line) => (line.startsWith('internal error') ? process.stderr.write(`${line}\n`) : undefined) : write,
+          logger,
         });
       } catch (error) {
         process.stderr.write(`vellum serve: ${(error as Error).message}\n`);
@@ -253,25 +295,26 @@ export function registerServe(program: Command): void {
         process.off('SIGINT', onSignal);
         return;
       }
-      write(`vellum serve: listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
-      write(
-        `vellum serve: schema changes by ${adminKeys.length === 1 ? '1 admin key' : `${adminKeys.length} admin keys`} and collection owners; new collections: policy ${flags.createPolicy}${flags.keyNamespaces ? ', and pk/<key>/ by its key' : ''}`,
+      logger.info(`listening on ${server.url} (${flags.db ? 'PostgreSQL' : `SQLite in ${flags.data}`})`);
+      if (server.metricsUrl) logger.info(`metrics at ${server.metricsUrl}`);
+      logger.info(
+        `schema changes by ${adminKeys.length === 1 ? '1 admin key' : `${adminKeys.length} admin keys`} and collection owners; new collections: policy ${flags.createPolicy}${flags.keyNamespaces ? ', and pk/<key>/ by its key' : ''}`,
       );
       if (flags.explorer) {
         const built = existsSync(join(DEFAULT_EXPLORER_DIR, 'index.html'));
-        write(`vellum serve: explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);
+        logger.info(`explorer at ${server.url}/explorer/${built ? '' : ' (not built: run npm run build:explorer)'}`);
       }
       stop = (signal) => {
         stop = (again) => {
           process.stderr.write(`vellum serve: ${again} again, stopping now without waiting for in-flight requests\n`);
           process.exit(1);
         };
-        write(`vellum serve: ${signal}, finishing in-flight requests`);
+        logger.info(`${signal}, finishing in-flight requests`);
         server
           .close()
           .then(() => {
-            write('vellum serve: stopped');
-            process.exit(0);
+            logger.info('stopped');
+            logger.flush(() => process.exit(0));
           })
           .catch((error: unknown) => {
             process.stderr.write(`vellum serve: error while stopping: ${(error as Error).message}\n`);

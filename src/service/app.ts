@@ -1,6 +1,6 @@
 // The fastify application: body handling, the error envelope for every failure (ours and fastify's), CORS,
-// the routes and a one-line log per request. `buildApp` makes the standalone app (`server.ts` runs it);
-// `buildMountedApp` makes the one a mount inside another server answers through (`embed.ts`).
+// the routes, request ids and a structured log entry per request (log.ts). `buildApp` makes the standalone app
+// (`server.ts` runs it); `buildMountedApp` makes the one a mount inside another server answers through (`embed.ts`).
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -14,6 +14,8 @@ import { registerExplorer, type ExplorerOptions } from './explorer.ts';
 import { withFastCall } from './fast-call.ts';
 import { withFastGet } from './fast-get.ts';
 import { answerClientError, createHttpServer, drainRefusedBody, registerHttpEdges, withHostCheck, withRequestTimeout } from './http-edges.ts';
+import type { ServiceMetrics } from './metrics.ts';
+import { logInternalError, loggedUrl, logRequest, requestIdOf, silentLogger, type Logger } from './log.ts';
 import { RecordService, ServiceNotReadyError } from './records.ts';
 import { registerRoutes } from './routes.ts';
 import { DEFAULT_MAX_STREAMS } from './stream.ts';
@@ -30,10 +32,14 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 export interface AppOptions {
   service: RecordService;
   bodyLimit?: number;
-  /** Receives one line per request (`POST /v0/... 200 3.1ms`) and the details of internal errors. */
-  log?: (line: string) => void;
-  /** false: `log` receives internal errors only, and no per-request hook runs at all (default true). */
+  /** Receives an entry per request, stream and long-poll (log.ts), and the details of internal errors. */
+  logger?: Logger;
+  /** false: `logger` receives internal errors only, and no per-request hook runs at all (default true). */
   logRequests?: boolean;
+  /** Counts requests, streams, long-polls and signature checks (metrics.ts); none by default. */
+  metrics?: ServiceMetrics;
+  /** Whether the app answers `GET /metrics` with `metrics` (default true when `metrics` is given). */
+  metricsRoute?: boolean;
   /** Aborted when the server shuts down (long-polls then end at once). */
   shutdown?: AbortSignal;
   /** The server clock in ms, for signature time windows (tests move it). */
@@ -118,7 +124,7 @@ export function buildMountedApp(options: AppOptions, prefix: string): { app: Fas
   else {
     app.register(async (scope) => registerService(scope, parts), { prefix });
     // Outside the prefix (a node:http handler given every request): the same envelope.
-    app.setErrorHandler((error, request, reply) => sendError(reply, error, request, parts.log));
+    app.setErrorHandler((error, request, reply) => sendError(reply, error, request, parts.logger));
     app.setNotFoundHandler((request, reply) => notFoundAnswer(request, reply));
   }
   const timeoutMs = options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
@@ -147,8 +153,9 @@ type Listener = (request: IncomingMessage, response: ServerResponse) => void;
 /** What the standalone and the mounted app share: one place, so every option means the same in both. */
 interface AppParts {
   options: AppOptions;
-  log: (line: string) => void;
+  logger: Logger;
   logRequests: boolean;
+  metrics: ServiceMetrics | undefined;
   shutdown: AbortSignal;
   bodyLimit: number;
   cors: CorsPolicy;
@@ -160,18 +167,20 @@ interface AppParts {
 }
 
 function appParts(options: AppOptions, prefix: string): AppParts {
-  const log = options.log ?? (() => {});
+  const logger = options.logger ?? silentLogger();
   const shutdown = options.shutdown ?? new AbortController().signal;
-  const logRequests = options.log !== undefined && options.logRequests !== false;
+  const logRequests = options.logger !== undefined && options.logRequests !== false;
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const cors = new CorsPolicy(options.cors);
   const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy });
-  const fastContext = { service: options.service, prefix, cors, limits, shutdown, closing: () => closing, logRequest: logRequests ? log : undefined, logError: log };
+  const { metrics } = options;
+  const fastContext = { service: options.service, prefix, cors, limits, shutdown, closing: () => closing, logger, logRequests, metrics };
   return {
     options,
-    log,
+    logger,
     logRequests,
+    metrics,
     shutdown,
     bodyLimit,
     cors,
@@ -184,9 +193,12 @@ function appParts(options: AppOptions, prefix: string): AppParts {
       // Errors fastify raises before any route runs (an invalid percent-encoding in the path) get the envelope too.
       frameworkErrors: (error, request, reply) => {
         cors.addOriginHeaders(request, reply); // no hook runs for these
-        sendError(reply, error, request, log);
-        log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} -`);
+        reply.header('x-request-id', request.id);
+        sendError(reply, error, request, logger);
+        if (logRequests) logRequest(logger, requestEntry(request, reply, undefined, limits));
+        metrics?.request(request.method, undefined, reply.statusCode, reply.elapsedTime);
       },
+      genReqId: requestIdOf,
     },
     fastPaths: (handler) => {
       const gets = options.fastGet === false ? handler : withFastGet(handler, fastContext);
@@ -203,7 +215,7 @@ function appParts(options: AppOptions, prefix: string): AppParts {
 
 /** Vellum's body handling, routes, hooks and error answers, on `app` (the root, or the scope of a prefix). */
 function registerService(app: FastifyInstance, parts: AppParts): void {
-  const { options, log, shutdown, recoveryPool, cors, limits } = parts;
+  const { options, logger, logRequests, metrics, shutdown, recoveryPool, cors, limits } = parts;
   // Polybase read the raw body whatever its Content-Type; so does Vellum. The text is kept as it came, because
   // a signature covers exactly those bytes; the route parses it as JSON.
   app.removeAllContentTypeParsers();
@@ -220,25 +232,37 @@ function registerService(app: FastifyInstance, parts: AppParts): void {
   registerCors(app);
   if (!options.recoveryPool) app.addHook('onClose', () => recoveryPool.close());
   const explorer = options.explorer ?? {};
-  registerRoutes(app, { service: options.service, shutdown, now: options.now ?? Date.now, recoveryPool, limits, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
+  registerRoutes(app, { service: options.service, logger, metrics, shutdown, now: options.now ?? Date.now, recoveryPool, limits, explorer: explorer !== false, streams: { open: 0, max: options.maxStreams ?? DEFAULT_MAX_STREAMS } });
   if (explorer !== false) registerExplorer(app, explorer);
 
   // What every answer needs, in one hook (fastify's hook machinery costs about 1 µs per hook and request): the
   // CORS headers, and while shutting down, closing the connection after the answer: a kept-alive connection
   // that becomes idle after the server began closing would otherwise hold the shutdown until its keep-alive
   // timeout.
+  app.decorateRequest('signer', undefined);
+  app.decorateRequest('errorReason', undefined);
+  app.decorateRequest('streamed', false);
   app.addHook('onSend', (request, reply, payload, done) => {
     cors.addOriginHeaders(request, reply);
+    reply.header('x-request-id', request.id);
     if (shutdown.aborted) reply.header('connection', 'close');
     done(null, payload);
   });
 
-  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, log));
+  app.setErrorHandler((error, request, reply) => sendError(reply, error, request, logger));
   app.setNotFoundHandler((request, reply) => notFoundAnswer(request, reply));
 
-  if (parts.logRequests) {
+  if (metrics && options.metricsRoute !== false) {
+    app.get('/metrics', async (_request, reply) => {
+      const { contentType, body } = await metrics.text();
+      return reply.type(contentType).send(body);
+    });
+  }
+  if (logRequests || metrics) {
     app.addHook('onResponse', (request, reply, done) => {
-      log(`${request.method} ${request.url.length > 300 ? `${request.url.slice(0, 300)}…` : request.url} ${reply.statusCode} ${reply.elapsedTime.toFixed(1)}ms`);
+      // A stream logs its own opening and end (routes.ts): its end is not always an answer handed over.
+      if (logRequests && !request.streamed) logRequest(logger, requestEntry(request, reply, request.routeOptions.url, limits));
+      metrics?.request(request.method, request.routeOptions.url, reply.statusCode, reply.elapsedTime);
       done();
     });
   }
@@ -248,12 +272,38 @@ function notFoundAnswer(request: FastifyRequest, reply: FastifyReply): void {
   reply.code(404).send({ error: { code: 'not-found', reason: 'route/not-found', message: `no route for ${request.method} ${pathOf(request.url)}` } } satisfies ErrorBody);
 }
 
-function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, log: (line: string) => void): void {
+function requestEntry(request: FastifyRequest, reply: FastifyReply, route: string | undefined, limits: RequestLimits) {
+  return {
+    reqId: request.id,
+    method: request.method,
+    url: loggedUrl(request.url),
+    route,
+    status: reply.statusCode,
+    ms: reply.elapsedTime,
+    client: limits.address(request.raw),
+    signer: request.signer,
+    reason: request.errorReason,
+  };
+}
+
+function sendError(reply: FastifyReply, error: unknown, request: FastifyRequest, logger: Logger): void {
   const { status, body, internal, retryAfter } = toErrorResponse(error);
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter));
+  request.errorReason = body.error.reason;
   if ((error as { code?: unknown } | null)?.code === 'FST_ERR_CTP_BODY_TOO_LARGE') drainRefusedBody(request.raw, reply);
-  if (internal) log(`internal error on ${request.method} ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+  if (internal) logInternalError(logger, { reqId: request.id, method: request.method, url: request.url }, error);
   reply.code(status).header('content-type', 'application/json; charset=utf-8').send(body);
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The signer's public key (hex) once a signed request's signature is checked: for the log. */
+    signer: string | undefined;
+    /** The error envelope's reason of an answer that is an error: for the log. */
+    errorReason: string | undefined;
+    /** Whether the request became a push stream (which logs its own opening and end). */
+    streamed: boolean;
+  }
 }
 
 function pathOf(url: string): string {

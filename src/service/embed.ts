@@ -14,12 +14,13 @@
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
+import { ServiceMetrics } from './metrics.ts';
 import { openStore, readyService, type ServerOptions } from './server.ts';
 import { buildMountedApp } from './app.ts';
 import { RecordService } from './records.ts';
 import type { RecordStore } from '../store/index.ts';
 
-export interface EmbedOptions extends Omit<ServerOptions, 'port' | 'host' | 'shutdownGraceMs'> {
+export interface EmbedOptions extends Omit<ServerOptions, 'port' | 'host' | 'shutdownGraceMs' | 'metricsPort'> {
   /**
    * The path Vellum's routes are under (`/db`: `/db/v0/collections/...`). The plugin takes fastify's own `prefix`
    * option; the handler takes this one (default: none, the routes at `/v0`).
@@ -67,9 +68,12 @@ async function mount(options: EmbedOptions, prefix: string): Promise<Mount> {
     // A store given is the mount's to close, as startServer's is, even when the mount fails.
     store = options.service ? undefined : await openStore(options);
     checkPrefix(prefix, options);
-    const service = options.service ?? (await readyService(store!, options));
+    // Metrics of a mount are served under its prefix (`<prefix>/metrics`), never on a port of their own.
+    const metrics = options.metrics ? new ServiceMetrics() : undefined;
+    if (metrics && store) metrics.watchStore(store);
+    const service = options.service ?? (await readyService(store!, options, metrics));
     // Mounted, the explorer is off unless asked for (at the root): the host decides what its root serves.
-    const { app, listener } = buildMountedApp({ ...options, explorer: options.explorer ?? false, service, shutdown: shutdown.signal }, prefix);
+    const { app, listener } = buildMountedApp({ ...options, explorer: options.explorer ?? false, service, metrics, shutdown: shutdown.signal }, prefix);
     await app.ready();
     let closing: Promise<void> | undefined;
     return {

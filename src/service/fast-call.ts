@@ -24,6 +24,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { CorsPolicy } from './cors.ts';
 import type { RequestLimits } from './request-limits.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
+import type { ServiceMetrics } from './metrics.ts';
+import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
 import { decodeSegment, SEGMENT, underPrefix } from './fast-get.ts';
 import type { RecordService } from './records.ts';
 import { parseWriteRequest } from './request.ts';
@@ -44,10 +46,12 @@ export interface FastCallContext {
   shutdown: AbortSignal;
   /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
   closing: () => boolean;
-  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
-  logRequest?: (line: string) => void;
-  /** Where internal errors are reported (app.ts's `log`). */
-  logError: (line: string) => void;
+  /** Where requests (when `logRequests`) and internal errors are logged (app.ts's logger). */
+  logger: Logger;
+  /** Whether each request is logged, as app.ts's onResponse hook logs it. */
+  logRequests: boolean;
+  /** Counts each answer, as app.ts's onResponse hook does. */
+  metrics?: ServiceMetrics;
 }
 
 const JSON_TYPES = new Set(['application/json', 'application/json; charset=utf-8', 'application/json;charset=utf-8']);
@@ -58,12 +62,17 @@ interface Outcome {
   body: string;
   /** Whether the connection closes after the answer. */
   close?: boolean;
+  /** The error envelope's reason, for the log. */
+  reason?: string;
 }
 
 function errorOutcome(error: unknown): Outcome {
   const { status, body } = toErrorResponse(error);
-  return { status, body: JSON.stringify(body) };
+  return { status, body: JSON.stringify(body), reason: body.error.reason };
 }
+
+/** The route's pattern, as the log names it (routes.ts). */
+const CALL_ROUTE = '/v0/collections/:collection/records/:id/call/:function';
 
 interface CallTarget {
   collectionId: string;
@@ -74,7 +83,7 @@ interface CallTarget {
 /** Node's request listener that answers plain unsigned calls itself and gives every other request to `next`. */
 export function withFastCall(next: Listener, context: FastCallContext): Listener {
   const callPath = underPrefix(context.prefix ?? '', `/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})`);
-  const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close }: Outcome, started: number): void => {
+  const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close, reason }: Outcome, started: number, reqId: string): void => {
     // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
     // The same headers as fast-get.ts writes, written out in each: one writer shared by both cost a get 20-38% more
     // CPU (bench/README.md, "Session 5, the final code").
@@ -82,28 +91,28 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     headers['content-type'] = 'application/json; charset=utf-8';
     const origin = request.headers.origin;
     if (typeof origin === 'string') context.cors.write(headers, origin);
+    headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
-    const { logRequest } = context;
-    // Written when the answer is handed to the system, as fastify's onResponse hook is.
-    if (logRequest) {
+    // Logged when the answer is handed to the system, as fastify's onResponse hook logs.
+    if (context.logRequests) {
       response.once('finish', () => {
-        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
-        logRequest(`POST ${url} ${status} ${(performance.now() - started).toFixed(1)}ms`);
+        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client: context.limits.address(request), reason });
       });
     }
     response.writeHead(status, headers);
     response.end(body);
+    context.metrics?.request('POST', CALL_ROUTE, status, performance.now() - started);
   };
 
-  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, caller: { onGas?: (gas: number) => void }): Promise<Outcome> => {
+  const run = async (request: IncomingMessage, target: CallTarget, bytes: Buffer, caller: { onGas?: (gas: number) => void }, reqId: string): Promise<Outcome> => {
     if (!isUtf8(bytes)) return { ...errorOutcome(invalidArgument('request/invalid-body', 'request body is not valid UTF-8 text')), close: true };
     try {
       const { args, acceptDataLoss } = parseWriteRequest(bytes.toString('utf8'));
       const data = await context.service.call(target.collectionId, target.id, target.functionName, args, caller, acceptDataLoss === undefined ? {} : { acceptDataLoss });
       return { status: 200, body: JSON.stringify({ data }) };
     } catch (error) {
-      if (toErrorResponse(error).internal) context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+      if (toErrorResponse(error).internal) logInternalError(context.logger, { reqId, method: 'POST', url: request.url! }, error);
       return errorOutcome(error);
     }
   };
@@ -116,6 +125,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
       return;
     }
     const started = performance.now();
+    const reqId = requestIdOf(request);
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     // A client gone before its body was complete: no answer, no log line (fastify logs none either: its
@@ -123,13 +133,13 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     request.on('error', () => response.destroy());
     request.on('end', () => {
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-      run(request, target, bytes, caller)
+      run(request, target, bytes, caller, reqId)
         .then((outcome) => {
-          if (!response.destroyed) answer(request, response, outcome, started);
+          if (!response.destroyed) answer(request, response, outcome, started, reqId);
         })
         .catch((error: unknown) => {
           // Writing the answer failed (no outcome of the call itself gets here): reported, never left unhandled.
-          context.logError(`internal error on POST ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+          logInternalError(context.logger, { reqId, method: 'POST', url: request.url! }, error);
           response.destroy();
         });
     });

@@ -23,6 +23,8 @@ import { timestampToSeconds } from '../store/index.ts';
 import type { CorsPolicy } from './cors.ts';
 import type { RequestLimits } from './request-limits.ts';
 import { MAX_PARAM_LENGTH } from './errors.ts';
+import type { ServiceMetrics } from './metrics.ts';
+import { logInternalError, loggedUrl, logRequest, requestIdOf, type Logger } from './log.ts';
 import type { RecordService } from './records.ts';
 import { recordEnvelope } from './routes.ts';
 
@@ -40,10 +42,12 @@ export interface FastGetContext {
   shutdown: AbortSignal;
   /** True once fastify began closing (its preClose hook): fastify then answers 503, so it must see the request. */
   closing: () => boolean;
-  /** The per-request log line, as app.ts's onResponse hook writes it; undefined when requests are not logged. */
-  logRequest?: (line: string) => void;
-  /** Where internal errors are reported (app.ts's `log`). */
-  logError: (line: string) => void;
+  /** Where requests (when `logRequests`) and internal errors are logged (app.ts's logger). */
+  logger: Logger;
+  /** Whether each request is logged, as app.ts's onResponse hook logs it. */
+  logRequests: boolean;
+  /** Counts each answer, as app.ts's onResponse hook does. */
+  metrics?: ServiceMetrics;
 }
 
 /**
@@ -57,6 +61,9 @@ export const SEGMENT = "[A-Za-z0-9._~!$&'()*+,=:@%-]+";
 export function underPrefix(prefix: string, path: string): RegExp {
   return new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}${path}$`);
 }
+
+/** The route's pattern, as the log names it (routes.ts). */
+const GET_ROUTE = '/v0/collections/:collection/records/:id';
 
 /** Node's request listener that answers plain gets itself and gives every other request to `fastify`. */
 export function withFastGet(fastify: Listener, context: FastGetContext): Listener {
@@ -72,7 +79,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     return lastSeconds;
   };
 
-  const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number): Promise<void> => {
+  const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number, reqId: string): Promise<void> => {
     const { json, timestamp } = await context.service.get(collectionId, id, {});
     const body = recordEnvelope(json);
     const seconds = secondsOf(timestamp);
@@ -85,19 +92,19 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     };
     const origin = request.headers.origin;
     if (typeof origin === 'string') context.cors.write(headers, origin);
+    headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
-    const { logRequest } = context;
-    // Written when the answer is handed to the system, as fastify's onResponse hook is (not at all for an answer
+    // Logged when the answer is handed to the system, as fastify's onResponse hook logs (not at all for an answer
     // whose connection was destroyed before).
-    if (logRequest) {
+    if (context.logRequests) {
       response.once('finish', () => {
-        const url = request.url!.length > 300 ? `${request.url!.slice(0, 300)}…` : request.url;
-        logRequest(`GET ${url} 200 ${(performance.now() - started).toFixed(1)}ms`);
+        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client: context.limits.address(request) });
       });
     }
     response.writeHead(200, headers);
     response.end(body);
+    context.metrics?.request('GET', GET_ROUTE, 200, performance.now() - started);
   };
 
   return (request, response) => {
@@ -106,7 +113,8 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
       fastify(request, response);
       return;
     }
-    answer(request, response, target.collectionId, target.id, performance.now()).catch((error: unknown) => {
+    const reqId = requestIdOf(request);
+    answer(request, response, target.collectionId, target.id, performance.now(), reqId).catch((error: unknown) => {
       // A failure before anything was written (an unknown collection or record, a refused read, an internal
       // error) is answered, and an internal one logged, by the route itself, which meets it again (without
       // counting the read again).
@@ -115,7 +123,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
         fastify(request, response);
         return;
       }
-      context.logError(`internal error on GET ${request.url}: ${(error as Error)?.stack ?? String(error)}`);
+      logInternalError(context.logger, { reqId, method: 'GET', url: request.url! }, error);
       response.destroy();
     });
   };

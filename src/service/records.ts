@@ -7,6 +7,8 @@
 // only from other processes, and running out of attempts means overload, not contention.
 
 import type { PublicKey } from '../auth/index.ts';
+import type { WriteMetrics } from './metrics.ts';
+import { Readiness } from './readiness.ts';
 import {
   DEFAULT_LIMITS,
   callableByEveryone,
@@ -57,6 +59,8 @@ export interface RecordServiceOptions {
    * "Private records in lists" says.
    */
   privateLists?: PrivateLists;
+  /** Told of each commit, conflict, retry and run's gas (metrics.ts). */
+  metrics?: WriteMetrics;
   /**
    * Who may create collections and change schemas over HTTP (schema-access.ts): admin keys, the
    * collection-creation policy, reserved namespaces. Default: admin keys only (none), and each key in its own
@@ -102,9 +106,12 @@ export class ServiceNotReadyError extends Error {
 
 export class RecordService {
   readonly store: RecordStore;
+  /** Whether this server should get traffic (`GET /v0/ready`); a migration marks it not ready while it switches. */
+  readonly readiness = new Readiness();
   readonly collections: CollectionRegistry;
   readonly #limits: Partial<ExecutionLimits>;
   readonly #maxAttempts: number;
+  readonly #metrics: WriteMetrics | undefined;
   readonly #delegateLoadsPerRequest: number;
   readonly #privateLists: PrivateLists;
   readonly #queue = new RecordQueue();
@@ -121,6 +128,7 @@ export class RecordService {
     this.#limits = options.limits ?? DEFAULT_LIMITS;
     this.#maxAttempts = options.maxAttempts ?? 100;
     this.#functionLog = options.functionLog;
+    this.#metrics = options.metrics;
     this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
     this.#privateLists = options.privateLists ?? 'confined';
     if (this.#privateLists !== 'confined' && this.#privateLists !== 'filtered') {
@@ -282,6 +290,7 @@ export class RecordService {
     const result = execute(collection.compiled, 'constructor', null, loaded, { publicKey: caller.publicKey }, this.#limits);
     caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
     this.#logFunction(collectionId, 'constructor', result);
+    this.#metrics?.gasUsed('constructor', result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, changed } = result.transition;
     if (!record) throw notFound('record/not-found', 'the constructor deleted the record it created (selfdestruct), so there is nothing to return');
@@ -372,6 +381,7 @@ export class RecordService {
     const result = execute(collection.compiled, functionName, current as WireRecord, loaded, { publicKey: caller.publicKey }, this.#limits);
     caller.onGas?.(result.ok ? result.transition.gasUsed : result.gasUsed);
     this.#logFunction(collectionId, functionName, result);
+    this.#metrics?.gasUsed(functionName, result.ok ? result.transition.gasUsed : result.gasUsed);
     if (!result.ok) throw fromRuntimeError(result.error);
     const { record, deleted, changed } = result.transition;
     const writes: Write[] = [];
@@ -640,6 +650,7 @@ export class RecordService {
     if (writes.length === 0 && !caller.claim) return false;
     try {
       await this.store.commit({ writes, expect, expectStamps, ...(caller.claim ? { claimSignature: caller.claim } : {}) });
+      this.#metrics?.committed();
       return true;
     } catch (error) {
       // (A replayed signed create is reported by the store as a replay: it checks the claim first.)
@@ -655,7 +666,9 @@ export class RecordService {
       try {
         return await operation();
       } catch (error) {
+        if (error instanceof ConflictError) this.#metrics?.conflicted();
         if (!(error instanceof ConflictError) || attempt >= this.#maxAttempts) throw error;
+        this.#metrics?.retried();
         await new Promise((resolve) => setTimeout(resolve, conflictPause(attempt)));
       }
     }

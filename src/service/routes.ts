@@ -5,7 +5,8 @@
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
 //   POST /v0/collections/:collection/records/:id/call/:function   → {data} (null when the record was deleted)
-// plus GET / (JSON; for a browser, a page linking to the explorer) and GET /v0/health. Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
+// plus GET / (JSON; for a browser, a page linking to the explorer), GET /v0/health (liveness) and GET /v0/ready
+// (readiness: 503 {"error", "reasons"} when not ready, readiness.ts). Path parameters arrive percent-decoded (`ns%2FName` is `ns/Name`).
 // List and get answer with X-Service-Timestamp and X-Polybase-Timestamp: the `since` for the next long-poll.
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -13,6 +14,8 @@ import type { RecoveryPool } from '../auth/index.ts';
 import { timestampToSeconds } from '../store/index.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
 import { homePage, wantsHtml } from './explorer.ts';
+import { loggedUrl, type Logger } from './log.ts';
+import type { ServiceMetrics } from './metrics.ts';
 import type { RecordService } from './records.ts';
 import { parseGetQuery, parseListQuery, parseWriteBody, parseWriteRequest, streamResumePoint, type LongPoll } from './request.ts';
 import type { RequestLimits } from './request-limits.ts';
@@ -26,6 +29,10 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export interface RouteContext {
   service: RecordService;
+  /** Where streams and long-polls log their opening and end. */
+  logger: Logger;
+  /** Counts open streams and long-polls, and signature checks. */
+  metrics?: ServiceMetrics;
   /** Aborted when the server shuts down: waiting long-polls then answer 304 at once. */
   shutdown: AbortSignal;
   now: () => number;
@@ -58,13 +65,32 @@ async function callerOf(request: FastifyRequest, context: RouteContext, work: 'r
   const { limits } = context;
   const address = limits.address(request.raw);
   const body = request.method === 'GET' ? '' : rawBody(request);
-  const caller = await authenticate(request.headers, request.method, body, context.recoveryPool, context.now(), () => limits.signatureCheck(address));
+  let caller: Caller;
+  try {
+    caller = await authenticate(request.headers, request.method, body, context.recoveryPool, context.now(), () => limits.signatureCheck(address));
+  } catch (error) {
+    if (hasSignature(request)) context.metrics?.signatureChecked(false);
+    throw error;
+  }
+  if (caller.publicKey) {
+    request.signer = caller.publicKey.toHex();
+    context.metrics?.signatureChecked(true);
+  }
   if (work === 'read') {
     limits.read(address, caller.publicKey, request.raw);
     return caller;
   }
   const onGas = limits.write(address, caller.publicKey);
   return onGas ? { ...caller, onGas } : caller;
+}
+
+function hasSignature(request: FastifyRequest): boolean {
+  return request.headers['x-polybase-signature'] !== undefined || request.headers['x-service-signature'] !== undefined;
+}
+
+/** What a stream's or long-poll's log entries say of their request. */
+function waitEntry(request: FastifyRequest, context: RouteContext) {
+  return { reqId: request.id, url: loggedUrl(request.url), route: request.routeOptions.url, client: context.limits.address(request.raw), signer: request.signer };
 }
 
 function param(request: FastifyRequest, name: keyof RecordParams): string {
@@ -88,13 +114,20 @@ function setTimestamp(reply: FastifyReply, timestamp: number): void {
  * Waits for a change after `since`; true when there was one. A client that goes away, or the server shutting
  * down, ends the wait early (as "no change").
  */
-async function waitForChange(context: RouteContext, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
+async function waitForChange(context: RouteContext, request: FastifyRequest, reply: FastifyReply, target: { collectionId: string; id?: string }, poll: LongPoll): Promise<boolean> {
   const client = watchClient(reply);
+  const started = performance.now();
+  context.logger.info({ ...waitEntry(request, context), waitMs: poll.waitMs }, 'long-poll open');
+  context.metrics?.longPolls.inc();
+  let changed = false;
   try {
     const signal = AbortSignal.any([client.gone, context.shutdown]);
-    const changed = await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal);
-    return changed !== null;
+    changed = (await context.service.store.waitForChange(target, poll.since, poll.waitMs, signal)) !== null;
+    return changed;
   } finally {
+    const ended = changed ? 'change' : client.gone.aborted ? 'client gone' : context.shutdown.aborted ? 'shutdown' : 'no change';
+    context.logger.info({ reqId: request.id, ms: Math.round(performance.now() - started), ended }, 'long-poll close');
+    context.metrics?.longPolls.dec();
     client.stop();
   }
 }
@@ -116,25 +149,32 @@ function watchClient(reply: FastifyReply): { gone: AbortSignal; stop: () => void
  * one is an ordinary error answer; then the reply is taken over from fastify and written to until the client
  * goes away or the server shuts down (which ends the stream at once).
  */
-async function serveStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+async function serveStream(context: RouteContext, request: FastifyRequest, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const { streams } = context;
   if (streams.open >= streams.max) throw tooManyStreams(streams.max);
   streams.open++;
+  context.metrics?.streams.inc();
   try {
-    await followStream(context, reply, stream);
+    await followStream(context, request, reply, stream);
   } finally {
     streams.open--;
+    context.metrics?.streams.dec();
   }
 }
 
-async function followStream(context: RouteContext, reply: FastifyReply, stream: StreamRequest): Promise<void> {
+async function followStream(context: RouteContext, request: FastifyRequest, reply: FastifyReply, stream: StreamRequest): Promise<void> {
   const prepared = await prepareStream(context.service, stream);
   const raw = reply.raw;
   const client = watchClient(reply);
   const signal = AbortSignal.any([client.gone, context.shutdown]);
   reply.hijack();
+  // The stream logs its opening and its end itself: a client that goes away ends it with no answer handed over.
+  request.streamed = true;
+  const started = performance.now();
+  context.logger.info(waitEntry(request, context), 'stream open');
   // The headers set so far (CORS) go out too: fastify no longer sends them.
   for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) raw.setHeader(name, value);
+  raw.setHeader('x-request-id', request.id);
   raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
   const write = (text: string) =>
     new Promise<void>((resolve) => {
@@ -147,17 +187,26 @@ async function followStream(context: RouteContext, reply: FastifyReply, stream: 
       raw.once('drain', done);
       signal.addEventListener('abort', done, { once: true });
     });
+  let reason: string | undefined;
   try {
     await runStream(context.service, prepared, { write, signal });
   } catch (error) {
     if (!signal.aborted) {
       const { body } = toErrorResponse(error);
+      reason = body.error.reason;
       await write(`event: error\ndata: ${JSON.stringify(body)}\n\n`);
     }
   } finally {
     client.stop();
     raw.end();
+    const ended = reason !== undefined ? 'error' : client.gone.aborted ? 'client gone' : context.shutdown.aborted ? 'shutdown' : 'end';
+    context.logger.info({ reqId: request.id, ms: Math.round(performance.now() - started), ended, reason }, 'stream close');
   }
+}
+
+/** Not ready: 503, never cached. */
+function request503(reply: FastifyReply): void {
+  reply.code(503).header('cache-control', 'no-store');
 }
 
 function notModified(reply: FastifyReply, poll: LongPoll): FastifyReply {
@@ -176,6 +225,14 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     return wantsHtml(request) ? reply.type('text/html; charset=utf-8').send(homePage(about)) : about;
   });
   app.get('/v0/health', async () => ({ status: 'OK' }));
+  app.get('/v0/ready', async (request, reply) => {
+    const reasons = await service.readiness.check(service.store);
+    if (reasons.length === 0) return { status: 'ready' };
+    const error = { code: 'unavailable', reason: 'service/not-ready', message: `not ready: ${reasons.join('; ')}` };
+    request.errorReason = error.reason;
+    request503(reply);
+    return reply.type(JSON_TYPE).send(JSON.stringify({ error, reasons }));
+  });
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
@@ -183,12 +240,12 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const caller = await callerOf(request, context, 'read');
     if (stream) {
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, reply, { target: { collectionId }, query, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId }, query, caller, resumeAfter });
     }
     if (longPoll) {
       // A list the service would refuse is refused now, not after the wait.
       await service.assertList(collectionId, count ? { where: query.where } : query, caller, count ? 'count' : 'list');
-      if (!(await waitForChange(context, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
+      if (!(await waitForChange(context, request, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
     }
     if (count) {
       const counted = await service.count(collectionId, query.where, caller);
@@ -210,11 +267,11 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     if (stream) {
       await service.assertCollection(collectionId);
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
     }
     if (longPoll) {
       await service.assertCollection(collectionId);
-      if (!(await waitForChange(context, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
+      if (!(await waitForChange(context, request, reply, { collectionId, id }, longPoll))) return notModified(reply, longPoll);
     }
     const { json, timestamp } = await service.get(collectionId, id, caller);
     setTimestamp(reply, timestamp);

@@ -2,6 +2,8 @@
 // and shut down cleanly (long-polls end, in-flight requests finish, then the store closes).
 
 import { existsSync, mkdirSync, statSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../lang/index.ts';
@@ -10,6 +12,8 @@ import { buildApp } from './app.ts';
 import type { CorsOptions } from './cors.ts';
 import type { RateLimitOptions } from './rate-limit.ts';
 import type { ExplorerOptions } from './explorer.ts';
+import type { Logger } from './log.ts';
+import { createMetricsServer, ServiceMetrics } from './metrics.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
 import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
 import { createRecordService, type PrivateLists, type RecordService } from './records.ts';
@@ -29,14 +33,24 @@ export interface ServerOptions {
   schemaFiles?: readonly string[];
   namespace?: string;
   bodyLimit?: number;
-  log?: (line: string) => void;
-  /** Also write what functions log with `log(...)` to `log` (`vellum serve --debug`). */
+  /** The log (log.ts): requests, streams, schema installs, internal errors; none by default. */
+  logger?: Logger;
+  /** Also log what functions log with `log(...)`, at debug level (`vellum serve --debug`). */
   debug?: boolean;
-  /** false: no line per request (`vellum serve --quiet`); `log` still receives internal errors (default true). */
+  /** false: no entry per request (`vellum serve --quiet`); `logger` still receives internal errors (default true). */
   logRequests?: boolean;
   now?: () => number;
   /** How long `close()` waits for in-flight requests before it closes their connections (default 10 s). */
   shutdownGraceMs?: number;
+  /**
+   * How long `close()` goes on serving, with `/v0/ready` answering 503 (draining), before it stops taking requests
+   * (default 0): the time a load balancer needs to see the server is not ready and send new requests elsewhere.
+   */
+  drainDelayMs?: number;
+  /** Prometheus metrics (metrics.ts) at `GET /metrics` (default false). */
+  metrics?: boolean;
+  /** Serve the metrics on this port of `host` instead of the service's (0: any free port); implies `metrics`. */
+  metricsPort?: number;
   /** The web explorer at /explorer/ (default: served from the package's built folder); false turns it off. */
   explorer?: ExplorerOptions | false;
   /** The most push-update streams open at once (default 1000; see AppOptions). */
@@ -69,6 +83,9 @@ export interface RunningServer {
   /** `http://host:port` */
   url: string;
   port: number;
+  /** `http://host:port/metrics` when metrics are served. */
+  metricsUrl?: string;
+  metrics?: ServiceMetrics;
   app: FastifyInstance;
   service: RecordService;
   close(): Promise<void>;
@@ -179,27 +196,32 @@ export async function installSchemaFiles(service: RecordService, files: readonly
 
 /**
  * The service over `store` as the server's options make it, ready, with their schema files installed (each
- * installed one is a line to `log`). Shared by `startServer` and the mounts (embed.ts).
+ * installed one is an entry of `logger`). Shared by `startServer` and the mounts (embed.ts).
  */
-export async function readyService(store: RecordStore, options: ServerOptions): Promise<RecordService> {
+export async function readyService(store: RecordStore, options: ServerOptions, metrics?: ServiceMetrics): Promise<RecordService> {
+  const { logger } = options;
   const service = await createRecordService(store, {
     ...(options.privateLists === undefined ? {} : { privateLists: options.privateLists }),
     ...(options.schemaAccess === undefined ? {} : { schemaAccess: options.schemaAccess }),
-    ...(options.debug && options.log ? { functionLog: options.log } : {}),
+    ...(options.debug && logger ? { functionLog: (line: string) => logger.debug(line) } : {}),
+    ...(metrics ? { metrics } : {}),
   });
-  for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) options.log?.(line);
+  for (const line of await installSchemaFiles(service, options.schemaFiles ?? [], options.namespace ?? 'app')) logger?.info(line);
   return service;
 }
 
 export async function startServer(options: ServerOptions = {}): Promise<RunningServer> {
-  const log = options.log ?? (() => {});
+  const logger = options.logger;
   const store = await openStore(options);
   const shutdown = new AbortController();
   let app: FastifyInstance | undefined;
+  let metricsServer: Server | undefined;
   try {
-    const service = await readyService(store, options);
+    const metrics = options.metrics || options.metricsPort !== undefined ? new ServiceMetrics() : undefined;
+    metrics?.watchStore(store);
+    const service = await readyService(store, options, metrics);
     // Every option buildApp shares by name with ServerOptions passes through (as it does to the mounts, embed.ts).
-    app = buildApp({ ...options, service, shutdown: shutdown.signal });
+    app = buildApp({ ...options, service, metrics, metricsRoute: options.metricsPort === undefined, shutdown: shutdown.signal });
     const unused = watchUnusedConnections(app.server);
     const host = options.host ?? '127.0.0.1';
     const shownHost = host.includes(':') ? `[${host}]` : host;
@@ -210,20 +232,34 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
     }
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : (options.port ?? 8080);
+    let metricsUrl = metrics ? `http://${shownHost}:${port}/metrics` : undefined;
+    if (metrics && options.metricsPort !== undefined) {
+      metricsServer = createMetricsServer(metrics);
+      const listening = metricsServer;
+      await new Promise<void>((resolve, reject) => {
+        listening.once('error', (error) => reject(new Error(`cannot listen on ${shownHost}:${options.metricsPort} for metrics: ${listenFailure(error)}`)));
+        listening.listen(options.metricsPort, host, () => resolve());
+      });
+      metricsUrl = `http://${shownHost}:${(metricsServer.address() as AddressInfo).port}/metrics`;
+    }
     let closing: Promise<void> | undefined;
     const running: RunningServer = {
       url: `http://${shownHost}:${port}`,
       port,
+      metricsUrl,
+      metrics,
       app,
       service,
       close: () =>
         (closing ??= (async () => {
+          service.readiness.drain();
+          if (options.drainDelayMs) await new Promise((resolve) => setTimeout(resolve, options.drainDelayMs));
           shutdown.abort();
           unused.closeWhileShuttingDown();
           // A client that never finishes sending its request would keep the server open for Node's request
           // timeout (5 minutes): past the grace period its connection is closed.
           const grace = setTimeout(() => {
-            log(`requests still in flight after ${options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS} ms: closing their connections`);
+            logger?.warn(`requests still in flight after ${options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS} ms: closing their connections`);
             app!.server.closeAllConnections();
           }, options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS);
           try {
@@ -232,11 +268,13 @@ export async function startServer(options: ServerOptions = {}): Promise<RunningS
             clearTimeout(grace);
             unused.stop();
           }
+          if (metricsServer) await new Promise((resolve) => metricsServer!.close(resolve));
           await store.close();
         })()),
     };
     return running;
   } catch (error) {
+    metricsServer?.close();
     await app?.close().catch(() => {});
     await store.close().catch(() => {});
     throw error;

@@ -6,6 +6,7 @@ import { connect } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Client, type CollectionSchema, type StreamEvent, type Subscription } from '../../src/client/index.ts';
 import { startTestServer, type TestServer } from '../service/support.ts';
+import { memoryLogger } from '../support/log.ts';
 
 interface ItemSchema extends CollectionSchema {
   name: 'Item';
@@ -22,7 +23,7 @@ const GRACE_LOG = 'requests still in flight';
 async function server(options: { maxStreams?: number } = {}): Promise<{ s: TestServer; log: string[] }> {
   const log: string[] = [];
   // A grace period the test can afford to wait out when it fails, far past what a prompt close takes.
-  const s = await startTestServer({ ...options, shutdownGraceMs: 5_000, log: (line) => log.push(line) });
+  const s = await startTestServer({ ...options, shutdownGraceMs: 5_000, logger: memoryLogger(log) });
   await s.createCollection('sub/Item', SCHEMA);
   return { s, log };
 }

@@ -45,7 +45,6 @@ beforeAll(async () => {
     dataDir,
     schemaFiles: [join(ROOT, 'fixtures/codegen/shop.polylang')],
     namespace: 'shop',
-    log: () => {},
   });
   const dir = moduleFolder('vellum-codegen-client-');
   shop = (await import(pathToFileURL(writeInto(dir, 'shop.ts', generateFor(['fixtures/codegen/shop.polylang']))).href)) as ShopModule;

@@ -10,7 +10,8 @@ import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
-import { listenCounting, withoutTime } from '../support/fast-path.ts';
+import { listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
+import { memoryLogger } from '../support/log.ts';
 
 const COUNTER = `@public
 collection Counter {
@@ -65,7 +66,7 @@ function exchange(port: number, parts: (string | Buffer)[], idleMs = 300, halfCl
     const finish = (closed: boolean) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve({ text: received.replace(/\r\nDate: [^\r]*/gi, ''), closed });
+      resolve({ text: withoutRequestId(received.replace(/\r\nDate: [^\r]*/gi, '')), closed });
     };
     const idle = () => {
       clearTimeout(timer);
@@ -274,7 +275,7 @@ async function slowApp(base: RecordService, fastCall: boolean, options: { shutdo
     return new Promise((resolve) => setTimeout(resolve, options.delayMs ?? 100)).then(() => base.call(...args));
   };
   const lines: string[] = [];
-  const app = buildApp({ service: slow, fastCall, bodyLimit: BODY_LIMIT, log: (line) => lines.push(line), logRequests: options.logRequests, shutdown: options.shutdown, explorer: false });
+  const app = buildApp({ service: slow, fastCall, bodyLimit: BODY_LIMIT, logger: memoryLogger(lines), logRequests: options.logRequests, shutdown: options.shutdown, explorer: false });
   await app.listen({ port: 0, host: '127.0.0.1' });
   return { app, port: (app.server.address() as AddressInfo).port, lines, beginning };
 }

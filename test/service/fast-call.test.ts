@@ -15,7 +15,8 @@ import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
-import { exchange, listenCounting, withoutTime } from '../support/fast-path.ts';
+import { exchange, listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
+import { memoryLogger } from '../support/log.ts';
 
 const COUNTER = `@public
 collection Counter {
@@ -86,7 +87,7 @@ function send(server: Served, sent: Case): Promise<Answer> {
       response.on('end', () => {
         const headers: string[] = [];
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${withoutRequestId(response.rawHeaders[i + 1]!)}`);
         }
         resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
       });
@@ -299,7 +300,7 @@ describe('the call fast path when the client goes away during the call', () => {
         return result;
       };
       const lines: string[] = [];
-      const app = buildApp({ service: slow, fastCall, log: (line) => lines.push(line), explorer: false });
+      const app = buildApp({ service: slow, fastCall, logger: memoryLogger(lines), explorer: false });
       await app.listen({ port: 0, host: '127.0.0.1' });
       const { port } = app.server.address() as AddressInfo;
       try {
@@ -359,7 +360,7 @@ describe('the call fast path on an internal error', () => {
           throw new RangeError('store broke');
         };
         const lines: string[] = [];
-        const app = buildApp({ service: broken, fastCall, log: (line) => lines.push(line), logRequests: false, explorer: false });
+        const app = buildApp({ service: broken, fastCall, logger: memoryLogger(lines), logRequests: false, explorer: false });
         await app.listen({ port: 0, host: '127.0.0.1' });
         const server: Served = { app, service: broken, port: (app.server.address() as AddressInfo).port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines, routed: { count: 0 } };
         return server;
@@ -372,7 +373,7 @@ describe('the call fast path on an internal error', () => {
       expect(viaFast.status).toBe(500);
       for (const { lines } of apps) {
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/^internal error on POST \/v0\/collections\/fast%2FCounter\/records\/c1\/call\/increment: RangeError: store broke/);
+        expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', msg: 'internal error', method: 'POST', url: '/v0/collections/fast%2FCounter/records/c1/call/increment', error: expect.stringMatching(/^RangeError: store broke/) });
       }
     } finally {
       for (const { app, agent } of apps) {

@@ -12,7 +12,8 @@ import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
-import { exchange, listenCounting, withoutTime } from '../support/fast-path.ts';
+import { exchange, listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
+import { memoryLogger } from '../support/log.ts';
 
 const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constructor (id: string, n: number) { this.id = id; this.n = n; }\n}\n';
 const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;\n  constructor (id: string) { this.id = id; this.owner = ctx.publicKey; }\n}\n';
@@ -61,7 +62,7 @@ function send(server: Served, sent: Case): Promise<Answer> {
       response.on('end', () => {
         const headers: string[] = [];
         for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${response.rawHeaders[i + 1]}`);
+          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${withoutRequestId(response.rawHeaders[i + 1]!)}`);
         }
         resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
       });
@@ -223,7 +224,7 @@ describe('the get fast path when the client goes away', () => {
       return service.get(...args);
     };
     const lines: string[] = [];
-    const app = buildApp({ service: slow, log: (line) => lines.push(line), explorer: false });
+    const app = buildApp({ service: slow, logger: memoryLogger(lines), explorer: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     const { port } = app.server.address() as AddressInfo;
     try {
@@ -273,7 +274,7 @@ describe('the get fast path on an internal error', () => {
     const apps = await Promise.all(
       [true, false].map(async (fastGet) => {
         const lines: string[] = [];
-        const app = buildApp({ service: broken, fastGet, log: (line) => lines.push(line), logRequests: false, explorer: false });
+        const app = buildApp({ service: broken, fastGet, logger: memoryLogger(lines), logRequests: false, explorer: false });
         await app.listen({ port: 0, host: '127.0.0.1' });
         const server: Served = { app, port: (app.server.address() as AddressInfo).port, agent: new Agent({ keepAlive: true, maxSockets: 1 }), lines };
         return server;
@@ -286,7 +287,7 @@ describe('the get fast path on an internal error', () => {
       expect(viaFast.status).toBe(500);
       for (const { lines } of apps) {
         expect(lines).toHaveLength(1);
-        expect(lines[0]).toMatch(/^internal error on GET \/v0\/collections\/fast%2FItem\/records\/x: RangeError/);
+        expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', msg: 'internal error', method: 'GET', url: '/v0/collections/fast%2FItem/records/x', error: expect.stringMatching(/^RangeError/) });
       }
     } finally {
       for (const { app, agent } of apps) {

@@ -1,5 +1,6 @@
 // Polylang after 0.6 through the record service: a contract schema is stored with a 0.6 stable AST,
 // sized-number overflow is a 400 that changes nothing, and log(...) lines go to the debug log only.
+import { entriesOf, memoryLogger } from '../support/log.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorOf, startTestServer, type TestServer } from './support.ts';
 
@@ -26,7 +27,7 @@ contract Meter {
 let s: TestServer;
 const lines: string[] = [];
 beforeAll(async () => {
-  s = await startTestServer({ debug: true, log: (line) => lines.push(line) });
+  s = await startTestServer({ debug: true, logger: memoryLogger(lines, 'debug') });
   expect((await s.createCollection('later/Meter', SCHEMA)).status).toBe(200);
   expect((await s.create('later/Meter', ['m', 'c-1'])).status).toBe(200);
 });
@@ -52,8 +53,9 @@ describe('Polylang after 0.6 over HTTP', () => {
   });
 
   it('what a function logs goes to the debug log, never into the record', async () => {
-    expect(lines).toContain('log later/Meter.add: add 4294967295 to 0');
-    expect(lines).toContain('log later/Meter.add: add 1 to 4294967295');
+    const messages = entriesOf(lines).filter((entry) => entry.level === 'debug').map((entry) => entry.msg);
+    expect(messages).toContain('log later/Meter.add: add 4294967295 to 0');
+    expect(messages).toContain('log later/Meter.add: add 1 to 4294967295');
     expect(JSON.stringify((await s.record('later/Meter', 'm')).json)).not.toContain('add');
   });
 });

@@ -56,7 +56,7 @@ describe('signals', () => {
     expect(await server.exited).toBe(0);
     socket.destroy();
     expect(Date.now() - started).toBeLessThan(15_000);
-    expect(server.output()).toMatch(/requests still in flight after 10000 ms: closing their connections\n.*stopped/s);
+    expect(server.output()).toMatch(/requests still in flight after 10000 ms: closing their connections".*\n.*"msg":"stopped"/s);
   }, 30_000);
 
   it('a second SIGTERM during the shutdown ends the process at once', async () => {

@@ -49,7 +49,7 @@ describe('vellum serve', () => {
     expect((await poll).status).toBe(304);
     expect(await server.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(10_000);
-    expect(server.output()).toMatch(/POST \/v0\/collections\/demo%2FEntry\/records 200 [\d.]+ms/);
+    expect(server.output()).toMatch(/"method":"POST","url":"\/v0\/collections\/demo%2FEntry\/records","route":"\/v0\/collections\/:collection\/records","status":200,"ms":[\d.]+/);
     expect(server.output()).toMatch(/stopped/);
 
     const again = await spawnServe(['--data', data, '--schema', schemaFile, '--namespace', 'demo']);

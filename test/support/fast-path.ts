@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { connect } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/service/index.ts';
+import { memoryLogger } from './log.ts';
 
 export interface ListeningApp {
   app: FastifyInstance;
@@ -16,9 +17,9 @@ export interface ListeningApp {
 }
 
 /** `buildApp(options)` without the explorer, its log kept in `lines`, listening on a free local port. */
-export async function listenCounting(options: Omit<AppOptions, 'log' | 'explorer'>): Promise<ListeningApp> {
+export async function listenCounting(options: Omit<AppOptions, 'logger' | 'explorer'>): Promise<ListeningApp> {
   const lines: string[] = [];
-  const app = buildApp({ rateLimits: false, ...options, log: (line) => lines.push(line), explorer: false });
+  const app = buildApp({ rateLimits: false, ...options, logger: memoryLogger(lines), explorer: false });
   const routed = { count: 0 };
   app.addHook('onRequest', (_request, _reply, done) => {
     routed.count++;
@@ -28,8 +29,11 @@ export async function listenCounting(options: Omit<AppOptions, 'log' | 'explorer
   return { app, port: (app.server.address() as AddressInfo).port, lines, routed };
 }
 
-/** A log line with its elapsed time replaced, so that two servers' lines compare. */
-export const withoutTime = (line: string) => line.replace(/ [\d.]+ms$/, ' <time>');
+/** A log entry with its elapsed time and generated request id replaced, so that two servers' entries compare. */
+export const withoutTime = (line: string) => withoutRequestId(line.replace(/"ms":[\d.]+/, '"ms":"<time>"').replace(/"time":\d+,/, ''));
+
+/** Generated request ids (UUIDs) replaced, so that two servers' answers and log entries compare. */
+export const withoutRequestId = (text: string) => text.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, '<id>');
 
 /** Writes `bytes` on one connection and reads everything until the server closes it, Date headers removed. */
 export function exchange(port: number, bytes: string): Promise<string> {
@@ -39,7 +43,7 @@ export function exchange(port: number, bytes: string): Promise<string> {
     socket.setEncoding('latin1');
     socket.on('data', (chunk: string) => (received += chunk));
     socket.on('error', () => {});
-    socket.on('close', () => resolve(received.replace(/\r\nDate: [^\r]*/gi, '')));
+    socket.on('close', () => resolve(withoutRequestId(received.replace(/\r\nDate: [^\r]*/gi, ''))));
     socket.write(bytes);
   });
 }

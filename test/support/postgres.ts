@@ -17,6 +17,9 @@ export interface TestPostgres {
   readonly url: string;
   /** Stops the cluster this helper started (nothing for an existing server). */
   stop(): Promise<void>;
+  /** Stops the server, keeping its data, as an outage does; `resume` starts it again (undefined for an existing server). */
+  pause?(): void;
+  resume?(): void;
 }
 
 export async function startTestPostgres(): Promise<TestPostgres> {
@@ -76,7 +79,12 @@ export async function startTestPostgres(): Promise<TestPostgres> {
     }
   };
   process.on('exit', stopNow);
-  return { url: `postgres://postgres@127.0.0.1:${port}/postgres`, stop: async () => stopNow() };
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop: async () => stopNow(),
+    pause: () => run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']),
+    resume: () => run('pg_ctl', ['-D', data, '-o', settings, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']),
+  };
 }
 
 function freePort(): Promise<number> {
