@@ -18,6 +18,7 @@ const suites: Record<string, () => Promise<{ default: Suite }>> = {
   store: () => import('./store.ts'),
   contended: () => import('./contended.ts'),
   cli: () => import('./cli.ts'),
+  lsp: () => import('./lsp.ts'),
 };
 
 const requested = process.argv.slice(2).filter((arg) => arg !== '--');

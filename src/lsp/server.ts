@@ -1,6 +1,6 @@
 // `vellum lsp`: a Language Server over stdio (vscode-languageserver), built on the checker. Each concern has its
 // file: analysis.ts (one check per document version), diagnostics.ts, symbol-at.ts (hover and definition),
-// references.ts (references and rename), completion.ts, symbols.ts (outline); formatting is the formatter's
+// references.ts (references and rename), completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
 // (src/lang/format.ts).
 import { createConnection, ProposedFeatures, ResponseError, TextDocuments, TextDocumentSyncKind, MarkupKind } from 'vscode-languageserver/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -9,6 +9,7 @@ import { Analyses } from './analysis.ts';
 import { toLspDiagnostics } from './diagnostics.ts';
 import { completions } from './completion.ts';
 import { references } from './references.ts';
+import { legend, semanticTokens } from './semantic-tokens.ts';
 import { symbolAt } from './symbol-at.ts';
 import { documentSymbols } from './symbols.ts';
 
@@ -30,6 +31,7 @@ export function startServer(): void {
       referencesProvider: true,
       renameProvider: true,
       completionProvider: { triggerCharacters: ['.', '@', ':'] },
+      semanticTokensProvider: { legend, full: true },
     },
     serverInfo: { name: 'vellum' },
   }));
@@ -113,6 +115,12 @@ export function startServer(): void {
     if (analysis.checked) lastChecked.set(document.uri, analysis.checked);
     const text = document.getText();
     return completions(text.slice(0, document.offsetAt(position)), analysis.checked ?? lastChecked.get(document.uri));
+  });
+
+  connection.languages.semanticTokens.on(({ textDocument }) => {
+    const document = documents.get(textDocument.uri);
+    const analysis = document && analysisOf(document);
+    return { data: document && analysis?.program ? semanticTokens(analysis.program, analysis.checked, document) : [] };
   });
 
   documents.listen(connection);

@@ -1,5 +1,5 @@
 // `vellum lsp` driven by an LSP client library (vscode-jsonrpc over the server's stdio, as an editor would):
-// diagnostics after an edit, outline, formatting, references, rename and completion.
+// diagnostics after an edit, outline, formatting, references, rename, completion and semantic tokens.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node.js';
@@ -96,6 +96,32 @@ describe('vellum lsp over stdio', () => {
     expect(afterThis.map((c) => c.label)).toEqual(['id', 'balance', 'deposit', 'check']);
     const decorators = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(0, 1));
     expect(decorators.map((c) => c.label)).toContain('call');
+  });
+
+  it('gives semantic tokens: collections, fields, functions, parameters, types and decorators by what they are', async () => {
+    const { data } = await connection.sendRequest<{ data: number[] }>('textDocument/semanticTokens/full', { textDocument: { uri } });
+    const types = ['class', 'property', 'method', 'parameter', 'variable', 'type', 'decorator', 'function'];
+    const tokens: [number, number, string][] = [];
+    let line = 0;
+    let character = 0;
+    for (let i = 0; i < data.length; i += 5) {
+      line += data[i]!;
+      character = data[i]! === 0 ? character + data[i + 1]! : data[i + 1]!;
+      tokens.push([line, character, types[data[i + 3]!]!]);
+    }
+    expect(tokens).toEqual(
+      expect.arrayContaining([
+        [0, 0, 'decorator'],
+        [1, 11, 'class'],
+        [2, 2, 'property'],
+        [2, 6, 'type'],
+        [10, 11, 'parameter'],
+        [11, 9, 'property'],
+        [11, 20, 'parameter'],
+        [12, 9, 'method'],
+        [16, 22, 'function'],
+      ]),
+    );
   });
 
   it('formats the document', async () => {
