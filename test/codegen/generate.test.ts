@@ -211,7 +211,7 @@ describe('vellum generate client', () => {
       await seen(`wrote ${out}`, 2);
       expect(readFileSync(out, 'utf8')).toContain('  /** body */\n  body: string;');
       writeFileSync(schema, note('body').replace('id: string;', 'id: strin;'));
-      await seen('V2026', 1);
+      await seen('V2029', 1);
       expect(readFileSync(out, 'utf8')).toContain('body: string;');
       writeFileSync(schema, note('text'));
       await seen(`wrote ${out}`, 3);

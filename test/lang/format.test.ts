@@ -98,7 +98,7 @@ describe('the layout', () => {
   it('formats nothing with syntax errors, and says why', () => {
     const result = formatSchema('collection A {\n  id: string\n}\n', 'a.polylang');
     expect(result.formatted).toBeUndefined();
-    expect(result.diagnostics.map((d) => d.code)).toEqual(['V1012']);
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['V1013']);
   });
 });
 

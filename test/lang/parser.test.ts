@@ -178,7 +178,7 @@ describe('fields and types', () => {
   });
 
   it('requires the `;` after a field with an object type, reported where it is missing', () => {
-    expect(problems('collection A {\n  o: { a: string; }\n  b: number;\n}')).toEqual(['V1012 2:20 `;` expected']);
+    expect(problems('collection A {\n  o: { a: string; }\n  b: number;\n}')).toEqual(['V1013 2:20 `;` expected']);
   });
 });
 
@@ -260,7 +260,7 @@ describe('syntax diagnostics', () => {
   it('names the offending token and what was expected', () => {
     expect(problems('collection test-cities { }')).toEqual(['V1004 1:16 unexpected `-`, expected `{`']);
     expect(problems('collection A {\n  name string;\n}')).toEqual(['V1004 2:8 unexpected `string`, expected `?`, `:` or `(`']);
-    expect(problems('collection A {\n  id: string\n}')).toEqual(['V1012 2:13 `;` expected']);
+    expect(problems('collection A {\n  id: string\n}')).toEqual(['V1013 2:13 `;` expected']);
     expect(problems('collection A { collection: string; }')).toEqual(['V1004 1:16 unexpected `collection`, expected `}`']);
     expect(problems('}')).toEqual(['V1004 1:1 unexpected `}`, expected `collection`']);
     expect(problems('collection A { x: map<string>; }')).toEqual(['V1004 1:29 unexpected `>`, expected `,`']);
@@ -271,9 +271,9 @@ describe('syntax diagnostics', () => {
 
   it('reports the end of the file where something was still expected', () => {
     const text = 'collection A {\n  id: string;\n';
-    expect(problems(text)).toEqual(['V1012 3:1 `}` expected']);
+    expect(problems(text)).toEqual(['V1013 3:1 `}` expected']);
     expect(parse(text).diagnostics[0]!.span).toEqual({ start: text.length, end: text.length });
-    expect(problems('collection A { f() { if (x) {')).toEqual(['V1012 1:30 `}` expected']);
+    expect(problems('collection A { f() { if (x) {')).toEqual(['V1013 1:30 `}` expected']);
     expect(problems('collection A {\n  id: string {\n}')).toEqual(['V1004 2:14 unexpected `{`, expected `;`']);
     expect(problems('collection A {\n  o {a: string};\n}')).toEqual(['V1004 2:5 unexpected `{`, expected `?`, `:` or `(`']);
     expect(problems('@public\n')).toEqual(['V1005 2:1 unexpected end of file, expected `collection`']);

@@ -70,7 +70,7 @@ describe('vellum lsp over stdio', () => {
       contentChanges: [{ range: { start: { line: 3, character: 11 }, end: { line: 3, character: 17 } }, text: 'strng' }],
     });
     const second = await waitForDiagnostics(2);
-    expect(second.diagnostics.map((d) => [d.code, d.message])).toEqual([['V2026', 'unknown type "strng"; did you mean "string"?']]);
+    expect(second.diagnostics.map((d) => [d.code, d.message])).toEqual([['V2029', 'unknown type "strng"; did you mean "string"?']]);
     await connection.sendNotification('textDocument/didChange', {
       textDocument: { uri, version: 3 },
       contentChanges: [{ range: { start: { line: 3, character: 11 }, end: { line: 3, character: 16 } }, text: 'number' }],

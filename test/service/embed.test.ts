@@ -209,7 +209,9 @@ describe('the mounted answers are the standalone server\'s', () => {
     const answers = [];
     for (const base of [standalone.url, mountedUrl]) {
       const response = await fetch(`${base}${path === '/' ? '' : path}`, { method, body, headers });
-      const kept = [...response.headers].filter(([name]) => !['date', 'keep-alive', 'connection', 'x-service-timestamp', 'x-polybase-timestamp'].includes(name));
+      const kept = [...response.headers].filter(([name]) => !['date', 'keep-alive', 'connection', 'x-service-timestamp', 'x-polybase-timestamp', 'x-request-id'].includes(name));
+      // Each answer has a request id of its own (generated, or the X-Request-Id sent): present on both, never equal.
+      expect(response.headers.get('x-request-id')).toMatch(/./);
       answers.push({ status: response.status, headers: kept, body: await response.text() });
     }
     expect(answers[1]).toEqual(answers[0]);

@@ -199,7 +199,7 @@ describe('a first attempt on state another connection changed', () => {
     expect((await store.get('ns/Counter', 'c')).record).toMatchObject({ n: 1, label: '' });
     expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toEqual({ id: 'c', n: 2, label: 'v2' });
     // And back: the field is dropped from every record, the call's write included.
-    await other.installSchema('ns/Counter', SHARED);
+    await other.installSchema('ns/Counter', SHARED, ['label']); // the label goes, as asked (issue 22: never silently)
     expect(await service.call('ns/Counter', 'c', 'add', [1], {})).toEqual({ id: 'c', n: 3 });
   });
 });
@@ -214,6 +214,7 @@ describe('a create on fresh reads that a schema update overtakes', () => {
       // No cached schema to start from: the create resolves it (stamp, then schema), runs the constructor, and
       // before its commit the other connection updates the schema and casts every stored record.
       const fresh = new RecordService(store);
+      await fresh.initialise(); // defines the meta collection only: no schema of ns/Counter is cached
       const commit = store.commit.bind(store);
       let raced = false;
       store.commit = async (request) => {
@@ -246,6 +247,7 @@ describe('a call on fresh reads that a schema update overtakes', () => {
       // cached runs the call on fresh reads; after it read the record, the stamp and the schema, before its
       // commit, the other connection removes the field (and setNote with it).
       const fresh = new RecordService(store);
+      await fresh.initialise(); // defines the meta collection only: no schema of ns/Counter is cached
       const commit = store.commit.bind(store);
       let raced = false;
       store.commit = async (request) => {
