@@ -66,12 +66,21 @@ export function attachComments(program: Program, text: string): AttachedComments
       const children = childrenOf(container);
       const holder = children.find((child) => child.span.start <= comment.span.start && comment.span.end <= child.span.end);
       if (holder !== undefined) {
-        const inner = containersIn(holder).find((c) => inside(c, comment.span));
+        const blocks = containersIn(holder);
+        const inner = blocks.find((c) => inside(c, comment.span));
         if (inner !== undefined) {
           container = inner;
           continue;
         }
-        add(attached.leading, holder, comment);
+        // Between the blocks of a statement but in none (`if (a) {…} else if (b) x; /* c */ else {…}`): kept in
+        // source order by moving it to the start of the next block, or after the statement when no block follows.
+        const earlier = blocks.some((c) => c.span.end <= comment.span.start);
+        const later = blocks.find((c) => c.span.start >= comment.span.end);
+        if (earlier && later !== undefined) {
+          container = later;
+          continue;
+        }
+        add(earlier ? attached.trailing : attached.leading, holder, comment);
         break;
       }
       if (!comment.ownLine) {

@@ -94,7 +94,8 @@ it('indexes match records, records follow the schema, and each acknowledged add 
                 case 'destroy':
                   return service.call(ITEM, o.id, 'destroy', [], {});
                 case 'schema':
-                  return service.installSchema(ITEM, SCHEMAS[o.version]!);
+                  // Going back to version 0 removes `extra`, which records hold: a loss that must be named (issue 22).
+                  return service.installSchema(ITEM, SCHEMAS[o.version]!, ['extra']);
               }
             }),
           );
