@@ -4,10 +4,11 @@
 // edges a mount keeps (the request timeout, the Host check, long ids, closing) are checked over raw sockets.
 import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import { Polybase, type Signer } from '@polybase/client';
+import { Polybase } from '@polybase/client';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signRequest } from '../../src/auth/index.ts';
+import { ethPersonalSigner } from '../../src/client/index.ts';
 import {
   buildApp,
   createRecordService,
@@ -50,14 +51,6 @@ collection City {
 }
 `;
 
-function signerFor(privateKey: string): Signer {
-  return (data: string) => {
-    const dot = data.indexOf('.');
-    const header = signRequest(privateKey, data.slice(dot + 1), Number(data.slice(0, dot)));
-    return { h: 'eth-personal-sign', sig: /sig=(0x[0-9a-f]+)/.exec(header)![1]! };
-  };
-}
-
 function urlOf(server: Server): string {
   const address = server.address();
   if (typeof address !== 'object' || address === null) throw new Error('not listening');
@@ -66,7 +59,7 @@ function urlOf(server: Server): string {
 
 /** What the Polybase client does against a Vellum at `baseURL` (`…/v0`): every kind of route, signed and not. */
 async function polybaseRoundTrip(baseURL: string): Promise<void> {
-  const db = new Polybase({ baseURL, defaultNamespace: 'embed', signer: signerFor(KEYS.alice) });
+  const db = new Polybase({ baseURL, defaultNamespace: 'embed', signer: ethPersonalSigner(KEYS.alice) });
   const collections = await db.applySchema(SCHEMA);
   expect(collections.map((c) => c.id)).toEqual(['embed/City']);
   const cities = db.collection('City');
@@ -79,7 +72,7 @@ async function polybaseRoundTrip(baseURL: string): Promise<void> {
   expect((await cities.record('nowhere').get()).exists()).toBe(false);
   const big = await cities.where('population', '>', 1_000_000).sort('population', 'desc').get();
   expect(big.data.map((r) => r.data.id)).toEqual(['london', 'paris']);
-  const other = new Polybase({ baseURL, defaultNamespace: 'embed', signer: signerFor(KEYS.bob) });
+  const other = new Polybase({ baseURL, defaultNamespace: 'embed', signer: ethPersonalSigner(KEYS.bob) });
   await expect(other.collection('City').record('london').call('grow', [1])).rejects.toMatchObject({ reason: 'function/collection-error', statusCode: 400 });
 
   // A long-poll through the mount: the change arrives.

@@ -3,10 +3,11 @@
 // `updateCode` through the call route and through the unsigned-call fast path), under each collection-creation
 // policy, on SQLite and on PostgreSQL. A schema changes only when the rules allow, and every refusal is 403 naming
 // who would have been allowed.
-import { Polybase, type Signer } from '@polybase/client';
+import { Polybase } from '@polybase/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
+import { publicKeyOf } from '../../src/auth/index.ts';
+import { ethPersonalSigner } from '../../src/client/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startTestPostgres, uniqueTableName, dropTablesAndStop, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, hexOf, startTestServer, type Answer, type TestServer } from './support.ts';
@@ -90,18 +91,13 @@ describe('the default: admin keys, and each key in its own pk/<key>/ namespace',
   });
 
   it("@polybase/client's signed applySchema works in the key's own namespace, and is refused elsewhere", async () => {
-    const signer = (key: string): Signer => (data: string) => {
-      const dot = data.indexOf('.');
-      const sig = /sig=(0x[0-9a-f]+)/.exec(signRequest(key, data.slice(dot + 1), Number(data.slice(0, dot))))![1]!;
-      return { h: 'eth-personal-sign', sig };
-    };
-    const own = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: `pk/${hexOf(KEYS.carol)}/app`, signer: signer(KEYS.carol) });
+    const own = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: `pk/${hexOf(KEYS.carol)}/app`, signer: ethPersonalSigner(KEYS.carol) });
     const schema = '@public collection City { id: string; constructor (id: string) { this.id = id; } }';
     expect((await own.applySchema(schema)).map((c) => c.id)).toEqual([`pk/${hexOf(KEYS.carol)}/app/City`]);
     expect((await own.applySchema(`${schema}\n`)).length).toBe(1); // the update, by the owner
-    const elsewhere = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: 'shared', signer: signer(KEYS.carol) });
+    const elsewhere = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: 'shared', signer: ethPersonalSigner(KEYS.carol) });
     await expect(elsewhere.applySchema(schema)).rejects.toThrow(/creating collection shared\/City is allowed only to admin keys/);
-    const admin = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: 'shared', signer: signer(KEYS.admin) });
+    const admin = new Polybase({ baseURL: `${s.url}/v0`, defaultNamespace: 'shared', signer: ethPersonalSigner(KEYS.admin) });
     expect((await admin.applySchema(schema)).map((c) => c.id)).toEqual(['shared/City']);
   });
 });
