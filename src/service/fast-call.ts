@@ -83,7 +83,7 @@ interface CallTarget {
 /** Node's request listener that answers plain unsigned calls itself and gives every other request to `next`. */
 export function withFastCall(next: Listener, context: FastCallContext): Listener {
   const callPath = underPrefix(context.prefix ?? '', `/v0/collections/(${SEGMENT})/records/(${SEGMENT})/call/(${SEGMENT})`);
-  const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close, reason }: Outcome, started: number, reqId: string): void => {
+  const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close, reason }: Outcome, started: number, reqId: string, client: string): void => {
     // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
     // The same headers as fast-get.ts writes, written out in each: one writer shared by both cost a get 20-38% more
     // CPU (bench/README.md, "Session 5, the final code").
@@ -97,7 +97,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     // Logged when the answer is handed to the system, as fastify's onResponse hook logs.
     if (context.logRequests) {
       response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client: context.limits.address(request), reason });
+        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client, reason });
       });
     }
     response.writeHead(status, headers);
@@ -119,8 +119,10 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
 
   return (request, response) => {
     const target = context.shutdown.aborted || context.closing() ? undefined : plainCall(request, context.bodyLimit, callPath);
-    const caller = target && context.limits.tryWrite(context.limits.address(request));
-    if (target === undefined || caller === undefined) {
+    // The client address, worked out once: the rate limits count it and the log line names it.
+    const client = target && context.limits.address(request);
+    const caller = client === undefined ? undefined : context.limits.tryWrite(client);
+    if (target === undefined || client === undefined || caller === undefined) {
       next(request, response);
       return;
     }
@@ -135,7 +137,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
       const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
       run(request, target, bytes, caller, reqId)
         .then((outcome) => {
-          if (!response.destroyed) answer(request, response, outcome, started, reqId);
+          if (!response.destroyed) answer(request, response, outcome, started, reqId, client);
         })
         .catch((error: unknown) => {
           // Writing the answer failed (no outcome of the call itself gets here): reported, never left unhandled.

@@ -79,7 +79,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     return lastSeconds;
   };
 
-  const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number, reqId: string): Promise<void> => {
+  const answer = async (request: IncomingMessage, response: ServerResponse, collectionId: string, id: string, started: number, reqId: string, client: string): Promise<void> => {
     const { json, timestamp } = await context.service.get(collectionId, id, {});
     const body = recordEnvelope(json);
     const seconds = secondsOf(timestamp);
@@ -99,7 +99,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     // whose connection was destroyed before).
     if (context.logRequests) {
       response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client: context.limits.address(request) });
+        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client });
       });
     }
     response.writeHead(200, headers);
@@ -109,12 +109,14 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
 
   return (request, response) => {
     const target = plainGet(request, getPath);
-    if (target === undefined || context.shutdown.aborted || context.closing() || !context.limits.tryRead(context.limits.address(request))) {
+    // The client address, worked out once: the rate limit counts it and the log line names it.
+    const client = target === undefined || context.shutdown.aborted || context.closing() ? undefined : context.limits.address(request);
+    if (target === undefined || client === undefined || !context.limits.tryRead(client)) {
       fastify(request, response);
       return;
     }
     const reqId = requestIdOf(request);
-    answer(request, response, target.collectionId, target.id, performance.now(), reqId).catch((error: unknown) => {
+    answer(request, response, target.collectionId, target.id, performance.now(), reqId, client).catch((error: unknown) => {
       // A failure before anything was written (an unknown collection or record, a refused read, an internal
       // error) is answered, and an internal one logged, by the route itself, which meets it again (without
       // counting the read again).
