@@ -30,6 +30,17 @@ export interface RequestOptions {
   signedAt?: number;
 }
 
+/**
+ * A write's signature is single-use and covers only the time and the body, so two requests with the same body
+ * signed by the same key in the same millisecond are one signature, and the second is refused as a replay.
+ * Requests that name no time get distinct ones, as separate requests from one client would.
+ */
+let lastSignedAt = 0;
+function nextSignedAt(): number {
+  lastSignedAt = Math.max(Date.now(), lastSignedAt + 1);
+  return lastSignedAt;
+}
+
 export class TestServer {
   constructor(readonly server: RunningServer) {}
 
@@ -41,7 +52,7 @@ export class TestServer {
     const text = options.raw ?? (body === undefined ? '' : JSON.stringify(body));
     const headers: Record<string, string> = { ...options.headers };
     if (method !== 'GET' && text !== '' && !('content-type' in headers)) headers['content-type'] = 'application/json';
-    if (options.key) headers['x-polybase-signature'] = signRequest(options.key, method === 'GET' ? '' : text, options.signedAt ?? Date.now());
+    if (options.key) headers['x-polybase-signature'] = signRequest(options.key, method === 'GET' ? '' : text, options.signedAt ?? nextSignedAt());
     const response = await fetch(this.url + path, { method, headers, body: method === 'GET' ? undefined : text });
     const answer = await response.text();
     let json: unknown;
