@@ -111,7 +111,7 @@ describe('the systemd unit of docs/deploying.md', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('passes systemd-analyze verify with nothing reported', () => {
+  it('passes systemd-analyze verify with nothing reported', { timeout: 30_000 }, () => {
     dir ??= mkdtempSync(join(tmpdir(), 'vellum-systemd-'));
     const execStart = serviceValue('ExecStart');
     expect(execStart.startsWith(`${INSTALL_NODE} ${INSTALL_PACKAGE}/`)).toBe(true);
