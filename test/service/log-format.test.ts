@@ -1,0 +1,133 @@
+// The request entry made by hand (src/service/log.ts): for any values, odd ones included (quotes, backslashes,
+// control characters, unicode, lone surrogates in ids, routes, URLs, addresses and reasons), `logRequest` writes one
+// line that JSON.parse reads back to the same fields pino itself writes for that entry; `jsonString` is
+// JSON.stringify. Then the generated request ids, and BatchedFile, the destination that gathers lines into writes.
+import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import fc from 'fast-check';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { BATCH_BYTES, BatchedFile, FLUSH_MS, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
+
+/** Any text, weighted towards what JSON must escape. */
+const oddText = fc.oneof(
+  fc.string({ unit: 'binary' }),
+  fc.string({ unit: fc.constantFrom('"', '\\', '\n', '\u0000', '\u001f', '\u007f', '\u2028', 'é', '😀', '\ud800', '\udfff', 'a', '/', ' ') }),
+  fc.string(),
+);
+
+const entry: fc.Arbitrary<RequestEntry> = fc.record({
+  reqId: oddText,
+  method: oddText,
+  url: oddText,
+  route: fc.option(oddText, { nil: undefined }),
+  status: fc.integer({ min: 100, max: 599 }),
+  ms: fc.double({ min: 0, max: 1e7, noNaN: true }),
+  client: fc.option(oddText, { nil: undefined }),
+  signer: fc.option(oddText, { nil: undefined }),
+  reason: fc.option(oddText, { nil: undefined }),
+});
+
+function memoryPino(lines: string[]) {
+  return pino({ base: undefined, formatters: { level: (label: string) => ({ level: label }) } }, { write: (line: string) => void lines.push(line) });
+}
+
+describe('jsonString', () => {
+  it('is JSON.stringify for any text', () => {
+    fc.assert(
+      fc.property(oddText, (text) => {
+        expect(jsonString(text)).toBe(JSON.stringify(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
+
+describe('logRequest', () => {
+  it('writes one line of valid JSON with the fields pino writes for the same entry, for any values', () => {
+    fc.assert(
+      fc.property(entry, (value) => {
+        const lines: string[] = [];
+        const logger = memoryPino(lines);
+        logRequest(logger, value);
+        const level = value.status === 503 ? 'warn' : value.status >= 500 ? 'error' : 'info';
+        logger[level]({ ...value, ms: Math.round(value.ms * 100) / 100 }, 'request');
+        expect(lines).toHaveLength(2);
+        expect(lines[0]!.endsWith('\n')).toBe(true);
+        expect(lines[0]!.slice(0, -1)).not.toContain('\n');
+        const [ours, theirs] = lines.map((line) => {
+          const { time, ...rest } = JSON.parse(line) as Record<string, unknown>;
+          expect(time).toBeTypeOf('number');
+          return rest;
+        });
+        expect(ours).toEqual(theirs);
+        // The same fields in the same order as pino's line.
+        expect(Object.keys(ours!)).toEqual(Object.keys(theirs!));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+});
+
+describe('request ids', () => {
+  const request = (id?: string) => ({ headers: id === undefined ? {} : { 'x-request-id': id } }) as unknown as IncomingMessage;
+
+  it('takes a usable X-Request-Id and otherwise generates ids of UUID form, each new', () => {
+    expect(requestIdOf(request('from-the-proxy'))).toBe('from-the-proxy');
+    const generated = [requestIdOf(request()), requestIdOf(request('a b')), requestIdOf(request('x'.repeat(201))), requestIdOf(request('é')), ...Array.from({ length: 1000 }, newRequestId)];
+    for (const id of generated) expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(new Set(generated).size).toBe(generated.length);
+  });
+});
+
+describe('BatchedFile', () => {
+  let dir: string | undefined;
+  afterEach(() => {
+    vi.useRealTimers();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+
+  function file() {
+    dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
+    const path = join(dir, 'log');
+    return { destination: new BatchedFile(openSync(path, 'w')), read: () => readFileSync(path, 'utf8') };
+  }
+
+  it('writes gathered lines FLUSH_MS after the first, in order, as UTF-8', () => {
+    vi.useFakeTimers();
+    const { destination, read } = file();
+    destination.write('{"a":"é😀"}\n');
+    destination.write('{"b":2}\n');
+    expect(read()).toBe('');
+    vi.advanceTimersByTime(FLUSH_MS - 1);
+    expect(read()).toBe('');
+    vi.advanceTimersByTime(1);
+    expect(read()).toBe('{"a":"é😀"}\n{"b":2}\n');
+    destination.write('{"c":3}\n');
+    vi.advanceTimersByTime(FLUSH_MS);
+    expect(read()).toBe('{"a":"é😀"}\n{"b":2}\n{"c":3}\n');
+  });
+
+  it('writes at once when the buffer would overflow, lines longer than it whole, and what is left on flush', () => {
+    vi.useFakeTimers();
+    const { destination, read } = file();
+    const line = `${'x'.repeat(999)}\n`;
+    const lines = Math.ceil((2 * BATCH_BYTES) / line.length);
+    for (let i = 0; i < lines; i++) destination.write(line);
+    // Written before the timer, whole lines in order, never more than the buffer holds left behind.
+    const written = read();
+    expect(written).toBe(line.repeat(written.length / line.length));
+    expect(lines * line.length - written.length).toBeLessThanOrEqual(BATCH_BYTES);
+    const long = `${'é'.repeat(BATCH_BYTES)}\n`;
+    destination.write(long);
+    expect(read()).toBe(line.repeat(lines) + long);
+    destination.write('{"last":true}\n');
+    const flushed = vi.fn();
+    destination.flush(flushed);
+    expect(flushed).toHaveBeenCalledOnce();
+    expect(read()).toBe(`${line.repeat(lines)}${long}{"last":true}\n`);
+  });
+});
