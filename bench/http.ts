@@ -13,15 +13,20 @@
 // (`bench/hand-written-server.js --change-feed`: what Vellum guarantees on writes besides the record, written by
 // hand), so that the gap to the plain hand-written server splits into what the guarantees cost and what Vellum's
 // engine costs. Its rows are informative: it against the plain server, and Vellum against it.
+//
+// The rate limiter's rows (`limiterRows`) set Vellum against itself: gets with the limits on against a second
+// server without them, and signed calls on PostgreSQL with keys' budgets in the database against in the process.
+// `BENCH_HTTP_ONLY=rate-limiter` runs only those.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { signRequest } from '../src/auth/index.ts';
 import { RecordService } from '../src/service/index.ts';
-import { openSqliteStore } from '../src/store/index.ts';
-import { row, type BenchRow } from './harness.ts';
+import { openPostgresStore, openSqliteStore } from '../src/store/index.ts';
+import { startTestPostgres } from '../test/support/postgres.ts';
+import { printRows, row, type BenchRow } from './harness.ts';
 import { LoadDriver } from './load-client.ts';
 import { limiterCost } from './rate-limit-cost.ts';
 import type { Post } from './signed-posts.ts';
@@ -32,6 +37,14 @@ const RECORDS = 5000;
 const CONNECTIONS = 10;
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const TOGETHER = process.env.BENCH_HTTP_TOGETHER === '1';
+/** `BENCH_HTTP_ONLY=rate-limiter`: only the rate limiter's rows (rows of earlier runs of the suite are kept). */
+const ONLY_LIMITER = process.env.BENCH_HTTP_ONLY === 'rate-limiter';
+if (process.env.BENCH_HTTP_ONLY !== undefined && !ONLY_LIMITER) throw new Error(`BENCH_HTTP_ONLY must be rate-limiter, not ${process.env.BENCH_HTTP_ONLY}`);
+export const partial = ONLY_LIMITER;
+/** Rounds of the rate limiter's rows: a difference of a few percent needs more than the other rows. */
+const LIMITER_ROUNDS = Number(process.env.BENCH_HTTP_LIMITER_ROUNDS ?? 7);
+/** Signed calls per round and server in the rate limiter's PostgreSQL rows. */
+const LIMITER_SIGNED_WRITES = 3000;
 const ROUND_S = 3;
 /** Prepared requests per round and server of a write scenario (a signature, and a new id, is used once): enough for rounds of 1-2 s, which autocannon times to 0.01 s. */
 const WRITES = 20_000;
@@ -198,13 +211,13 @@ async function checkFeedRecords(handWritten: Server, withFeed: Server, writes: n
 }
 
 /** The round whose ratio is the median one, with that ratio. */
-function medianRound(rounds: readonly Round[], ratio: (round: Round) => number): { round: Round; ratio: number } {
+function medianRound<R>(rounds: readonly R[], ratio: (round: R) => number): { round: R; ratio: number } {
   const round = [...rounds].sort((a, b) => ratio(a) - ratio(b))[Math.floor(rounds.length / 2)]!;
   return { round, ratio: ratio(round) };
 }
 
 /** The rows of `of` against `against` (a server's figures in a round): req/s and CPU per request, each its median round by ratio. */
-function ratioRows(name: string, rounds: readonly Round[], of: (round: Round) => Figures, against: (round: Round) => Figures, goals: { rps?: string; cpu: string }): BenchRow[] {
+function ratioRows<R>(name: string, rounds: readonly R[], of: (round: R) => Figures, against: (round: R) => Figures, goals: { rps?: string; cpu: string }): BenchRow[] {
   const rows: BenchRow[] = [];
   if (goals.rps !== undefined) {
     const rps = medianRound(rounds, (x) => of(x).rps / against(x).rps);
@@ -221,6 +234,87 @@ function rotate<T>(servers: readonly T[], by: number): T[] {
   return [...servers.slice(start), ...servers.slice(0, start)];
 }
 
+interface LimiterSetup {
+  dir: string;
+  node: string[];
+  cli: string;
+  /** Flags setting every limit out of reach. */
+  unreachable: string[];
+  mode: string;
+  /** The Vellum server of the suite: SQLite, limits on. */
+  vellum: Server;
+  driver: LoadDriver;
+  /** Servers started here join it, to be stopped with the others. */
+  servers: Server[];
+}
+
+/** Each of `a` and `b` runs `scenario`, one after the other, each first in turn. */
+async function pairRounds(setup: LimiterSetup, a: Server, b: Server, scenario: (round: number) => Scenario): Promise<{ a: Figures; b: Figures }[]> {
+  const rounds: { a: Figures; b: Figures }[] = [];
+  for (let round = 0; round < LIMITER_ROUNDS; round++) {
+    const order = round % 2 === 0 ? [a, b] : [b, a];
+    const figures = new Map<Server, Figures>();
+    for (const server of order) figures.set(server, await measure(setup.driver, server, scenario(round), round));
+    rounds.push({ a: figures.get(a)!, b: figures.get(b)! });
+  }
+  return rounds;
+}
+
+/**
+ * What the rate limiter costs, measured over HTTP in the same run: gets from the suite's Vellum server (limits on,
+ * out of reach) against a second one on a copy of its store with `--no-rate-limits`; and, on PostgreSQL, signed
+ * calls with a key's write and gas budgets in the database (the default there: a statement per write, and one for
+ * the gas it used) against `--no-shared-limits` (every bucket in the process), two servers on one database.
+ */
+async function limiterRows(setup: LimiterSetup): Promise<BenchRow[]> {
+  const { dir, node, cli, unreachable, mode, vellum, driver, servers } = setup;
+  const rows: BenchRow[] = [];
+  const unlimited = await startServer('Vellum without rate limits', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum-unlimited'), '--quiet', '--no-rate-limits']);
+  servers.push(unlimited);
+  const get: Scenario = { name: 'get', goal: 0, path: `${RECORDS_PATH}/item-0042` };
+  for (const server of [vellum, unlimited]) await driver.run({ url: `${server.url}${get.path}`, connections: CONNECTIONS, duration: 1 }, undefined);
+  const gets = await pairRounds(setup, vellum, unlimited, () => get);
+  rows.push(...ratioRows(`rate limiter: get, limits on vs off (${mode})`, gets, (x) => x.a, (x) => x.b, { rps: 'informative', cpu: '<= 1.03x without limits' }));
+  printRows(rows); // before the longer PostgreSQL rows
+
+  const pg = await startTestPostgres();
+  const onPostgres: Server[] = [];
+  try {
+    const url = pg.url;
+    const service = new RecordService(await openPostgresStore({ connectionString: url }));
+    try {
+      await service.initialise();
+      await service.installSchema('bench/Item', ITEM_SCHEMA);
+      for (let i = 0; i < 500; i++) await service.create('bench/Item', [itemId(i), i, `label ${i % 10}`], {});
+    } finally {
+      await service.store.close();
+    }
+    const shared = await startServer('Vellum on PostgreSQL, shared key limits', [...node, cli, 'serve', '--port', '0', '--db', url, '--quiet', ...unreachable]);
+    onPostgres.push(shared);
+    const local = await startServer('Vellum on PostgreSQL, key limits per process', [...node, cli, 'serve', '--port', '0', '--db', url, '--quiet', ...unreachable, '--no-shared-limits']);
+    onPostgres.push(local);
+    // Both servers write the same table, one after the other; each signed call is sent once (distinct times).
+    const body = JSON.stringify({ args: [] });
+    let signedAt = Date.now();
+    const calls = (count: number): Post[] => {
+      signedAt = Math.max(signedAt, Date.now()); // a signature's time must be recent when it is checked
+      return Array.from({ length: count }, (_, i) => ({ path: `${RECORDS_PATH}/${itemId(i % 500)}/call/increment`, body, header: signRequest(KEY, body, signedAt++) }));
+    };
+    for (const server of [shared, local]) {
+      const warm = calls(1000);
+      await driver.run({ url: server.url, connections: CONNECTIONS, amount: warm.length }, warm);
+    }
+    // Signed just before each run, outside its measure (a signature's time must be close to when it is checked).
+    const signedCall = (): Scenario => ({ name: 'signed call on PostgreSQL', goal: 0, posts: () => calls(LIMITER_SIGNED_WRITES) });
+    const writes = await pairRounds(setup, shared, local, signedCall);
+    rows.push(...ratioRows(`rate limiter: signed call on PostgreSQL, key limits shared vs per process (${mode})`, writes, (x) => x.a, (x) => x.b, { rps: 'informative', cpu: 'informative' }));
+  } finally {
+    await Promise.all(onPostgres.map(stopServer));
+    await pg.stop();
+  }
+  return rows;
+}
+
 export default async function http(): Promise<BenchRow[]> {
   const from = loader();
   const dir = mkdtempSync(join(tmpdir(), 'vellum-bench-http-'));
@@ -228,6 +322,8 @@ export default async function http(): Promise<BenchRow[]> {
   const servers: Server[] = [];
   try {
     await seedVellum(join(dir, 'vellum'));
+    // The same store again, for the server without rate limits (rate-limiter rows).
+    cpSync(join(dir, 'vellum'), join(dir, 'vellum-unlimited'), { recursive: true });
     const node = from === 'dist' ? [] : ['--import', 'tsx'];
     const authModule = from === 'dist' ? join(ROOT, 'dist/auth/index.js') : join(ROOT, 'src/auth/index.ts');
     const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
@@ -235,97 +331,101 @@ export default async function http(): Promise<BenchRow[]> {
     // in every figure, and the row "rate limiter per get" below gives its share.
     const unreachable = ['--reads-per-key', '--reads-per-address', '--writes-per-key', '--writes-per-address', '--signatures-per-address', '--gas-per-minute'].flatMap((flag) => [flag, '1000000000000']);
     servers.push(await startServer('Vellum', [...node, cli, 'serve', '--port', '0', '--data', join(dir, 'vellum'), '--quiet', ...unreachable]));
-    const handWrittenFile = join(dir, 'hand-written.sqlite');
-    const withFeedFile = join(dir, 'hand-written-feed.sqlite');
-    servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', handWrittenFile, authModule, String(RECORDS)]));
-    servers.push(await startServer('hand-written with a change feed', [...node, 'bench/hand-written-server.js', withFeedFile, authModule, String(RECORDS), '--change-feed']));
-    const [vellum, handWritten, withFeed] = servers as [Server, Server, Server];
-    const pair = [vellum, handWritten];
+    const vellum = servers[0]!;
+    const againstHandWritten = async (): Promise<BenchRow[]> => {
+      const handWrittenFile = join(dir, 'hand-written.sqlite');
+      const withFeedFile = join(dir, 'hand-written-feed.sqlite');
+      servers.push(await startServer('hand-written', [...node, 'bench/hand-written-server.js', handWrittenFile, authModule, String(RECORDS)]));
+      servers.push(await startServer('hand-written with a change feed', [...node, 'bench/hand-written-server.js', withFeedFile, authModule, String(RECORDS), '--change-feed']));
+      const [, handWritten, withFeed] = servers as [Server, Server, Server];
+      const pair = [vellum, handWritten];
 
-    const get = `${RECORDS_PATH}/item-0042`;
-    const sorted = `${RECORDS_PATH}?limit=100&sort=${encodeURIComponent('[["n","desc"]]')}`;
-    const where = `${RECORDS_PATH}?limit=100&where=${encodeURIComponent('{"label":"label 3"}')}`;
-    await checkSameAnswers(servers, [get, sorted, where]);
+      const get = `${RECORDS_PATH}/item-0042`;
+      const sorted = `${RECORDS_PATH}?limit=100&sort=${encodeURIComponent('[["n","desc"]]')}`;
+      const where = `${RECORDS_PATH}?limit=100&where=${encodeURIComponent('{"label":"label 3"}')}`;
+      await checkSameAnswers(servers, [get, sorted, where]);
 
-    const now = Date.now();
-    const createBody = (prefix: string, i: number) => JSON.stringify({ args: [`${prefix}-${i}`, i, 'created'] });
-    const callBody = JSON.stringify({ args: [] });
-    const callPath = (i: number) => `${RECORDS_PATH}/${itemId(i % 500)}/call/increment`;
-    const share = (count: number, round: number, make: (i: number) => Post) => Array.from({ length: count }, (_, i) => make(round * count + i));
-    // Signed in advance, outside the timed runs; distinct times make distinct signatures. The same requests go
-    // to both servers (each has its own database and replay memory).
-    const signedCreates = Array.from({ length: ROUNDS }, (_, round) =>
-      share(SIGNED_WRITES, round, (i) => {
-        const body = createBody('signed', i);
-        return { path: RECORDS_PATH, body, header: signRequest(KEY, body, now + i) };
-      }),
-    );
-    const signedCalls = Array.from({ length: ROUNDS }, (_, round) =>
-      share(SIGNED_WRITES, round, (i) => ({ path: callPath(i), body: callBody, header: signRequest(KEY, callBody, now + ROUNDS * SIGNED_WRITES + i) })),
-    );
-    const scenarios: Scenario[] = [
-      { name: 'health', goal: 0, path: '/v0/health' },
-      { name: 'get', goal: 0.8, path: get },
-      { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
-      { name: 'list 100 where', goal: 0.8, path: where },
-      { name: 'unsigned create', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
-      { name: 'unsigned call', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
-      { name: 'signed create', goal: 0.6, posts: (round) => signedCreates[round]! },
-      { name: 'signed call', goal: 0.6, posts: (round) => signedCalls[round]! },
-    ];
+      const now = Date.now();
+      const createBody = (prefix: string, i: number) => JSON.stringify({ args: [`${prefix}-${i}`, i, 'created'] });
+      const callBody = JSON.stringify({ args: [] });
+      const callPath = (i: number) => `${RECORDS_PATH}/${itemId(i % 500)}/call/increment`;
+      const share = (count: number, round: number, make: (i: number) => Post) => Array.from({ length: count }, (_, i) => make(round * count + i));
+      // Signed in advance, outside the timed runs; distinct times make distinct signatures. The same requests go
+      // to both servers (each has its own database and replay memory).
+      const signedCreates = Array.from({ length: ROUNDS }, (_, round) =>
+        share(SIGNED_WRITES, round, (i) => {
+          const body = createBody('signed', i);
+          return { path: RECORDS_PATH, body, header: signRequest(KEY, body, now + i) };
+        }),
+      );
+      const signedCalls = Array.from({ length: ROUNDS }, (_, round) =>
+        share(SIGNED_WRITES, round, (i) => ({ path: callPath(i), body: callBody, header: signRequest(KEY, callBody, now + ROUNDS * SIGNED_WRITES + i) })),
+      );
+      const scenarios: Scenario[] = [
+        { name: 'health', goal: 0, path: '/v0/health' },
+        { name: 'get', goal: 0.8, path: get },
+        { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
+        { name: 'list 100 where', goal: 0.8, path: where },
+        { name: 'unsigned create', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
+        { name: 'unsigned call', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
+        { name: 'signed create', goal: 0.6, posts: (round) => signedCreates[round]! },
+        { name: 'signed call', goal: 0.6, posts: (round) => signedCalls[round]! },
+      ];
 
-    // Warm-up: JIT, caches, connections; and the write paths, whose first thousand requests (compiling the
-    // call path, growing the heap) otherwise fall into the first round of the create and call rows and set
-    // their p99. The same calls go to every server, so their records stay the same.
-    const warmCalls = Array.from({ length: 1000 }, (_, i) => ({ path: callPath(i), body: callBody }));
-    for (const server of servers) {
-      for (const path of [get, sorted]) await drivers[0]!.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
-      await drivers[0]!.run({ url: server.url, connections: CONNECTIONS, amount: warmCalls.length }, warmCalls);
-    }
+      // Warm-up: JIT, caches, connections; and the write paths, whose first thousand requests (compiling the
+      // call path, growing the heap) otherwise fall into the first round of the create and call rows and set
+      // their p99. The same calls go to every server, so their records stay the same.
+      const warmCalls = Array.from({ length: 1000 }, (_, i) => ({ path: callPath(i), body: callBody }));
+      for (const server of servers) {
+        for (const path of [get, sorted]) await drivers[0]!.run({ url: `${server.url}${path}`, connections: CONNECTIONS, duration: 1 }, undefined);
+        await drivers[0]!.run({ url: server.url, connections: CONNECTIONS, amount: warmCalls.length }, warmCalls);
+      }
 
-    const rows: BenchRow[] = [];
-    let feedWrites = warmCalls.length;
-    for (const scenario of scenarios) {
-      const rounds: Round[] = [];
-      for (let round = 0; round < ROUNDS; round++) {
-        const figures = new Map<Server, Figures>();
-        if (TOGETHER) {
-          const together = await Promise.all(pair.map((server, i) => measure(drivers[i]!, server, scenario, round)));
-          pair.forEach((server, i) => figures.set(server, together[i]!));
-          // The feed server runs in a pass of its own after the pair, loaded alone: its CPU per request compares
-          // with theirs, its req/s (a whole core against the pair's shares of the machine) does not, so this mode
-          // reports only its CPU rows.
-          if (scenario.withFeed) figures.set(withFeed, await measure(drivers[0]!, withFeed, scenario, round));
-        } else {
-          // One after the other, each server first in turn.
-          const order = scenario.withFeed ? rotate(servers, round) : round % 2 === 0 ? pair : [...pair].reverse();
-          for (const server of order) figures.set(server, await measure(drivers[0]!, server, scenario, round));
+      const rows: BenchRow[] = [];
+      let feedWrites = warmCalls.length;
+      for (const scenario of scenarios) {
+        const rounds: Round[] = [];
+        for (let round = 0; round < ROUNDS; round++) {
+          const figures = new Map<Server, Figures>();
+          if (TOGETHER) {
+            const together = await Promise.all(pair.map((server, i) => measure(drivers[i]!, server, scenario, round)));
+            pair.forEach((server, i) => figures.set(server, together[i]!));
+            // The feed server runs in a pass of its own after the pair, loaded alone: its CPU per request compares
+            // with theirs, its req/s (a whole core against the pair's shares of the machine) does not, so this mode
+            // reports only its CPU rows.
+            if (scenario.withFeed) figures.set(withFeed, await measure(drivers[0]!, withFeed, scenario, round));
+          } else {
+            // One after the other, each server first in turn.
+            const order = scenario.withFeed ? rotate(servers, round) : round % 2 === 0 ? pair : [...pair].reverse();
+            for (const server of order) figures.set(server, await measure(drivers[0]!, server, scenario, round));
+          }
+          rounds.push({ vellum: figures.get(vellum)!, handWritten: figures.get(handWritten)!, withFeed: figures.get(withFeed) });
         }
-        rounds.push({ vellum: figures.get(vellum)!, handWritten: figures.get(handWritten)!, withFeed: figures.get(withFeed) });
+        const goal = scenario.goal > 0 ? `>= ${scenario.goal}x hand-written` : 'informative';
+        const mode = `${from}${TOGETHER ? ', together' : ''}`;
+        const name = `${scenario.name} (${mode})`;
+        rows.push(...ratioRows(name, rounds, (x) => x.vellum, (x) => x.handWritten, { rps: goal, cpu: scenario.name === 'get' ? '<= 1.3x hand-written' : 'informative' }));
+        const middle = medianRound(rounds, (x) => x.vellum.rps / x.handWritten.rps).round;
+        rows.push(row(SUITE, `${name} p50`, { value: middle.vellum.p50, unit: 'ms', baseline: middle.handWritten.p50, ratio: null, goal: 'informative' }));
+        rows.push(row(SUITE, `${name} p99`, { value: middle.vellum.p99, unit: 'ms', baseline: middle.handWritten.p99, ratio: null, goal: 'informative' }));
+        if (scenario.withFeed) {
+          const feedGoals = { rps: TOGETHER ? undefined : 'informative', cpu: 'informative' };
+          rows.push(...ratioRows(`${scenario.name}: hand-written with a change feed (${mode})`, rounds, (x) => x.withFeed!, (x) => x.handWritten, feedGoals));
+          rows.push(...ratioRows(`${scenario.name}: Vellum vs hand-written with a change feed (${mode})`, rounds, (x) => x.vellum, (x) => x.withFeed!, feedGoals));
+          feedWrites += ROUNDS * WRITES;
+          await checkFeedRecords(handWritten, withFeed, feedWrites);
+        }
       }
-      const goal = scenario.goal > 0 ? `>= ${scenario.goal}x hand-written` : 'informative';
-      const mode = `${from}${TOGETHER ? ', together' : ''}`;
-      const name = `${scenario.name} (${mode})`;
-      rows.push(...ratioRows(name, rounds, (x) => x.vellum, (x) => x.handWritten, { rps: goal, cpu: scenario.name === 'get' ? '<= 1.3x hand-written' : 'informative' }));
-      const middle = medianRound(rounds, (x) => x.vellum.rps / x.handWritten.rps).round;
-      rows.push(row(SUITE, `${name} p50`, { value: middle.vellum.p50, unit: 'ms', baseline: middle.handWritten.p50, ratio: null, goal: 'informative' }));
-      rows.push(row(SUITE, `${name} p99`, { value: middle.vellum.p99, unit: 'ms', baseline: middle.handWritten.p99, ratio: null, goal: 'informative' }));
-      if (scenario.withFeed) {
-        const feedGoals = { rps: TOGETHER ? undefined : 'informative', cpu: 'informative' };
-        rows.push(...ratioRows(`${scenario.name}: hand-written with a change feed (${mode})`, rounds, (x) => x.withFeed!, (x) => x.handWritten, feedGoals));
-        rows.push(...ratioRows(`${scenario.name}: Vellum vs hand-written with a change feed (${mode})`, rounds, (x) => x.vellum, (x) => x.withFeed!, feedGoals));
-        feedWrites += ROUNDS * WRITES;
-        await checkFeedRecords(handWritten, withFeed, feedWrites);
+      // The limiter's cost per get, in process, against the get's server CPU per request measured above.
+      const getCpu = rows.find((r) => r.name.startsWith('get (') && r.name.endsWith('CPU per request'));
+      if (getCpu) {
+        const worst = (await limiterCost()).reduce((a, b) => (b.ns > a.ns ? b : a));
+        const getNs = getCpu.value * 1000;
+        rows.push(row(SUITE, `rate limiter per get, ${worst.name} (in process)`, { value: worst.ns, unit: 'ns', baseline: getNs, ratio: worst.ns / getNs, goal: "<= 0.03x of a get's server CPU" }));
       }
-    }
-    // The limiter's cost per get, in process, against the get's server CPU per request measured above.
-    const getCpu = rows.find((r) => r.name.startsWith('get (') && r.name.endsWith('CPU per request'));
-    if (getCpu) {
-      const worst = (await limiterCost()).reduce((a, b) => (b.ns > a.ns ? b : a));
-      const getNs = getCpu.value * 1000;
-      rows.push(row(SUITE, `rate limiter per get, ${worst.name} (in process)`, { value: worst.ns, unit: 'ns', baseline: getNs, ratio: worst.ns / getNs, goal: "<= 0.03x of a get's server CPU" }));
-    }
-    return rows;
+      return rows;
+    };
+    return [...(ONLY_LIMITER ? [] : await againstHandWritten()), ...(await limiterRows({ dir, node, cli, unreachable, mode: from, vellum, driver: drivers[0]!, servers }))];
   } finally {
     for (const driver of drivers) driver.close();
     await Promise.all(servers.map(stopServer));

@@ -48,6 +48,7 @@ interface ServeFlags {
   keyNamespaces: boolean;
   corsOrigin: string[];
   rateLimits: boolean;
+  sharedLimits: boolean;
   readsPerKey?: number;
   readsPerAddress?: number;
   writesPerKey?: number;
@@ -207,6 +208,7 @@ export function registerServe(program: Command): void {
     .option('--signatures-per-address <n>', `signature checks per second per client address (default ${DEFAULT_RATE_LIMITS.signaturesPerAddress})`, positiveNumber)
     .option('--gas-per-minute <n>', `function gas per minute per key, or per address when unsigned (default ${DEFAULT_RATE_LIMITS.gasPerMinute})`, positiveNumber)
     .option('--rate-burst <seconds>', `how many seconds of its rate a client may send at once (default ${DEFAULT_RATE_LIMITS.burstSeconds})`, positiveNumber)
+    .option('--no-shared-limits', "with --db, count each key's writes and gas in each server instead of in the database (no statement per signed write)")
     .option('--trust-proxy <addr>', 'a proxy address, network (10.0.0.0/8) or loopback whose X-Forwarded-For gives the client address (repeatable; default: none)', repeatable(proxy), [])
     .option('--body-limit <bytes>', `largest request body accepted (default ${DEFAULT_BODY_LIMIT})`, positiveInteger)
     .option('--request-timeout <ms>', `longest a client may take to send a request (default ${DEFAULT_REQUEST_TIMEOUT_MS})`, positiveInteger)
@@ -266,6 +268,7 @@ export function registerServe(program: Command): void {
                 signaturesPerAddress: flags.signaturesPerAddress,
                 gasPerMinute: flags.gasPerMinute,
                 burstSeconds: flags.rateBurst,
+                shared: flags.sharedLimits,
               }
             : false,
           trustProxy: flags.trustProxy,

@@ -71,7 +71,8 @@ export interface AppOptions {
   cors?: CorsOptions;
   /**
    * Token-bucket limits per key and per client address on reads, writes, signature checks and function gas
-   * (rate-limit.ts; default DEFAULT_RATE_LIMITS); false: none. Counted in this process.
+   * (rate-limit.ts; default DEFAULT_RATE_LIMITS); false: none. Counted in this process, except keys' write and
+   * gas budgets on PostgreSQL, shared by every server on the database (unless `shared: false`).
    */
   rateLimits?: RateLimitOptions | false;
   /** Proxies (addresses, CIDRs, `loopback`) whose X-Forwarded-For gives the client address (default none). */
@@ -173,7 +174,7 @@ function appParts(options: AppOptions, prefix: string): AppParts {
   let closing = false;
   const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
   const cors = new CorsPolicy(options.cors);
-  const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy });
+  const limits = new RequestLimits({ rateLimits: options.rateLimits, trustProxy: options.trustProxy, sharedBuckets: options.service.store.kv.tokenBuckets });
   const { metrics } = options;
   const fastContext = { service: options.service, prefix, cors, limits, shutdown, closing: () => closing, logger, logRequests, metrics };
   return {

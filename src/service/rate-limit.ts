@@ -4,10 +4,16 @@
 // ran), and one that finds too few is refused with the seconds until there will be enough. request-limits.ts
 // turns a refusal into the HTTP answer.
 //
-// The buckets live in this process: several servers on one database each count on their own, so behind a load
-// balancer a client gets up to N times the budget of one (docs/service.md, "Securing a deployment"). Each map of
-// buckets is bounded (`maxTracked`); past it the oldest entry is dropped, which can only give its client a full
-// bucket again.
+// Where the buckets live (docs/service.md, "Securing a deployment"): a key's write and gas budgets, the
+// expensive work, are kept in the store's shared buckets when it has them (PostgreSQL: one statement per signed
+// write, and one per call that used gas, charged without waiting), so they hold across every server on the
+// database. Everything else is counted in this process: reads (a statement per read would cost about as much as
+// the read), and everything per client address (an address is a connection's, which a balancer usually keeps on
+// one server; and the address limits are the cheap first line in front of signature recovery). On SQLite every
+// bucket is in the process, which is the only one serving the file. Each map of buckets here is bounded
+// (`maxTracked`); past it the oldest entry is dropped, which can only give its client a full bucket again.
+
+import type { TokenBuckets } from '../store/index.ts';
 
 export interface RateLimitOptions {
   /** Reads (gets, lists, counts, long-polls, streams) per second per key (default 500). */
@@ -26,6 +32,11 @@ export interface RateLimitOptions {
   burstSeconds?: number;
   /** The most clients tracked per kind of bucket (default 100,000). */
   maxTracked?: number;
+  /**
+   * Keep each key's write and gas budgets in the store's shared buckets when it has them (PostgreSQL), so that
+   * they hold across servers (default true); false: in each process, as the other limits.
+   */
+  shared?: boolean;
 }
 
 export const DEFAULT_RATE_LIMITS: Readonly<Required<RateLimitOptions>> = Object.freeze({
@@ -37,7 +48,11 @@ export const DEFAULT_RATE_LIMITS: Readonly<Required<RateLimitOptions>> = Object.
   gasPerMinute: 1_000_000_000,
   burstSeconds: 2,
   maxTracked: 100_000,
+  shared: true,
 });
+
+/** What a take must find in a gas bucket: more than nothing (it checks, and takes nothing). */
+const ANY_GAS = 1e-9;
 
 interface Bucket {
   tokens: number;
@@ -138,12 +153,17 @@ export class RateLimiter {
   readonly #writes: Pair;
   readonly #signatures: Buckets;
   readonly #gas: Buckets;
+  readonly #shared: TokenBuckets | undefined;
+  /** Keys the shared buckets refused, until when (ms of the clock): refused here with no statement till then. */
+  readonly #refusedUntil = new Map<string, { until: number; refusal: Refusal }>();
 
-  constructor(options: RateLimitOptions = {}, now: () => number = () => performance.now()) {
+  /** `sharedBuckets`: the store's (used unless `options.shared` is false). */
+  constructor(options: RateLimitOptions = {}, now: () => number = () => performance.now(), sharedBuckets?: TokenBuckets) {
     const o = { ...DEFAULT_RATE_LIMITS, ...Object.fromEntries(Object.entries(options).filter(([, value]) => value !== undefined)) } as Required<RateLimitOptions>;
-    for (const name of Object.keys(DEFAULT_RATE_LIMITS) as (keyof RateLimitOptions)[]) positive(name, o[name]);
+    for (const name of Object.keys(DEFAULT_RATE_LIMITS) as (keyof RateLimitOptions)[]) if (name !== 'shared') positive(name, o[name] as number);
     this.options = Object.freeze(o);
     this.#now = now;
+    this.#shared = o.shared ? sharedBuckets : undefined;
     const buckets = (rate: number) => new Buckets(rate, rate * o.burstSeconds, o.maxTracked);
     this.#reads = { key: buckets(o.readsPerKey), keyRate: o.readsPerKey, address: buckets(o.readsPerAddress), addressRate: o.readsPerAddress };
     this.#writes = { key: buckets(o.writesPerKey), keyRate: o.writesPerKey, address: buckets(o.writesPerAddress), addressRate: o.writesPerAddress };
@@ -177,6 +197,53 @@ export class RateLimiter {
   /** Charges the gas a function used to `client`. */
   spendGas(client: string, gas: number): void {
     if (gas > 0) this.#gas.spend(client, this.#now(), gas);
+  }
+
+  /** Whether keys' write and gas budgets are in the shared buckets (`keyWrite`, `spendKeyGas`) rather than here. */
+  get shared(): boolean {
+    return this.#shared !== undefined;
+  }
+
+  /**
+   * A signed write's budgets of its key (hex) in the shared buckets: gas left (checked, nothing taken), then a
+   * write taken. The address's write bucket is `addressWrite`'s. Only when `shared`.
+   */
+  async keyWrite(key: string): Promise<Refusal | undefined> {
+    const known = this.#refusedUntil.get(key);
+    if (known !== undefined) {
+      const now = this.#now();
+      if (now < known.until) return { ...known.refusal, retryAfter: (known.until - now) / 1000 };
+      this.#refusedUntil.delete(key);
+    }
+    const o = this.options;
+    const refused = await this.#shared!.take([
+      { bucket: `gas:${key}`, rate: o.gasPerMinute / 60, capacity: o.gasPerMinute, cost: 0, need: ANY_GAS },
+      { bucket: `write:${key}`, rate: o.writesPerKey, capacity: o.writesPerKey * o.burstSeconds, cost: 1 },
+    ]);
+    if (refused === undefined) return undefined;
+    const refusal: Refusal =
+      refused.index === 0 ? { kind: 'gas', of: 'key', retryAfter: refused.retryAfter, rate: o.gasPerMinute } : { kind: 'write', of: 'key', retryAfter: refused.retryAfter, rate: o.writesPerKey };
+    // Other servers can only take more meanwhile: the key stays refused at least that long, with no statement.
+    if (refused.retryAfter > 0 && Number.isFinite(refused.retryAfter)) {
+      if (this.#refusedUntil.size >= o.maxTracked) this.#refusedUntil.delete(this.#refusedUntil.keys().next().value!);
+      this.#refusedUntil.set(key, { until: this.#now() + refused.retryAfter * 1000, refusal });
+    }
+    return refusal;
+  }
+
+  /** A write's take from its client address's bucket alone (a signed write's key is `keyWrite`'s). */
+  addressWrite(address: string): Refusal | undefined {
+    return this.#take('write', this.#writes, address, undefined);
+  }
+
+  /**
+   * Charges the gas a signed write's functions used to its key (hex) in the shared buckets, without waiting for
+   * the statement (the answer does not depend on it; a failure leaves the gas uncharged). Only when `shared`.
+   */
+  spendKeyGas(key: string, gas: number): void {
+    if (!(gas > 0)) return;
+    const o = this.options;
+    this.#shared!.take([{ bucket: `gas:${key}`, rate: o.gasPerMinute / 60, capacity: o.gasPerMinute, cost: gas, need: -Infinity }]).catch(() => {});
   }
 
   #take(kind: LimitKind, pair: Pair, address: string, key: string | undefined): Refusal | undefined {

@@ -2,10 +2,12 @@
 // token buckets (rate-limit.ts), turned into 429 `request/rate-limited` with `Retry-After`. Where each is
 // counted: a signature check before the key is recovered (per address: the key is not known yet); a read or a
 // write once the caller is known (per key when signed, and per address); a call's or create's gas after it ran
-// (per key, or per address when unsigned), a write being refused while the budget is spent.
+// (per key, or per address when unsigned), a write being refused while the budget is spent. A signed write's
+// key budgets (writes, gas) are the store's shared buckets when it has them (rate-limit.ts): one statement.
 
 import type { IncomingMessage } from 'node:http';
 import type { PublicKey } from '../auth/index.ts';
+import type { TokenBuckets } from '../store/index.ts';
 import { ClientAddresses } from './client-address.ts';
 import { RateLimitedError } from './errors.ts';
 import { RateLimiter, type RateLimitOptions, type Refusal } from './rate-limit.ts';
@@ -15,6 +17,8 @@ export interface RequestLimitOptions {
   rateLimits?: RateLimitOptions | false;
   /** Proxies whose X-Forwarded-For gives the client address (client-address.ts; default none). */
   trustProxy?: readonly string[];
+  /** The store's shared buckets, for keys' write and gas budgets (unless `rateLimits.shared` is false). */
+  sharedBuckets?: TokenBuckets;
 }
 
 const hexOfKey = new WeakMap<PublicKey, string>();
@@ -46,7 +50,7 @@ export class RequestLimits {
 
   constructor(options: RequestLimitOptions = {}, now?: () => number) {
     this.#addresses = new ClientAddresses(options.trustProxy);
-    this.#limiter = options.rateLimits === false ? undefined : new RateLimiter(options.rateLimits ?? {}, now);
+    this.#limiter = options.rateLimits === false ? undefined : new RateLimiter(options.rateLimits ?? {}, now, options.sharedBuckets);
   }
 
   /** The client address of a request (the proxy's client when the connection comes from a trusted proxy). */
@@ -78,16 +82,26 @@ export class RequestLimits {
   }
 
   /**
-   * Throws 429 when the caller is over its write limit or has spent its gas; else returns what charges the gas
+   * Rejects with 429 when the caller is over its write limit or has spent its gas; else returns what charges the gas
    * the write's functions use (the Caller's `onGas`), or undefined when gas is not limited.
    */
-  write(address: string, key: PublicKey | undefined): ((gas: number) => void) | undefined {
+  async write(address: string, key: PublicKey | undefined): Promise<((gas: number) => void) | undefined> {
     const limiter = this.#limiter;
     if (limiter === undefined) return undefined;
     const client = key ? hexOf(key) : address;
+    if (key !== undefined && limiter.shared) {
+      const refusal = (await limiter.keyWrite(client)) ?? limiter.addressWrite(address);
+      if (refusal) throw refused(refusal, address, key);
+      return (gas) => limiter.spendKeyGas(client, gas);
+    }
     const refusal = limiter.gas(client, key !== undefined) ?? limiter.write(address, key && client);
     if (refusal) throw refused(refusal, address, key);
     return (gas) => limiter.spendGas(client, gas);
+  }
+
+  /** Whether keys' write and gas budgets are shared by every server on the store (rate-limit.ts). */
+  get shared(): boolean {
+    return this.#limiter?.shared === true;
   }
 
   /** For the call fast path (unsigned): `write`, answering undefined instead of throwing (the route then refuses). */

@@ -80,7 +80,7 @@ async function callerOf(request: FastifyRequest, context: RouteContext, work: 'r
     limits.read(address, caller.publicKey, request.raw);
     return caller;
   }
-  const onGas = limits.write(address, caller.publicKey);
+  const onGas = await limits.write(address, caller.publicKey);
   return onGas ? { ...caller, onGas } : caller;
 }
 

@@ -71,7 +71,7 @@ export interface ServerOptions {
   schemaAccess?: SchemaAccessOptions;
   /** Which origins' pages may read the answers (default: every origin, without credentials; see AppOptions). */
   cors?: CorsOptions;
-  /** Limits per key and per client address (default DEFAULT_RATE_LIMITS, per process; see AppOptions); false: none. */
+  /** Limits per key and per client address (default DEFAULT_RATE_LIMITS; keys' writes and gas shared on PostgreSQL; see AppOptions); false: none. */
   rateLimits?: RateLimitOptions | false;
   /** Proxies whose X-Forwarded-For gives the client address (default none; see AppOptions). */
   trustProxy?: readonly string[];

@@ -34,6 +34,8 @@ export { NativeModuleError } from './sqlite-native.ts';
 export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
 export type { ClockedText, KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';
+export type { TokenBuckets, TokenRefusal, TokenTake } from './token-buckets.ts';
+export { PostgresBuckets } from './postgres-buckets.ts';
 export { MAX_COLLECTION_ID_BYTES, MAX_RECORD_ID_BYTES } from './keys.ts';
 export { checkCollectionId } from './validation.ts';
 export { ChangeFeed, MAX_WAIT_MS, type Change, type ChangeTarget, type CommitChanges } from './changes.ts';

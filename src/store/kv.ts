@@ -10,6 +10,7 @@
 // are serial, timestamps follow commit order, and a transaction never sees half of another.
 
 import type { KeyRange } from './keys.ts';
+import type { TokenBuckets } from './token-buckets.ts';
 
 export interface KvEntry {
   readonly key: Buffer;
@@ -45,6 +46,8 @@ export type TransactionBody<T> = (current: (Buffer | undefined)[], timestamp: nu
 
 export interface KvStore {
   readonly backend: 'sqlite' | 'postgres';
+  /** Token buckets every process on this store shares (token-buckets.ts): PostgreSQL's; none on SQLite. */
+  readonly tokenBuckets?: TokenBuckets;
   get(key: Buffer): Promise<Buffer | undefined>;
   /**
    * The values of several keys, in their order (undefined where a key is absent), in one call: SQLite reads them

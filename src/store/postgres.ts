@@ -11,6 +11,7 @@ import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
 import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
 import { StoreError, databaseUnavailable } from './errors.ts';
+import { PostgresBuckets } from './postgres-buckets.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -43,6 +44,8 @@ export class PostgresKv implements KvStore {
   readonly backend = 'postgres';
   readonly pool: pg.Pool;
   readonly table: string;
+  /** Token buckets shared by every process on the database, in the table `<table>_buckets` (postgres-buckets.ts). */
+  readonly tokenBuckets: PostgresBuckets;
   readonly #channel: string;
   readonly #events = new EventEmitter();
   readonly #sql: Record<'get' | 'clock' | 'reads' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc' | 'scanTextBoundedAsc' | 'scanTextBoundedDesc', string>;
@@ -57,6 +60,7 @@ export class PostgresKv implements KvStore {
     this.table = table;
     this.#notify = notify;
     this.#channel = `${table}_commits`;
+    this.tokenBuckets = new PostgresBuckets(`${table}_buckets`, (query) => this.#query(query));
     this.#events.setMaxListeners(0);
     const t = table;
     const range = 'key >= $1 AND key < $2';
@@ -323,6 +327,7 @@ export class PostgresKv implements KvStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.tokenBuckets.close();
     clearTimeout(this.#reconnectTimer);
     clearInterval(this.#pollTimer);
     this.#events.removeAllListeners();
@@ -334,7 +339,7 @@ export class PostgresKv implements KvStore {
 
   /** Drops the table (tests and tools). */
   async drop(): Promise<void> {
-    await this.pool.query(`DROP TABLE IF EXISTS ${this.table}`);
+    await this.pool.query(`DROP TABLE IF EXISTS ${this.table}, ${this.tokenBuckets.table}`);
   }
 }
 

@@ -139,7 +139,7 @@ async function freePort(): Promise<number> {
 describe('vellum serve settings', () => {
   it('--print-config shows the effective values, masked, and exits 0', () => {
     const file = configFile({ namespace: 'shop', quiet: true });
-    const run = vellum(['--print-config', '--host', '0.0.0.0'], { VELLUM_CONFIG: file, VELLUM_DB: 'postgres://vellum:hunter2@db:5432/v', PORT: '9000' });
+    const run = vellum(['--print-config', '--host', '0.0.0.0'], { VELLUM_CONFIG: file, VELLUM_DB: 'postgres://vellum:hunter2@db:5432/v', PORT: '9000', VELLUM_SHARED_LIMITS: 'off' });
     expect(run).toMatchObject({ status: 0, stderr: '' });
     expect(run.stdout).not.toContain('hunter2');
     expect(run.stdout).toMatch(/^port +9000 +\(environment PORT\)$/m);
@@ -147,6 +147,8 @@ describe('vellum serve settings', () => {
     expect(run.stdout).toMatch(/^db +"postgres:\/\/vellum:\*\*\*@db:5432\/v" +\(environment VELLUM_DB\)$/m);
     expect(run.stdout).toMatch(new RegExp(`^namespace +"shop" +\\(config file ${file}\\)$`, 'm'));
     expect(run.stdout).toMatch(/^private-lists +"confined" +\(default\)$/m);
+    expect(run.stdout).toMatch(/^rate-limits +true +\(default\)$/m);
+    expect(run.stdout).toMatch(/^shared-limits +false +\(environment VELLUM_SHARED_LIMITS\)$/m);
   });
 
   it('exits 2 with one line per bad value, before opening anything', () => {

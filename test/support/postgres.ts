@@ -111,7 +111,7 @@ export async function dropTablesAndStop(server: TestPostgres | undefined, tables
   if (tables.length > 0) {
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
-    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}`);
+    for (const table of tables) await client.query(`DROP TABLE IF EXISTS ${table}, ${table}_buckets`);
     await client.end();
   }
   await server.stop();
