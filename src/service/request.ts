@@ -2,7 +2,7 @@
 // list or get. Every problem is a 400 `invalid-argument` that names the parameter and what was expected.
 
 import { z } from 'zod';
-import { MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
+import { MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 
 /** Longest a long-poll waits: `waitFor` defaults to this and is capped at it. */
@@ -127,10 +127,14 @@ function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
 }
 
 /**
- * How deep `where` and `sort` may nest: `{"field": {"$gt": {…a PublicKey's JWK…}}}` is three levels. Deeper
- * values are refused here, before any message quoting them could overflow the stack.
+ * How deep `where` and `sort` may nest as JSON, refused here before any message quoting them could overflow the
+ * stack. It is derived from the `$or` nesting the docs promise (MAX_OR_DEPTH, checked by the store with its own
+ * message), so that it never cuts in first: the where object (1), two levels per `$or` (its array and an
+ * alternative's object), then a field's filter at its deepest, `{"$in": [{…a PublicKey's JWK…}]}` (3); and one
+ * `$or` level more than allowed still fits, so that a where nested one level too deep gets the store's
+ * "$or nests more than 4 levels deep" rather than this limit's message. 14 levels is far from any stack limit.
  */
-const MAX_QUERY_DEPTH = 8;
+const MAX_QUERY_DEPTH = 1 + 2 * (MAX_OR_DEPTH + 1) + 3;
 
 function nestedDeeperThan(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null) return false;

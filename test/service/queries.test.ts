@@ -107,6 +107,32 @@ describe('extended where over HTTP', () => {
   });
 });
 
+describe('how deep $or nests', () => {
+  // docs/service.md promises $or nested 4 levels deep. Before, the request's JSON-depth limit (8 levels) cut in
+  // first: even {"$or":[{"$or":[{"$or":[{"$or":[{"kind":"odd"}]}]}]}]} was refused as "nested too deep".
+  const nested = (levels: number, leaf: Record<string, unknown>): Record<string, unknown> => (levels === 0 ? leaf : { $or: [nested(levels - 1, leaf)] });
+  // The deepest a field's filter goes: an $in of public keys, each a JWK object.
+  const deepest = { reader: { $in: [jwkOf(KEYS.alice)] }, kind: 'odd' };
+
+  it('serves 4 levels, with the deepest filter a field can have at the bottom', async () => {
+    expect(ids(await s.list('q/Note', { where: nested(4, deepest) }, KEYS.alice))).toEqual(['n1', 'n5']);
+    expect(ids(await s.list('q/Note', { where: nested(4, { reader: hexOf(KEYS.alice), kind: 'odd' }) }, KEYS.alice))).toEqual(['n1', 'n5']);
+    expect((await s.list('q/Post', { where: nested(4, { author: 'ann' }), count: 'true' })).json).toEqual({ count: 2 });
+  });
+
+  it('refuses 5 levels with the $or limit, naming where it is passed, whatever the filter at the bottom', async () => {
+    for (const leaf of [deepest, { kind: 'odd' }]) {
+      const answer = await s.list('q/Note', { where: nested(5, leaf) }, KEYS.alice);
+      expect(answer.status).toBe(400);
+      expect(errorOf(answer)).toEqual({
+        code: 'invalid-argument',
+        reason: 'indexer/invalid-query',
+        message: 'where.$or[0].$or[0].$or[0].$or[0]: $or nests more than 4 levels deep',
+      });
+    }
+  });
+});
+
 describe('array indexes', () => {
   it('a schema update adding @index on an array builds it for the existing records', async () => {
     const before = '@public collection Doc { id: string; labels?: string[]; constructor (id: string, labels: string[]) { this.id = id; this.labels = labels; } }';
