@@ -9,8 +9,8 @@
 //   error   {"error": {code, reason, message}}   the stream ends
 // The last event of a commit carries its timestamp as the SSE id. A client that reconnects sends it back as
 // Last-Event-ID (or, the first time, the `since` of a list it made) and gets the changes after it; when they
-// cannot be told exactly (too many, too old, or a record it may no longer read changed) it gets a reset and the
-// whole result instead. The stream remembers the ids of the records in the result, at most MAX_STREAM_RECORDS:
+// cannot be told exactly (too many, too old, or a record that was there before left the result) it gets a reset
+// and the whole result instead. The stream remembers the ids of the records in the result, at most MAX_STREAM_RECORDS:
 // a `remove` is only ever sent for a record the caller was told about, so no event names a record it may not
 // read. Output waits for the connection to drain, and nothing more is read meanwhile, so a slow client holds at
 // most one commit's events.
@@ -137,12 +137,10 @@ class Follower {
     const { members, timestamp, request } = this.prepared;
     const replay = request.resumeAfter === undefined ? undefined : await this.#replay(request.resumeAfter, timestamp, new Set(members));
     if (replay) {
-      // The caller's result is the one at `resumeAfter`: what it holds of `members` it keeps.
+      // The caller's result is the one at `resumeAfter`: what it holds of `members` it keeps, and every record
+      // changed since that is not in the result now did not exist then, so it holds none of those.
       for (const id of members) this.#known.add(id);
-      for (const id of replay.changed) {
-        if (this.#known.has(id)) await this.#update(id);
-        else await this.#send('remove', { id });
-      }
+      for (const id of replay.changed) await this.#update(id);
     } else {
       if (request.resumeAfter !== undefined) await this.#send('reset', {});
       for (const id of members) await this.#update(id);
@@ -151,28 +149,30 @@ class Follower {
   }
 
   /**
-   * The records changed after `since`, when the caller's result can be brought up to date with puts and
-   * removes alone; undefined when it needs a reset (too many or too old changes, the collection dropped, or a
-   * record that left the result and may not be named to this caller: deleted, or unreadable now).
+   * The records changed after `since` that are in the result now, when the caller's result can be brought up to
+   * date with puts alone; undefined when it needs a reset: too many or too old changes, the collection dropped,
+   * or a record that existed at `since`, changed, and is not in the result now. Whether the caller holds such a
+   * record cannot be told (the log keeps no older values), so a `remove` for it could name a record the stream
+   * never sent, and for a deleted or unreadable one would name a record the caller may not read. A record
+   * created after `since` and not in the result now needs nothing: the caller cannot hold it.
    */
   async #replay(since: number, now: number, members: ReadonlySet<string>): Promise<{ changed: string[] } | undefined> {
     if (since < now - REPLAY_WINDOW_MS * 1000) return undefined;
     const commits = await this.#store.changesSince(since, REPLAY_COMMITS + 1);
     if (commits.length > REPLAY_COMMITS) return undefined;
-    const changed = new Set<string>();
+    /** Each record changed since, and whether it did not exist at `since` (its first change created it). */
+    const changed = new Map<string, boolean>();
     for (const commit of commits) {
+      if (commit.timestamp > now) break; // after the starting result: follow() sends those
       for (const change of commit.changes) {
         if (change.collectionId !== this.#target.collectionId) continue;
         if (change.kind === 'drop') return undefined;
-        if (this.#target.id === undefined || change.id === this.#target.id) changed.add(change.id);
+        if (this.#target.id !== undefined && change.id !== this.#target.id) continue;
+        if (!changed.has(change.id)) changed.set(change.id, change.created === true);
       }
     }
-    for (const id of changed) {
-      if (members.has(id)) continue;
-      const { record } = await this.#store.get(this.#target.collectionId, id);
-      if (!record || !(await this.service.mayRead(this.#target.collectionId, record, this.prepared.request.caller))) return undefined;
-    }
-    return { changed: [...changed] };
+    for (const [id, createdSince] of changed) if (!members.has(id) && !createdSince) return undefined;
+    return { changed: [...changed.keys()].filter((id) => members.has(id)) };
   }
 
   async follow(): Promise<void> {
