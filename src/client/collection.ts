@@ -120,13 +120,15 @@ export class Collection<S extends CollectionSchema> {
   /**
    * Push updates of the records that match `where` (every record without one), in `sort`'s order at the start
    * (`stream=1`): a `put` for each record of the result, `ready`, then each change as it is committed. Close the
-   * subscription to end it; a dropped connection reconnects and resumes where it was.
+   * subscription to end it; a dropped connection reconnects and resumes where it was. With `limit`, only the first
+   * `limit` records of that order: one entering a full window pushes the last out (a `remove`), one leaving lets
+   * the next in (a `put`).
    */
   subscribe(
     onEvent: (event: StreamEvent<S['record']>) => void,
-    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort'> = {},
+    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
   ): Subscription<S['record']> {
-    const query = { ...listQuery({ where: options.where, sort: options.sort }), ...streamQuery(options) };
+    const query = { ...listQuery({ where: options.where, sort: options.sort, limit: options.limit }), ...streamQuery(options) };
     const request = { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads } as const;
     return new Subscription(this.client, request, onEvent, { ...options, signal: this.signalOf(options) });
   }

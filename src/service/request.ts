@@ -195,11 +195,14 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
   if (count) {
     const paging = (['limit', 'after', 'before'] as const).find((name) => q[name] !== undefined && q[name] !== '');
     if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to count=true, which counts every matching record`);
+    // Refused rather than ignored: a count is the same in any order, so a sort says the caller expects something
+    // else (a count of the first n, which is limit's, also refused).
+    if (q.sort !== undefined && q.sort !== '') throw invalidArgument('request/invalid-query', 'query parameter "sort" does not apply to count=true: a count does not depend on the order of the records; leave the sort out');
   }
   const stream = parseStream(q);
   if (stream) {
-    const other = (['count', 'limit', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
-    if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows every matching record (resume with Last-Event-ID or since)`);
+    const other = (['count', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
+    if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)`);
   }
   return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream };
 }

@@ -64,9 +64,11 @@ export interface EventSink {
 export interface PreparedStream {
   readonly request: StreamRequest;
   readonly matches: (record: unknown) => boolean;
-  /** The ids of the readable records in the result at `timestamp`. */
+  /** The ids of the readable records in the result at `timestamp` (in the query's order, for a window). */
   readonly members: readonly string[];
   readonly timestamp: number;
+  /** A windowed stream (`limit`) follows only the first `window` records of the query's order. */
+  readonly window?: number;
 }
 
 /**
@@ -84,6 +86,10 @@ export async function prepareStream(service: RecordService, request: StreamReque
   const layout = await service.store.getLayout(collectionId);
   if (!layout) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
   const matches = whereMatcher(layout, request.query.where);
+  if (request.query.limit !== undefined) {
+    const { ids, timestamp, limit } = await readWindow(service, request);
+    return { request, matches, members: ids, timestamp, window: limit };
+  }
   const members: string[] = [];
   let timestamp: number | undefined;
   let after: string | undefined;
@@ -97,6 +103,36 @@ export async function prepareStream(service: RecordService, request: StreamReque
     after = result.cursor.after;
   }
   return { request, matches, members, timestamp: timestamp! };
+}
+
+/**
+ * The first `limit` readable records of the query's order (a windowed stream's result), as a list reads them:
+ * further pages when one ends early at the store's scan bound, at most SNAPSHOT_PAGES. The first page checks
+ * `limit` as a list does (a positive integer, at most 1000).
+ */
+async function readWindow(service: RecordService, request: StreamRequest): Promise<{ ids: string[]; records: Map<string, unknown>; timestamp: number; limit: number }> {
+  const { collectionId } = request.target;
+  const { where, sort } = request.query;
+  const ids: string[] = [];
+  const records = new Map<string, unknown>();
+  let timestamp: number | undefined;
+  let limit: number | undefined;
+  let after: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page === SNAPSHOT_PAGES) throw tooLarge(`reads more than ${SNAPSHOT_PAGES * 5000} index entries to find the records of its window`);
+    const result = await service.list(collectionId, { where, sort, limit: limit === undefined ? request.query.limit : limit - ids.length, after }, request.caller);
+    // The list accepted the limit: decimal digits, capped at the list's most.
+    limit ??= Math.min(Number(request.query.limit), MAX_STREAM_RECORDS);
+    timestamp ??= result.timestamp;
+    for (const text of result.records) {
+      const record = JSON.parse(text) as { id: unknown };
+      ids.push(String(record.id));
+      records.set(String(record.id), record);
+    }
+    if (ids.length >= limit || result.cursor.after === null || result.cursor.after === (after ?? null)) break;
+    after = result.cursor.after;
+  }
+  return { ids: ids.slice(0, limit), records, timestamp: timestamp!, limit };
 }
 
 /** The answer to a stream asked for while `max` are open. */
@@ -171,6 +207,9 @@ class Follower {
         if (!changed.has(change.id)) changed.set(change.id, change.created === true);
       }
     }
+    // A window moves when any record enters or leaves the result before its end, changed or not (a record pushed
+    // out, or let in): only an unchanged collection needs nothing.
+    if (this.prepared.window !== undefined && changed.size > 0) return undefined;
     for (const [id, createdSince] of changed) if (!members.has(id) && !createdSince) return undefined;
     return { changed: [...changed.keys()].filter((id) => members.has(id)) };
   }
@@ -195,16 +234,45 @@ class Follower {
           }
           if (this.#target.id === undefined || change.id === this.#target.id) ids.add(change.id);
         }
-        const events: [string, unknown][] = [];
-        for (const id of ids) {
-          const event = await this.#evaluate(id);
-          if (event) events.push(event);
+        const events: [string, unknown][] = this.prepared.window === undefined ? [] : await this.#moveWindow(ids);
+        if (this.prepared.window === undefined) {
+          for (const id of ids) {
+            const event = await this.#evaluate(id);
+            if (event) events.push(event);
+          }
         }
         for (const [i, [name, data]] of events.entries()) await this.#send(name, data, i === events.length - 1 ? commit.timestamp : undefined);
         this.#cursor = commit.timestamp;
         if (signal.aborted) return;
       }
     }
+  }
+
+  /**
+   * A windowed stream's events for a commit that changed `changed`: when one of them is in the window, or matches
+   * the where now (it may enter), the window is read again; then a `remove` for each record that left it (pushed
+   * out past its end, or gone) and a `put` for each that entered it or changed in it. Removes come first, so the
+   * caller never holds more than the window.
+   */
+  async #moveWindow(changed: ReadonlySet<string>): Promise<[string, unknown][]> {
+    let moved = false;
+    for (const id of changed) {
+      if (this.#known.has(id)) moved = true;
+      else {
+        const { text } = await this.#store.getJson(this.#target.collectionId, id);
+        moved = text !== null && this.prepared.matches(JSON.parse(text));
+      }
+      if (moved) break;
+    }
+    if (!moved) return [];
+    const { ids, records } = await readWindow(this.service, this.prepared.request);
+    const now = new Set(ids);
+    const events: [string, unknown][] = [];
+    for (const id of this.#known) if (!now.has(id)) events.push(['remove', { id }]);
+    for (const id of ids) if (!this.#known.has(id) || changed.has(id)) events.push(['put', { id, data: records.get(id) }]);
+    this.#known.clear();
+    for (const id of ids) this.#known.add(id);
+    return events;
   }
 
   /** Sends the record's current state, if it is in the result now or was before. */
