@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
+import { parseExpand } from './expand.ts';
 
 /** Longest a long-poll waits: `waitFor` defaults to this and is capped at it. */
 export const MAX_WAIT_MS = Math.min(60_000, STORE_MAX_WAIT_MS);
@@ -100,6 +101,7 @@ const listQuerySchema = z.object({
   format: queryText,
   count: queryText,
   stream: queryText,
+  expand: queryText,
 });
 
 export interface LongPoll {
@@ -115,6 +117,8 @@ export interface ParsedListQuery {
   count: boolean;
   /** `stream=1`: push the query's changes over Server-Sent Events (stream.ts); `longPoll.since` is where to resume. */
   stream: boolean;
+  /** `expand=field,field.sub`: the reference paths to expand (expand.ts), unchecked against the schema. */
+  expand: string[][] | undefined;
 }
 
 function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
@@ -204,7 +208,9 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     const other = (['count', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
     if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)`);
   }
-  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream };
+  const expand = parseExpand(q.expand);
+  if (expand && count) throw invalidArgument('request/invalid-query', 'query parameter "expand" does not apply to count=true, which answers with a number');
+  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream, expand };
 }
 
 /** `stream=1` (or `true`): Server-Sent Events instead of one answer. */
@@ -237,11 +243,16 @@ export interface ParsedGetQuery {
   bare: boolean;
   /** `stream=1`: push the record's changes over Server-Sent Events. */
   stream: boolean;
+  /** `expand=field,field.sub`: the reference paths to expand (expand.ts). */
+  expand: string[][] | undefined;
 }
 
 export function parseGetQuery(raw: unknown): ParsedGetQuery {
   const q = readQuery(raw);
   const stream = parseStream(q);
   if (stream && q.waitFor !== undefined) throw invalidArgument('request/invalid-query', 'query parameter "waitFor" does not apply to stream=1 (resume with Last-Event-ID or since)');
-  return { longPoll: longPollOf(q.since, q.waitFor), bare: q.format === 'nft', stream };
+  const bare = q.format === 'nft';
+  const expand = parseExpand(q.expand);
+  if (expand && bare) throw invalidArgument('request/invalid-query', 'query parameter "expand" does not apply to format=nft, which answers with the bare record');
+  return { longPoll: longPollOf(q.since, q.waitFor), bare, stream, expand };
 }

@@ -15,8 +15,9 @@
 // read. Output waits for the connection to drain, and nothing more is read meanwhile, so a slow client holds at
 // most one commit's events.
 
-import { timestampToSeconds, whereMatcher, type ListQuery, type RecordStore } from '../store/index.ts';
+import { timestampToSeconds, whereMatcher, type JsonObject, type ListQuery, type RecordStore } from '../store/index.ts';
 import { ServiceError, notFound, type ErrorBody } from './errors.ts';
+import { Expander, type ExpandNode } from './expand.ts';
 import type { RecordService } from './records.ts';
 import type { Caller } from './signature.ts';
 
@@ -50,6 +51,8 @@ export interface StreamRequest {
   readonly caller: Caller;
   /** The timestamp to resume after (Last-Event-ID, or `since`); undefined starts with the whole result. */
   readonly resumeAfter: number | undefined;
+  /** The references each `put` expands (expand.ts), checked against the schemas. */
+  readonly expand?: readonly ExpandNode[];
 }
 
 /** Where the events go. */
@@ -269,7 +272,7 @@ class Follower {
     const now = new Set(ids);
     const events: [string, unknown][] = [];
     for (const id of this.#known) if (!now.has(id)) events.push(['remove', { id }]);
-    for (const id of ids) if (!this.#known.has(id) || changed.has(id)) events.push(['put', { id, data: records.get(id) }]);
+    for (const id of ids) if (!this.#known.has(id) || changed.has(id)) events.push(await this.#put(id, records.get(id) as JsonObject));
     this.#known.clear();
     for (const id of ids) this.#known.add(id);
     return events;
@@ -290,9 +293,17 @@ class Follower {
     if (member) {
       if (!this.#known.has(id) && this.#known.size >= MAX_STREAM_RECORDS) throw tooLarge(`now has more than ${MAX_STREAM_RECORDS} readable records`);
       this.#known.add(id);
-      return ['put', { id, data: record }];
+      return this.#put(id, record);
     }
     return this.#known.delete(id) ? ['remove', { id }] : undefined;
+  }
+
+  /** A `put` of the record, with the records its references point to when the stream expands them (expand.ts). */
+  async #put(id: string, record: JsonObject): Promise<[string, unknown]> {
+    const { expand, caller } = this.prepared.request;
+    if (!expand) return ['put', { id, data: record }];
+    // Checked afresh for each event: a permission may have changed since the last.
+    return ['put', { id, data: record, expand: await new Expander(this.service, caller).expand(record, expand) }];
   }
 
   #send(name: string, data: unknown, id?: number): Promise<void> {
