@@ -2,6 +2,7 @@
 // beside its reference, an unreadable or missing one is null (the reference in `data` stays as it is), arrays of
 // references element by element, two levels, in a stream's puts; and the 400s of bad paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client, ethPersonalSigner, type CollectionSchema } from '../../src/client/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, jwkOf, startTestServer, type TestServer } from './support.ts';
@@ -62,6 +63,31 @@ collection Task {
 `;
 
 const ref = (collection: string, id: string) => ({ collectionId: `x/${collection}`, id });
+
+/** The schemas as `vellum generate client` would type them, as far as expand needs. */
+interface PersonSchema extends CollectionSchema {
+  name: 'Person';
+  record: { id: string; owner: unknown; name: string };
+  constructorArgs: [];
+  functions: {};
+  queryFields: {};
+}
+interface TeamSchema extends CollectionSchema {
+  name: 'Team';
+  record: { id: string; name: string };
+  constructorArgs: [];
+  functions: {};
+  queryFields: { id: string };
+  references: { lead: PersonSchema };
+}
+interface TaskSchema extends CollectionSchema {
+  name: 'Task';
+  record: { id: string; title: string };
+  constructorArgs: [];
+  functions: {};
+  queryFields: { id: string };
+  references: { team: TeamSchema; assignee: PersonSchema; watchers: PersonSchema[] };
+}
 
 let postgres: TestPostgres;
 beforeAll(async () => {
@@ -184,6 +210,20 @@ describe.each(backends)('expand on $name', (backend) => {
     }
     const signed = await get('t1', 'assignee', KEYS.alice);
     expect(signed.json.expand).toEqual({ assignee: { data: alice } });
+  });
+
+  it('is typed in vellum/client: getExpanded and listExpanded', async () => {
+    const client = new Client({ baseURL: `${s.url}/v0`, namespace: 'x', signer: ethPersonalSigner(KEYS.alice) });
+    const tasks = client.collection<TaskSchema>('Task', { signReads: true });
+    const one = await tasks.record('t1').getExpanded(['assignee', 'team.lead']);
+    expect(one.record.title).toBe('One');
+    expect(one.expand.assignee?.data.name).toBe('Alice');
+    expect(one.expand.team?.expand.lead?.data.name).toBe('Alice');
+    const page = await tasks.listExpanded(['watchers'], { sort: [['id', 'asc']] });
+    expect(page.records.map(({ record, expand }) => [record.id, expand.watchers?.map((entry) => entry?.data.name ?? null) ?? null])).toEqual([
+      ['t1', ['Alice', null, null]],
+      ['t2', null],
+    ]);
   });
 
   it('refuses a bad path with a 400 naming it and the field, before reading anything', async () => {
