@@ -260,9 +260,9 @@ function listQuery<Fields>(options: ListOptions<Fields>): Record<string, string>
   return query;
 }
 
-/** `stream=1`, and the `since` to start after when there is one. */
+/** `stream=1`, the `since` to start after when there is one, and `expand`. */
 function streamQuery(options: SubscribeOptions): Record<string, string> {
-  return { stream: '1', ...(options.since === undefined ? {} : { since: options.since }) };
+  return { stream: '1', ...(options.since === undefined ? {} : { since: options.since }), ...(options.expand === undefined ? {} : { expand: expandParameter(options.expand) }) };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

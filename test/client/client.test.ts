@@ -466,6 +466,15 @@ describe('subscriptions', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a subscription with expand sends it, and its puts carry the expanded records', async () => {
+    const put = 'event: put\ndata: {"id":"a","data":{"id":"a","price":2},"expand":{"seller":{"data":{"id":"s"}}}}\n\n';
+    const { sent, events, subscription } = subscribed([eventStream([put, 'event: ready\ndata: {"timestamp":"1.5"}\nid: 1.5\n\n'], false)], { expand: ['seller'] });
+    await until(() => events.length === 2);
+    subscription.close();
+    expect(sent[0]!.url.searchParams.get('expand')).toBe('seller');
+    expect(events[0]).toEqual({ type: 'put', id: 'a', record: { id: 'a', price: 2 }, expand: { seller: { data: { id: 's' } } } });
+  });
+
   it('a subscription of a query with a limit follows its window: limit goes with stream=1', async () => {
     const sent: URL[] = [];
     const client = new Client({
