@@ -178,7 +178,9 @@ class Follower {
     if (replay) {
       // The caller's result is the one at `resumeAfter`: what it holds of `members` it keeps, and every record
       // changed since that is not in the result now did not exist then, so it holds none of those.
-      for (const id of members) this.#known.add(id);
+      // (A member created since is left out of what it holds: should it leave the result before its put, no
+      // remove names it.)
+      for (const id of members) if (!replay.created.has(id)) this.#known.add(id);
       for (const id of replay.changed) await this.#update(id);
     } else {
       if (request.resumeAfter !== undefined) await this.#send('reset', {});
@@ -195,7 +197,7 @@ class Follower {
    * never sent, and for a deleted or unreadable one would name a record the caller may not read. A record
    * created after `since` and not in the result now needs nothing: the caller cannot hold it.
    */
-  async #replay(since: number, now: number, members: ReadonlySet<string>): Promise<{ changed: string[] } | undefined> {
+  async #replay(since: number, now: number, members: ReadonlySet<string>): Promise<{ changed: string[]; created: ReadonlySet<string> } | undefined> {
     if (since < now - REPLAY_WINDOW_MS * 1000) return undefined;
     const commits = await this.#store.changesSince(since, REPLAY_COMMITS + 1);
     if (commits.length > REPLAY_COMMITS) return undefined;
@@ -214,7 +216,8 @@ class Follower {
     // out, or let in): only an unchanged collection needs nothing.
     if (this.prepared.window !== undefined && changed.size > 0) return undefined;
     for (const [id, createdSince] of changed) if (!members.has(id) && !createdSince) return undefined;
-    return { changed: [...changed.keys()].filter((id) => members.has(id)) };
+    const created = new Set([...changed].filter(([, createdSince]) => createdSince).map(([id]) => id));
+    return { changed: [...changed.keys()].filter((id) => members.has(id)), created };
   }
 
   async follow(): Promise<void> {
