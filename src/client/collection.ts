@@ -2,6 +2,7 @@
 // call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
 import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
+import { expandParameter, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
 import { Query } from './query.ts';
 import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 import { argumentsJson, type RecordReference } from './wire.ts';
@@ -19,6 +20,8 @@ export interface CollectionSchema {
   functions: object;
   /** Every path a where or sort may use (each has an index), with the type of value a filter on it takes. */
   queryFields: object;
+  /** Each reference field, with the schema of the collection it points to (an array of it for an array of references): what `expand` may name. */
+  references?: object;
 }
 
 /** The parameters of function `Name` of a schema. */
@@ -106,6 +109,20 @@ export class Collection<S extends CollectionSchema> {
   }
 
   /**
+   * One page of records, each with the records its reference fields point to (`expand`, at most two levels:
+   * `['team', 'team.lead']`): `{ record, expand }`, where an expanded record is `{ data }` (and its own `expand`),
+   * or null when the caller may not read it or it does not exist. Cursors do not carry `expand`: give it again
+   * with `after`.
+   */
+  async listExpanded<P extends ExpandPath<S>>(paths: readonly P[], options: ListOptions<S['queryFields']> & RequestOptions = {}): Promise<Page<WithExpansion<S['record'], Expansion<S, P>>>> {
+    const query = { ...listQuery(options), expand: expandParameter(paths) };
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
+    const page = pageOf<S['record']>(answer.status, answer.body, answer.headers);
+    const entries = (answer.body as { data: unknown[] }).data;
+    return { ...page, records: page.records.map((record, i) => ({ record, expand: expansionOf(answer.status, entries[i]) as Expansion<S, P> })) };
+  }
+
+  /**
    * How many records match the where that the caller may read (`count=true`). The service reads at most 100,000
    * index entries for one count: past that it is a VellumError `indexer/scan-limit-exceeded` (narrow the where).
    */
@@ -120,13 +137,15 @@ export class Collection<S extends CollectionSchema> {
   /**
    * Push updates of the records that match `where` (every record without one), in `sort`'s order at the start
    * (`stream=1`): a `put` for each record of the result, `ready`, then each change as it is committed. Close the
-   * subscription to end it; a dropped connection reconnects and resumes where it was.
+   * subscription to end it; a dropped connection reconnects and resumes where it was. With `limit`, only the first
+   * `limit` records of that order: one entering a full window pushes the last out (a `remove`), one leaving lets
+   * the next in (a `put`).
    */
   subscribe(
     onEvent: (event: StreamEvent<S['record']>) => void,
-    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort'> = {},
+    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
   ): Subscription<S['record']> {
-    const query = { ...listQuery({ where: options.where, sort: options.sort }), ...streamQuery(options) };
+    const query = { ...listQuery({ where: options.where, sort: options.sort, limit: options.limit }), ...streamQuery(options) };
     const request = { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads } as const;
     return new Subscription(this.client, request, onEvent, { ...options, signal: this.signalOf(options) });
   }
@@ -187,6 +206,18 @@ export class RecordHandle<S extends CollectionSchema> {
     return recordOf(answer.status, answer.body) as S['record'];
   }
 
+  /**
+   * The record with the records its reference fields point to (`expand`, at most two levels: `['team',
+   * 'team.lead']`): an expanded record is `{ data }` (and its own `expand`), or null when the caller may not read
+   * it, it does not exist, or the field is unset.
+   */
+  async getExpanded<P extends ExpandPath<S>>(paths: readonly P[], options?: RequestOptions): Promise<WithExpansion<S['record'], Expansion<S, P>>> {
+    const query = { expand: expandParameter(paths) };
+    const request = { method: 'GET', path: this.collection.recordPath(this.id), query, sign: this.collection.signReads, signal: this.collection.signalOf(options) } as const;
+    const answer = await this.collection.client.send(request);
+    return { record: recordOf(answer.status, answer.body) as S['record'], expand: expansionOf(answer.status, answer.body) as Expansion<S, P> };
+  }
+
   /** Waits until this record changes after `since` (a `timestamp` of the service), then gets it; null when nothing changed within `waitFor`. */
   async waitForChange(since: string, waitFor?: string, options?: RequestOptions): Promise<S['record'] | null> {
     const query = { since, ...(waitFor === undefined ? {} : { waitFor }) };
@@ -229,13 +260,19 @@ function listQuery<Fields>(options: ListOptions<Fields>): Record<string, string>
   return query;
 }
 
-/** `stream=1`, and the `since` to start after when there is one. */
+/** `stream=1`, the `since` to start after when there is one, and `expand`. */
 function streamQuery(options: SubscribeOptions): Record<string, string> {
-  return { stream: '1', ...(options.since === undefined ? {} : { since: options.since }) };
+  return { stream: '1', ...(options.since === undefined ? {} : { since: options.since }), ...(options.expand === undefined ? {} : { expand: expandParameter(options.expand) }) };
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The `expand` of `{ data: record, expand: {...} }`. */
+function expansionOf(status: number, body: unknown): object {
+  if (!isObject(body) || !isObject(body.expand)) throw unexpectedAnswer(status, 'a body without the "expand" asked for');
+  return body.expand;
 }
 
 /** The record of `{ data: record }`. */

@@ -35,6 +35,7 @@ export const SERVICE_ERROR_REASONS = [
   'request/headers-too-large',
   'request/timeout',
   'request/rate-limited',
+  'request/too-many-expansions',
   'route/not-found',
   'collection/not-found',
   'collection/invalid-schema',

@@ -4,6 +4,7 @@
 export { Client, type ClientOptions, type RequestOptions, type ServiceAnswer, type ServiceRequest, type UntypedSchema } from './client.ts';
 export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page } from './collection.ts';
 export { Query } from './query.ts';
+export { type ExpandedEntry, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
 export {
   SERVICE_ERROR_CODES,
   SERVICE_ERROR_REASONS,

@@ -69,16 +69,20 @@ export class Query<S extends CollectionSchema> {
     return this.collection.count(this.options.where, options);
   }
 
-  /** Push updates of the query's records, in its sort's order at the start (see Collection.subscribe). */
+  /**
+   * Push updates of the query's records, in its sort's order at the start; with a limit, of a window of the first
+   * `limit` records (see Collection.subscribe).
+   */
   subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
-    this.#refusePaging('subscribe');
-    return this.collection.subscribe(onEvent, { ...options, where: this.options.where, sort: this.options.sort });
+    this.#refusePaging('subscribe', ['after', 'before']);
+    const { where, sort, limit } = this.options;
+    return this.collection.subscribe(onEvent, { ...options, where, sort, ...(limit === undefined ? {} : { limit }) });
   }
 
-  /** A count and a stream cover the whole result (as the service's `count` and `stream` do): no page of it. */
-  #refusePaging(what: string): void {
-    const paging = (['limit', 'after', 'before'] as const).filter((option) => this.options[option] !== undefined);
-    if (paging.length > 0) throw new TypeError(`${what}: a query with ${paging.join(', ')} has no ${what}; it covers every matching record`);
+  /** A count covers the whole result, and a stream starts at its first record (as the service's do): no page of it. */
+  #refusePaging(what: string, options: readonly ('limit' | 'after' | 'before')[] = ['limit', 'after', 'before']): void {
+    const paging = options.filter((option) => this.options[option] !== undefined);
+    if (paging.length > 0) throw new TypeError(`${what}: a query with ${paging.join(', ')} has no ${what}; it starts at the first matching record`);
   }
 
   #with(change: ListOptions<Fields<S>>): Query<S> {

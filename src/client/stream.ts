@@ -12,7 +12,14 @@ import { errorOfEnvelope, unexpectedAnswer, VellumError } from './errors.ts';
  */
 export type StreamEvent<R> =
   /** The record is in the result now: it entered it, or changed. */
-  | { type: 'put'; id: string; record: R; timestamp?: string }
+  | {
+      type: 'put';
+      id: string;
+      record: R;
+      timestamp?: string;
+      /** With `expand` in the options: the records the record's references point to (docs/service.md), untyped here. */
+      expand?: Record<string, unknown>;
+    }
   /** A record sent before left the result: deleted, changed to not match, or no longer readable. */
   | { type: 'remove'; id: string; timestamp?: string }
   /** Forget every record: the puts up to the next `ready` are the whole result. */
@@ -33,6 +40,8 @@ export interface SubscribeOptions extends RequestOptions {
   since?: string;
   /** The first wait before reconnecting, in ms (default 1000); it doubles on each failure, up to 30 s. */
   retryDelay?: number;
+  /** Reference fields whose records each `put` carries beside the record (`['team', 'team.lead']`; `expand=`). */
+  expand?: readonly string[];
   /**
    * Called when the connection ended and is tried again after `delay` ms: `cause` is why (a VellumError:
    * `request/failed` for a dropped connection, a 5xx of the service), or undefined when the service ended the
@@ -175,7 +184,7 @@ function eventOf<R>(type: string, body: unknown, id: string | undefined): Stream
   switch (type) {
     case 'put':
       if (typeof object.id !== 'string' || !isObject(object.data)) throw malformed();
-      return { type, id: object.id, record: object.data as R, ...timestamp };
+      return { type, id: object.id, record: object.data as R, ...timestamp, ...(isObject(object.expand) ? { expand: object.expand } : {}) };
     case 'remove':
       if (typeof object.id !== 'string') throw malformed();
       return { type, id: object.id, ...timestamp };

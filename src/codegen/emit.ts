@@ -1,5 +1,6 @@
 // The text of a generated client. For each collection: its record type, and a schema type bundling its
-// constructor's and functions' parameters and its query fields, which types the runtime's Collection. Then one
+// constructor's and functions' parameters, its query fields and its reference fields (for `expand`), which types
+// the runtime's Collection. Then one
 // `createClient` giving every collection. The output depends only on the schemas, their file names and the
 // options, in the order given, so generating twice gives the same bytes.
 import type { CheckedCollection, CheckedParameter } from '../lang/index.ts';
@@ -19,12 +20,13 @@ export function emitClient(collections: readonly SchemaCollection[], files: read
     "// Do not edit: change the schema and generate again. Runtime, types and usage: vellum's docs/codegen.md.",
     `import * as vellum from ${stringLiteral(options.clientImport)};`,
   ];
-  for (const entry of collections) out.push('', ...collectionTypes(entry));
+  const names = new Set(collections.map((entry) => entry.collection.name));
+  for (const entry of collections) out.push('', ...collectionTypes(entry, names));
   out.push('', ...clientFactory(collections.map((entry) => entry.collection)));
   return `${out.join('\n')}\n`;
 }
 
-function collectionTypes({ collection, file, line }: SchemaCollection): string[] {
+function collectionTypes({ collection, file, line }: SchemaCollection, names: ReadonlySet<string>): string[] {
   const name = collection.name;
   return [
     `// ${commentText(name)} (${commentText(file)}:${line})`,
@@ -44,10 +46,24 @@ function collectionTypes({ collection, file, line }: SchemaCollection): string[]
     `  constructorArgs: ${parameterTuple(collection.constructorFunction?.parameters ?? [])};`,
     ...objectType('functions', functionsOf(collection).flatMap((fn) => [...jsDoc(undefined, fn.node.doc, ''), `${propertyKey(fn.name)}: ${parameterTuple(fn.parameters)};`])),
     ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}: ${field.valueType};`)),
+    ...objectType('references', referenceFields(collection, names)),
     '}',
     '',
     `export type ${name}Collection = vellum.Collection<${name}Schema>;`,
   ];
+}
+
+/**
+ * The reference fields `expand` may name, each with the schema it points to (an array of it for an array of
+ * references); a reference to a collection not generated here has no schema to give, and is left out.
+ */
+function referenceFields(collection: CheckedCollection, names: ReadonlySet<string>): string[] {
+  return collection.fields.flatMap((field) => {
+    const array = field.type.kind === 'array';
+    const element = field.type.kind === 'array' ? field.type.element : field.type;
+    if (element.kind !== 'reference' || !names.has(element.collection)) return [];
+    return [`${propertyKey(field.name)}: ${element.collection}Schema${array ? '[]' : ''};`];
+  });
 }
 
 /** The functions a client may call: all but the constructor, which runs only on create (`call/constructor` is 404). */

@@ -46,6 +46,7 @@ type ServiceOwnReason =
   | 'request/headers-too-large'
   | 'request/timeout'
   | 'request/rate-limited'
+  | 'request/too-many-expansions'
   | 'route/not-found'
   | 'collection/id-exists'
   | 'collection/data-loss'
@@ -78,6 +79,7 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'request/headers-too-large': true,
   'request/timeout': true,
   'request/rate-limited': true,
+  'request/too-many-expansions': true,
   'route/not-found': true,
   'collection/not-found': true,
   'collection/invalid-schema': true,

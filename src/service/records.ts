@@ -220,6 +220,31 @@ export class RecordService {
   }
 
   /**
+   * Reads records for `expand` (expand.ts): each the record when it exists and the caller may read it, else null,
+   * whichever it is (a missing collection or id too). The checks of one reader share one budget of delegate loads;
+   * a check past it counts as "may not".
+   */
+  expansionReader(caller: Caller): (collectionId: string, id: string) => Promise<JsonObject | null> {
+    this.#assertReady('expansionReader');
+    const loader = this.#requestLoader('absent');
+    return async (collectionId, id) => {
+      let collection: ResolvedCollection;
+      let text: string | null;
+      try {
+        collection = await this.collections.resolve(collectionId);
+        ({ text } = await this.store.getJson(collectionId, id));
+      } catch (error) {
+        // A collection since deleted, or an id the store refuses (too long): nothing to expand.
+        if ((error instanceof ServiceError || isStoreError(error)) && error.code !== 'unavailable' && error.code !== 'internal') return null;
+        throw error;
+      }
+      if (text === null) return null;
+      const record = JSON.parse(text) as JsonObject;
+      return (await this.#canRead(collection, record, caller, loader)) ? record : null;
+    };
+  }
+
+  /**
    * Throws what the list would throw before reading (an unknown collection, a query no index serves, a list of a
    * private collection not confined to the caller), so that a long-poll is refused before it waits.
    */

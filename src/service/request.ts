@@ -2,8 +2,9 @@
 // list or get. Every problem is a 400 `invalid-argument` that names the parameter and what was expected.
 
 import { z } from 'zod';
-import { MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
+import { MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
+import { parseExpand } from './expand.ts';
 
 /** Longest a long-poll waits: `waitFor` defaults to this and is capped at it. */
 export const MAX_WAIT_MS = Math.min(60_000, STORE_MAX_WAIT_MS);
@@ -100,6 +101,7 @@ const listQuerySchema = z.object({
   format: queryText,
   count: queryText,
   stream: queryText,
+  expand: queryText,
 });
 
 export interface LongPoll {
@@ -115,6 +117,8 @@ export interface ParsedListQuery {
   count: boolean;
   /** `stream=1`: push the query's changes over Server-Sent Events (stream.ts); `longPoll.since` is where to resume. */
   stream: boolean;
+  /** `expand=field,field.sub`: the reference paths to expand (expand.ts), unchecked against the schema. */
+  expand: string[][] | undefined;
 }
 
 function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
@@ -127,10 +131,14 @@ function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
 }
 
 /**
- * How deep `where` and `sort` may nest: `{"field": {"$gt": {…a PublicKey's JWK…}}}` is three levels. Deeper
- * values are refused here, before any message quoting them could overflow the stack.
+ * How deep `where` and `sort` may nest as JSON, refused here before any message quoting them could overflow the
+ * stack. It is derived from the `$or` nesting the docs promise (MAX_OR_DEPTH, checked by the store with its own
+ * message), so that it never cuts in first: the where object (1), two levels per `$or` (its array and an
+ * alternative's object), then a field's filter at its deepest, `{"$in": [{…a PublicKey's JWK…}]}` (3); and one
+ * `$or` level more than allowed still fits, so that a where nested one level too deep gets the store's
+ * "$or nests more than 4 levels deep" rather than this limit's message. 14 levels is far from any stack limit.
  */
-const MAX_QUERY_DEPTH = 8;
+const MAX_QUERY_DEPTH = 1 + 2 * (MAX_OR_DEPTH + 1) + 3;
 
 function nestedDeeperThan(value: unknown, depth: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
@@ -191,13 +199,18 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
   if (count) {
     const paging = (['limit', 'after', 'before'] as const).find((name) => q[name] !== undefined && q[name] !== '');
     if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to count=true, which counts every matching record`);
+    // Refused rather than ignored: a count is the same in any order, so a sort says the caller expects something
+    // else (a count of the first n, which is limit's, also refused).
+    if (q.sort !== undefined && q.sort !== '') throw invalidArgument('request/invalid-query', 'query parameter "sort" does not apply to count=true: a count does not depend on the order of the records; leave the sort out');
   }
   const stream = parseStream(q);
   if (stream) {
-    const other = (['count', 'limit', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
-    if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows every matching record (resume with Last-Event-ID or since)`);
+    const other = (['count', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
+    if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)`);
   }
-  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream };
+  const expand = parseExpand(q.expand);
+  if (expand && count) throw invalidArgument('request/invalid-query', 'query parameter "expand" does not apply to count=true, which answers with a number');
+  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream, expand };
 }
 
 /** `stream=1` (or `true`): Server-Sent Events instead of one answer. */
@@ -230,11 +243,16 @@ export interface ParsedGetQuery {
   bare: boolean;
   /** `stream=1`: push the record's changes over Server-Sent Events. */
   stream: boolean;
+  /** `expand=field,field.sub`: the reference paths to expand (expand.ts). */
+  expand: string[][] | undefined;
 }
 
 export function parseGetQuery(raw: unknown): ParsedGetQuery {
   const q = readQuery(raw);
   const stream = parseStream(q);
   if (stream && q.waitFor !== undefined) throw invalidArgument('request/invalid-query', 'query parameter "waitFor" does not apply to stream=1 (resume with Last-Event-ID or since)');
-  return { longPoll: longPollOf(q.since, q.waitFor), bare: q.format === 'nft', stream };
+  const bare = q.format === 'nft';
+  const expand = parseExpand(q.expand);
+  if (expand && bare) throw invalidArgument('request/invalid-query', 'query parameter "expand" does not apply to format=nft, which answers with the bare record');
+  return { longPoll: longPollOf(q.since, q.waitFor), bare, stream, expand };
 }

@@ -11,8 +11,9 @@
 
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { RecoveryPool } from '../auth/index.ts';
-import { timestampToSeconds } from '../store/index.ts';
+import { timestampToSeconds, type JsonObject } from '../store/index.ts';
 import { invalidArgument, toErrorResponse } from './errors.ts';
+import { Expander, planExpand } from './expand.ts';
 import { homePage, wantsHtml } from './explorer.ts';
 import { loggedUrl, type Logger } from './log.ts';
 import type { ServiceMetrics } from './metrics.ts';
@@ -99,9 +100,12 @@ function param(request: FastifyRequest, name: keyof RecordParams): string {
   return value;
 }
 
-/** The answer to a get: the record's stored JSON text, as it is, in Polybase's envelope (also fast-get.ts). */
-export function recordEnvelope(json: string): string {
-  return `{"data":${json},"block":${BLOCK_JSON}}`;
+/**
+ * The answer to a get: the record's stored JSON text, as it is, in Polybase's envelope (also fast-get.ts), with the
+ * records its references point to beside it when `expand` was asked (expand.ts).
+ */
+export function recordEnvelope(json: string, expand?: Record<string, unknown>): string {
+  return expand === undefined ? `{"data":${json},"block":${BLOCK_JSON}}` : `{"data":${json},"block":${BLOCK_JSON},"expand":${JSON.stringify(expand)}}`;
 }
 
 function setTimestamp(reply: FastifyReply, timestamp: number): void {
@@ -236,11 +240,12 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
-    const { query, longPoll, count, stream } = parseListQuery(request.query);
+    const { query, longPoll, count, stream, expand: paths } = parseListQuery(request.query);
     const caller = await callerOf(request, context, 'read');
+    const expand = paths && (await planExpand(service, collectionId, paths));
     if (stream) {
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, request, reply, { target: { collectionId }, query, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId }, query, caller, resumeAfter, ...(expand ? { expand } : {}) });
     }
     if (longPoll) {
       // A list the service would refuse is refused now, not after the wait.
@@ -255,19 +260,28 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const result = await service.list(collectionId, query, caller);
     setTimestamp(reply, result.timestamp);
     // The records are already JSON texts (as stored): they go into the answer as they are.
-    const data = result.records.map((record) => `{"data":${record},"block":${BLOCK_JSON}}`).join(',');
+    let data: string;
+    if (expand) {
+      const expander = new Expander(service, caller);
+      const items: string[] = [];
+      for (const record of result.records) items.push(recordEnvelope(record, await expander.expand(JSON.parse(record) as JsonObject, expand)));
+      data = items.join(',');
+    } else {
+      data = result.records.map((record) => `{"data":${record},"block":${BLOCK_JSON}}`).join(',');
+    }
     return reply.type(JSON_TYPE).send(`{"data":[${data}],"cursor":${JSON.stringify(result.cursor)}}`);
   });
 
   app.get('/v0/collections/:collection/records/:id', async (request, reply) => {
     const collectionId = param(request, 'collection');
     const id = param(request, 'id');
-    const { longPoll, bare, stream } = parseGetQuery(request.query);
+    const { longPoll, bare, stream, expand: paths } = parseGetQuery(request.query);
     const caller = await callerOf(request, context, 'read');
+    const expand = paths && (await planExpand(service, collectionId, paths));
     if (stream) {
       await service.assertCollection(collectionId);
       const resumeAfter = streamResumePoint(request.headers['last-event-id'], longPoll);
-      return serveStream(context, request, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter });
+      return serveStream(context, request, reply, { target: { collectionId, id }, query: {}, caller, resumeAfter, ...(expand ? { expand } : {}) });
     }
     if (longPoll) {
       await service.assertCollection(collectionId);
@@ -276,7 +290,8 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     const { json, timestamp } = await service.get(collectionId, id, caller);
     setTimestamp(reply, timestamp);
     // The record is already JSON text (as stored): it goes into the answer as it is.
-    return reply.type(JSON_TYPE).send(bare ? json : recordEnvelope(json));
+    const expanded = expand && (await new Expander(service, caller).expand(JSON.parse(json) as JsonObject, expand));
+    return reply.type(JSON_TYPE).send(bare ? json : recordEnvelope(json, expanded));
   });
 
   app.post('/v0/collections/:collection/records', async (request) => {

@@ -9,14 +9,15 @@
 //   error   {"error": {code, reason, message}}   the stream ends
 // The last event of a commit carries its timestamp as the SSE id. A client that reconnects sends it back as
 // Last-Event-ID (or, the first time, the `since` of a list it made) and gets the changes after it; when they
-// cannot be told exactly (too many, too old, or a record it may no longer read changed) it gets a reset and the
-// whole result instead. The stream remembers the ids of the records in the result, at most MAX_STREAM_RECORDS:
+// cannot be told exactly (too many, too old, or a record that was there before left the result) it gets a reset
+// and the whole result instead. The stream remembers the ids of the records in the result, at most MAX_STREAM_RECORDS:
 // a `remove` is only ever sent for a record the caller was told about, so no event names a record it may not
 // read. Output waits for the connection to drain, and nothing more is read meanwhile, so a slow client holds at
 // most one commit's events.
 
-import { timestampToSeconds, whereMatcher, type ListQuery, type RecordStore } from '../store/index.ts';
+import { timestampToSeconds, whereMatcher, type JsonObject, type ListQuery, type RecordStore } from '../store/index.ts';
 import { ServiceError, notFound, type ErrorBody } from './errors.ts';
+import { Expander, type ExpandNode } from './expand.ts';
 import type { RecordService } from './records.ts';
 import type { Caller } from './signature.ts';
 
@@ -50,6 +51,8 @@ export interface StreamRequest {
   readonly caller: Caller;
   /** The timestamp to resume after (Last-Event-ID, or `since`); undefined starts with the whole result. */
   readonly resumeAfter: number | undefined;
+  /** The references each `put` expands (expand.ts), checked against the schemas. */
+  readonly expand?: readonly ExpandNode[];
 }
 
 /** Where the events go. */
@@ -64,9 +67,11 @@ export interface EventSink {
 export interface PreparedStream {
   readonly request: StreamRequest;
   readonly matches: (record: unknown) => boolean;
-  /** The ids of the readable records in the result at `timestamp`. */
+  /** The ids of the readable records in the result at `timestamp` (in the query's order, for a window). */
   readonly members: readonly string[];
   readonly timestamp: number;
+  /** A windowed stream (`limit`) follows only the first `window` records of the query's order. */
+  readonly window?: number;
 }
 
 /**
@@ -84,6 +89,10 @@ export async function prepareStream(service: RecordService, request: StreamReque
   const layout = await service.store.getLayout(collectionId);
   if (!layout) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
   const matches = whereMatcher(layout, request.query.where);
+  if (request.query.limit !== undefined) {
+    const { ids, timestamp, limit } = await readWindow(service, request);
+    return { request, matches, members: ids, timestamp, window: limit };
+  }
   const members: string[] = [];
   let timestamp: number | undefined;
   let after: string | undefined;
@@ -97,6 +106,36 @@ export async function prepareStream(service: RecordService, request: StreamReque
     after = result.cursor.after;
   }
   return { request, matches, members, timestamp: timestamp! };
+}
+
+/**
+ * The first `limit` readable records of the query's order (a windowed stream's result), as a list reads them:
+ * further pages when one ends early at the store's scan bound, at most SNAPSHOT_PAGES. The first page checks
+ * `limit` as a list does (a positive integer, at most 1000).
+ */
+async function readWindow(service: RecordService, request: StreamRequest): Promise<{ ids: string[]; records: Map<string, unknown>; timestamp: number; limit: number }> {
+  const { collectionId } = request.target;
+  const { where, sort } = request.query;
+  const ids: string[] = [];
+  const records = new Map<string, unknown>();
+  let timestamp: number | undefined;
+  let limit: number | undefined;
+  let after: string | undefined;
+  for (let page = 0; ; page++) {
+    if (page === SNAPSHOT_PAGES) throw tooLarge(`reads more than ${SNAPSHOT_PAGES * 5000} index entries to find the records of its window`);
+    const result = await service.list(collectionId, { where, sort, limit: limit === undefined ? request.query.limit : limit - ids.length, after }, request.caller);
+    // The list accepted the limit: decimal digits, capped at the list's most.
+    limit ??= Math.min(Number(request.query.limit), MAX_STREAM_RECORDS);
+    timestamp ??= result.timestamp;
+    for (const text of result.records) {
+      const record = JSON.parse(text) as { id: unknown };
+      ids.push(String(record.id));
+      records.set(String(record.id), record);
+    }
+    if (ids.length >= limit || result.cursor.after === null || result.cursor.after === (after ?? null)) break;
+    after = result.cursor.after;
+  }
+  return { ids: ids.slice(0, limit), records, timestamp: timestamp!, limit };
 }
 
 /** The answer to a stream asked for while `max` are open. */
@@ -137,12 +176,12 @@ class Follower {
     const { members, timestamp, request } = this.prepared;
     const replay = request.resumeAfter === undefined ? undefined : await this.#replay(request.resumeAfter, timestamp, new Set(members));
     if (replay) {
-      // The caller's result is the one at `resumeAfter`: what it holds of `members` it keeps.
-      for (const id of members) this.#known.add(id);
-      for (const id of replay.changed) {
-        if (this.#known.has(id)) await this.#update(id);
-        else await this.#send('remove', { id });
-      }
+      // The caller's result is the one at `resumeAfter`: what it holds of `members` it keeps, and every record
+      // changed since that is not in the result now did not exist then, so it holds none of those.
+      // (A member created since is left out of what it holds: should it leave the result before its put, no
+      // remove names it.)
+      for (const id of members) if (!replay.created.has(id)) this.#known.add(id);
+      for (const id of replay.changed) await this.#update(id);
     } else {
       if (request.resumeAfter !== undefined) await this.#send('reset', {});
       for (const id of members) await this.#update(id);
@@ -151,28 +190,34 @@ class Follower {
   }
 
   /**
-   * The records changed after `since`, when the caller's result can be brought up to date with puts and
-   * removes alone; undefined when it needs a reset (too many or too old changes, the collection dropped, or a
-   * record that left the result and may not be named to this caller: deleted, or unreadable now).
+   * The records changed after `since` that are in the result now, when the caller's result can be brought up to
+   * date with puts alone; undefined when it needs a reset: too many or too old changes, the collection dropped,
+   * or a record that existed at `since`, changed, and is not in the result now. Whether the caller holds such a
+   * record cannot be told (the log keeps no older values), so a `remove` for it could name a record the stream
+   * never sent, and for a deleted or unreadable one would name a record the caller may not read. A record
+   * created after `since` and not in the result now needs nothing: the caller cannot hold it.
    */
-  async #replay(since: number, now: number, members: ReadonlySet<string>): Promise<{ changed: string[] } | undefined> {
+  async #replay(since: number, now: number, members: ReadonlySet<string>): Promise<{ changed: string[]; created: ReadonlySet<string> } | undefined> {
     if (since < now - REPLAY_WINDOW_MS * 1000) return undefined;
     const commits = await this.#store.changesSince(since, REPLAY_COMMITS + 1);
     if (commits.length > REPLAY_COMMITS) return undefined;
-    const changed = new Set<string>();
+    /** Each record changed since, and whether it did not exist at `since` (its first change created it). */
+    const changed = new Map<string, boolean>();
     for (const commit of commits) {
+      if (commit.timestamp > now) break; // after the starting result: follow() sends those
       for (const change of commit.changes) {
         if (change.collectionId !== this.#target.collectionId) continue;
         if (change.kind === 'drop') return undefined;
-        if (this.#target.id === undefined || change.id === this.#target.id) changed.add(change.id);
+        if (this.#target.id !== undefined && change.id !== this.#target.id) continue;
+        if (!changed.has(change.id)) changed.set(change.id, change.created === true);
       }
     }
-    for (const id of changed) {
-      if (members.has(id)) continue;
-      const { record } = await this.#store.get(this.#target.collectionId, id);
-      if (!record || !(await this.service.mayRead(this.#target.collectionId, record, this.prepared.request.caller))) return undefined;
-    }
-    return { changed: [...changed] };
+    // A window moves when any record enters or leaves the result before its end, changed or not (a record pushed
+    // out, or let in): only an unchanged collection needs nothing.
+    if (this.prepared.window !== undefined && changed.size > 0) return undefined;
+    for (const [id, createdSince] of changed) if (!members.has(id) && !createdSince) return undefined;
+    const created = new Set([...changed].filter(([, createdSince]) => createdSince).map(([id]) => id));
+    return { changed: [...changed.keys()].filter((id) => members.has(id)), created };
   }
 
   async follow(): Promise<void> {
@@ -195,16 +240,45 @@ class Follower {
           }
           if (this.#target.id === undefined || change.id === this.#target.id) ids.add(change.id);
         }
-        const events: [string, unknown][] = [];
-        for (const id of ids) {
-          const event = await this.#evaluate(id);
-          if (event) events.push(event);
+        const events: [string, unknown][] = this.prepared.window === undefined ? [] : await this.#moveWindow(ids);
+        if (this.prepared.window === undefined) {
+          for (const id of ids) {
+            const event = await this.#evaluate(id);
+            if (event) events.push(event);
+          }
         }
         for (const [i, [name, data]] of events.entries()) await this.#send(name, data, i === events.length - 1 ? commit.timestamp : undefined);
         this.#cursor = commit.timestamp;
         if (signal.aborted) return;
       }
     }
+  }
+
+  /**
+   * A windowed stream's events for a commit that changed `changed`: when one of them is in the window, or matches
+   * the where now (it may enter), the window is read again; then a `remove` for each record that left it (pushed
+   * out past its end, or gone) and a `put` for each that entered it or changed in it. Removes come first, so the
+   * caller never holds more than the window.
+   */
+  async #moveWindow(changed: ReadonlySet<string>): Promise<[string, unknown][]> {
+    let moved = false;
+    for (const id of changed) {
+      if (this.#known.has(id)) moved = true;
+      else {
+        const { text } = await this.#store.getJson(this.#target.collectionId, id);
+        moved = text !== null && this.prepared.matches(JSON.parse(text));
+      }
+      if (moved) break;
+    }
+    if (!moved) return [];
+    const { ids, records } = await readWindow(this.service, this.prepared.request);
+    const now = new Set(ids);
+    const events: [string, unknown][] = [];
+    for (const id of this.#known) if (!now.has(id)) events.push(['remove', { id }]);
+    for (const id of ids) if (!this.#known.has(id) || changed.has(id)) events.push(await this.#put(id, records.get(id) as JsonObject));
+    this.#known.clear();
+    for (const id of ids) this.#known.add(id);
+    return events;
   }
 
   /** Sends the record's current state, if it is in the result now or was before. */
@@ -222,9 +296,17 @@ class Follower {
     if (member) {
       if (!this.#known.has(id) && this.#known.size >= MAX_STREAM_RECORDS) throw tooLarge(`now has more than ${MAX_STREAM_RECORDS} readable records`);
       this.#known.add(id);
-      return ['put', { id, data: record }];
+      return this.#put(id, record);
     }
     return this.#known.delete(id) ? ['remove', { id }] : undefined;
+  }
+
+  /** A `put` of the record, with the records its references point to when the stream expands them (expand.ts). */
+  async #put(id: string, record: JsonObject): Promise<[string, unknown]> {
+    const { expand, caller } = this.prepared.request;
+    if (!expand) return ['put', { id, data: record }];
+    // Checked afresh for each event: a permission may have changed since the last.
+    return ['put', { id, data: record, expand: await new Expander(this.service, caller).expand(record, expand) }];
   }
 
   #send(name: string, data: unknown, id?: number): Promise<void> {

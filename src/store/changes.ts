@@ -15,6 +15,11 @@ export interface Change {
   readonly id: string;
   /** `drop`: the whole collection was deleted (`id` is empty). */
   readonly kind: 'put' | 'delete' | 'drop';
+  /**
+   * On a put: the record did not exist before this commit. A push stream resuming from a time before it knows
+   * then that the caller cannot hold it (src/service/stream.ts). Absent in entries logged before it was kept.
+   */
+  readonly created?: true;
 }
 
 export interface CommitChanges {

@@ -154,7 +154,7 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
     // Every entry holds the record's current value, so all of them are written.
     for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
     puts.push({ kind: 'put', key, value });
-    changes.push({ collectionId: write.collectionId, id, kind: 'put' });
+    changes.push(oldValue ? { collectionId: write.collectionId, id, kind: 'put' } : { collectionId: write.collectionId, id, kind: 'put', created: true });
     return { replaced: oldValue !== undefined, entries };
   });
   if (changes.length > 0) {

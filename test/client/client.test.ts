@@ -466,6 +466,31 @@ describe('subscriptions', () => {
     expect(sent).toEqual([]);
   });
 
+  it('a subscription with expand sends it, and its puts carry the expanded records', async () => {
+    const put = 'event: put\ndata: {"id":"a","data":{"id":"a","price":2},"expand":{"seller":{"data":{"id":"s"}}}}\n\n';
+    const { sent, events, subscription } = subscribed([eventStream([put, 'event: ready\ndata: {"timestamp":"1.5"}\nid: 1.5\n\n'], false)], { expand: ['seller'] });
+    await until(() => events.length === 2);
+    subscription.close();
+    expect(sent[0]!.url.searchParams.get('expand')).toBe('seller');
+    expect(events[0]).toEqual({ type: 'put', id: 'a', record: { id: 'a', price: 2 }, expand: { seller: { data: { id: 's' } } } });
+  });
+
+  it('a subscription of a query with a limit follows its window: limit goes with stream=1', async () => {
+    const sent: URL[] = [];
+    const client = new Client({
+      baseURL: 'http://service.test/v0',
+      namespace: 'ns',
+      fetch: async (input) => {
+        sent.push(new URL(String(input)));
+        return eventStream([], false);
+      },
+    });
+    const subscription = client.collection<ItemSchema>('Item').query().sort('price', 'desc').limit(3).subscribe(() => {});
+    await until(() => sent.length === 1);
+    subscription.close();
+    expect(Object.fromEntries(sent[0]!.searchParams)).toEqual({ sort: '[["price","desc"]]', limit: '3', stream: '1' });
+  });
+
   it('count sends count=true with the where, and checks the answer', async () => {
     const { sent, items } = recordingClient(() => json(200, { count: 3 }));
     expect(await items.or({ price: 1 }, { id: { $in: ['a', 'b'] } }).count()).toBe(3);

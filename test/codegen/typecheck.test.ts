@@ -60,6 +60,13 @@ export async function use(privateKey: string): Promise<void> {
   subscription.close();
   db.Seller.record('acme').subscribe((event) => void event, { since: '1.5', onError: (error) => same<typeof error, vellum.VellumError>(true) }).close();
 
+  // expand: the paths are the reference fields, and the answer is typed by them.
+  const expanded = await db.Product.record('p1').getExpanded(['seller']);
+  same<typeof expanded.record, ProductRecord>(true);
+  same<typeof expanded.expand, { seller: { data: SellerRecord } | null }>(true);
+  const expandedPage = await db.Product.listExpanded(['seller'], { where: { price: { $lt: 50 } }, limit: 5 });
+  same<typeof expandedPage.records, { record: ProductRecord; expand: { seller: { data: SellerRecord } | null } }[]>(true);
+
   // @ts-expect-error: price is a number
   await db.Product.create('p3', 'Desk', '30', db.Seller.ref('acme'), []);
   // @ts-expect-error: a required parameter is missing
@@ -102,6 +109,10 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.sort('tags').get();
   // @ts-expect-error: a put's record is a Product
   db.Product.subscribe((event) => event.type === 'put' && event.record.name);
+  // @ts-expect-error: title is not a reference field: there is nothing to expand
+  await db.Product.record('p1').getExpanded(['title']);
+  // @ts-expect-error: a Seller has no reference field for a second level
+  await db.Product.listExpanded(['seller.owner']);
   // @ts-expect-error: records are typed: a Product has no name
   void product.name;
 }
@@ -132,7 +143,7 @@ describe('generated clients type-check', () => {
     const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
     const lines = usage.split('\n');
     const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
-    expect(mistakes.length).toBe(22);
+    expect(mistakes.length).toBe(24);
 
     // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
     expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);

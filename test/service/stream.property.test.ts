@@ -66,6 +66,7 @@ const keyOf = { alice: jwkOf(KEYS.alice), bob: jwkOf(KEYS.bob) };
 /** A stream run in process: its events are applied to a view as they arrive. */
 function follow(service: RecordService, where: unknown, resumeAfter: number | undefined) {
   const view = new Map<string, unknown>();
+  const strayRemoves: string[] = [];
   let lastId: string | undefined;
   const controller = new AbortController();
   const seen: ((event: string, data: any) => void)[] = [];
@@ -76,7 +77,8 @@ function follow(service: RecordService, where: unknown, resumeAfter: number | un
     const data = JSON.parse(/\ndata: (.*)\n/.exec(text)![1]!);
     if (name === 'reset') view.clear();
     if (name === 'put') view.set(data.id, data.data);
-    if (name === 'remove') view.delete(data.id);
+    // A remove names only a record the caller holds (docs/service.md): never one the stream did not send.
+    if (name === 'remove' && !view.delete(data.id)) strayRemoves.push(data.id);
     if (id) lastId = id;
     for (const listener of seen) listener(name!, data);
   };
@@ -95,7 +97,7 @@ function follow(service: RecordService, where: unknown, resumeAfter: number | un
         }
       });
     });
-  return { view, lastId: () => lastId, until, stop: () => controller.abort(), done };
+  return { view, strayRemoves, lastId: () => lastId, until, stop: () => controller.abort(), done };
 }
 
 describe('push stream (fast-check)', () => {
@@ -166,6 +168,7 @@ describe('push stream (fast-check)', () => {
         const mine = (id: string) => id.startsWith(prefix) && /^[a-c]$/.test(id.slice(prefix.length));
         const viewed = [...stream.view.entries()].filter(([id]) => mine(id)).map(([, record]) => record);
         seenInViews += viewed.length;
+        expect(stream.strayRemoves).toEqual([]);
         expect(viewed.sort((x: any, y: any) => (x.id < y.id ? -1 : 1))).toEqual(expected);
       }),
       { numRuns: 40 },

@@ -225,6 +225,64 @@ describe('a query stream', () => {
   });
 });
 
+describe('a stream with a limit', () => {
+  it('follows a window of the first records: one entering a full window pushes the last out, one leaving lets the next in', async () => {
+    for (const id of ['w3', 'w5', 'w7']) await s.create('sse/Task', [id, 'win']);
+    const path = `${queryPath('sse/Task', { owner: 'win' })}&sort=${encodeURIComponent('[["id","asc"]]')}&limit=2`;
+    const events = await stream(path);
+    expect(summary(await events.untilReady())).toEqual(['put w3', 'put w5', 'ready']);
+    await s.create('sse/Task', ['w9', 'win']); // after the window: nothing
+    await s.create('sse/Task', ['w4', 'win']); // enters before w5, which is pushed out
+    expect(summary([await events.next(), await events.next()])).toEqual(['remove w5', 'put w4']);
+    await s.call('sse/Task', 'w4', 'finish', []); // changes inside the window
+    const changed = await events.next();
+    expect(summary([changed])).toEqual(['put w4']);
+    expect(changed.data.data.done).toBe(true);
+    await s.call('sse/Task', 'w3', 'remove', []); // leaves: w5 comes back in
+    const moved = [await events.next(), await events.next()];
+    expect(summary(moved)).toEqual(['remove w3', 'put w5']);
+    expect(moved[1]!.id).toMatch(/^\d+\.\d{6}$/); // the commit's last event carries its id
+    await s.call('sse/Task', 'w7', 'finish', []); // outside the window: nothing, the next event is the sentinel's
+    await s.create('sse/Task', ['w0', 'win']);
+    expect(summary([await events.next(), await events.next()])).toEqual(['remove w5', 'put w0']);
+
+    // Resuming: nothing changed since, nothing to send; a change since, a reset (the window may have moved).
+    const lastId = moved[1]!.id!;
+    events.close();
+    const reset = await stream(path, { lastEventId: lastId });
+    const again = await reset.untilReady();
+    expect(summary(again)).toEqual(['reset', 'put w0', 'put w4', 'ready']);
+    reset.close();
+    const quiet = await stream(path, { lastEventId: again.at(-1)!.id! });
+    expect(summary(await quiet.untilReady())).toEqual(['ready']);
+  });
+});
+
+describe('resuming', () => {
+  it('names no record the caller never had: nothing for one created meanwhile outside the result, a reset for one that changed outside it', async () => {
+    const first = await stream(queryPath('sse/Task', { owner: 'eve' }));
+    expect(summary(await first.untilReady())).toEqual(['ready']);
+    await s.create('sse/Task', ['e1', 'eve']);
+    const lastEvent = await first.next();
+    expect(summary([lastEvent])).toEqual(['put e1']);
+    first.close();
+
+    // Before, a record created while away outside the result was sent as `remove x1`, though never sent.
+    await s.create('sse/Task', ['x1', 'zed']);
+    await s.create('sse/Task', ['e2', 'eve']);
+    const resumed = await stream(queryPath('sse/Task', { owner: 'eve' }), { lastEventId: lastEvent.id! });
+    const replay = await resumed.untilReady();
+    expect(summary(replay)).toEqual(['put e2', 'ready']);
+    resumed.close();
+
+    // x1 existed at this id and changes outside the result: whether the caller had it cannot be told (the log
+    // keeps no older values), so rather than a remove that may name a record it never had, the stream starts over.
+    await s.call('sse/Task', 'x1', 'finish', []);
+    const reset = await stream(queryPath('sse/Task', { owner: 'eve' }), { lastEventId: replay.at(-1)!.id! });
+    expect(summary(await reset.untilReady())).toEqual(['reset', 'put e1', 'put e2', 'ready']);
+  });
+});
+
 describe('a record stream', () => {
   it('sends the record, its changes, and its removal', async () => {
     await s.create('sse/Task', ['r1', 'dee']);
@@ -256,7 +314,9 @@ describe('bad stream requests', () => {
   it('are ordinary error answers, before any event', async () => {
     const cases: [string, Record<string, string>, number, string][] = [
       ['/v0/collections/sse%2FTask/records?stream=2', {}, 400, 'request/invalid-query'],
-      ['/v0/collections/sse%2FTask/records?stream=1&limit=5', {}, 400, 'request/invalid-query'],
+      ['/v0/collections/sse%2FTask/records?stream=1&after=x', {}, 400, 'request/invalid-query'],
+      ['/v0/collections/sse%2FTask/records?stream=1&limit=0', {}, 400, 'indexer/invalid-query'],
+      ['/v0/collections/sse%2FTask/records?stream=1&limit=x', {}, 400, 'indexer/invalid-query'],
       ['/v0/collections/sse%2FTask/records?stream=1&count=true', {}, 400, 'request/invalid-query'],
       [queryPath('sse/Task', { owner: { $nope: 1 } }), {}, 400, 'indexer/invalid-query'],
       [`${queryPath('sse/Task', { done: true })}&sort=${encodeURIComponent('[["owner","desc"]]')}`, {}, 400, 'indexer/missing-index'],

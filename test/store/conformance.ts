@@ -1002,12 +1002,12 @@ export function conformance(backend: Backend): void {
       expect((await store.list(ITEMS)).timestamp).toBe(stamps.at(-1));
       const log = await store.changesSince(stamps[3]!);
       expect(log).toEqual([
-        { timestamp: stamps[4], changes: [{ collectionId: ITEMS, id: 'r4', kind: 'put' }] },
+        { timestamp: stamps[4], changes: [{ collectionId: ITEMS, id: 'r4', kind: 'put', created: true }] },
         {
           timestamp: stamps[5],
           changes: [
             { collectionId: ITEMS, id: 'r0', kind: 'delete' },
-            { collectionId: ITEMS, id: 'r1', kind: 'put' },
+            { collectionId: ITEMS, id: 'r1', kind: 'put' }, // it existed: no `created`
           ],
         },
       ]);
@@ -1025,8 +1025,8 @@ export function conformance(backend: Backend): void {
       const parts = await store.kv.scan(changeLogRange, { limit: 1000 });
       expect(parts.length).toBeGreaterThan(5);
       expect(parts.every((entry) => entry.value.length <= 900)).toBe(true);
-      const whole = { timestamp: large, changes: ids.map((id) => ({ collectionId: ITEMS, id, kind: 'put' })) };
-      const next = { timestamp: small, changes: [{ collectionId: ITEMS, id: 'after', kind: 'put' }] };
+      const whole = { timestamp: large, changes: ids.map((id) => ({ collectionId: ITEMS, id, kind: 'put', created: true })) };
+      const next = { timestamp: small, changes: [{ collectionId: ITEMS, id: 'after', kind: 'put', created: true }] };
       expect(await store.changesSince(start)).toEqual([whole, next]);
       // `limit` counts commits, not parts: the first commit comes whole, and the second is not cut off.
       expect(await store.changesSince(start, 1)).toEqual([whole]);
