@@ -91,6 +91,14 @@ describe('vellum lsp over stdio', () => {
     await expect(connection.sendRequest('textDocument/rename', { ...at(2, 2), newName: 'key' })).rejects.toThrow('cannot be renamed');
   });
 
+  it("finds a parameter's uses in its own function only, and goes to its declaration", async () => {
+    // `amount` of deposit (line 10), not the parameter of the same name of check.
+    const refs = await connection.sendRequest<{ range: { start: { line: number; character: number } } }[]>('textDocument/references', { ...at(12, 18), context: { includeDeclaration: true } });
+    expect(refs.map((r) => [r.range.start.line, r.range.start.character])).toEqual([[10, 11], [11, 20], [12, 15]]);
+    const definition = await connection.sendRequest<{ range: { start: { line: number; character: number } } }>('textDocument/definition', at(11, 22));
+    expect([definition.range.start.line, definition.range.start.character]).toEqual([10, 11]);
+  });
+
   it('completes fields and functions after this., decorators after @', async () => {
     const afterThis = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(11, 9));
     expect(afterThis.map((c) => c.label)).toEqual(['id', 'balance', 'deposit', 'check']);
