@@ -1,6 +1,6 @@
 // `vellum lsp`: a Language Server over stdio (vscode-languageserver), built on the checker. Each concern has its
 // file: analysis.ts (one check per document version), diagnostics.ts, symbol-at.ts (hover and definition),
-// references.ts (references and rename), completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
+// references.ts (references and rename), completion.ts and member-completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
 // (src/lang/format.ts).
 import { createConnection, ProposedFeatures, ResponseError, TextDocuments, TextDocumentSyncKind, MarkupKind } from 'vscode-languageserver/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -8,6 +8,7 @@ import { formatSchema, type CheckedProgram } from '../lang/index.ts';
 import { Analyses, resolutionOf } from './analysis.ts';
 import { toLspDiagnostics } from './diagnostics.ts';
 import { completions } from './completion.ts';
+import { memberCompletions } from './member-completion.ts';
 import { references } from './references.ts';
 import { legend, semanticTokens } from './semantic-tokens.ts';
 import { symbolAt } from './symbol-at.ts';
@@ -114,7 +115,8 @@ export function startServer(): void {
     const analysis = analysisOf(document);
     if (analysis.checked) lastChecked.set(document.uri, analysis.checked);
     const text = document.getText();
-    return completions(text.slice(0, document.offsetAt(position)), analysis.checked ?? lastChecked.get(document.uri));
+    const offset = document.offsetAt(position);
+    return memberCompletions(text, offset) ?? completions(text.slice(0, offset), analysis.checked ?? lastChecked.get(document.uri));
   });
 
   connection.languages.semanticTokens.on(({ textDocument }) => {
