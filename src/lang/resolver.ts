@@ -44,8 +44,8 @@ export interface Local {
   depth: number;
   /** Its use, shared by every identifier that reads it after its declaration. */
   readonly use: Resolved;
-  /** Its use before its declaration (the temporal dead zone). */
-  readonly early: Resolved;
+  /** Its use before its declaration (the temporal dead zone), made when one is met. */
+  early?: Resolved;
 }
 
 /** What an identifier expression names. An identifier that names nothing is absent from `uses`. */
@@ -57,16 +57,12 @@ export type Resolved =
   | { kind: 'namespace'; receiver: BuiltinReceiver }
   | { kind: 'undefined' };
 
-export interface FunctionResolution {
-  fn: FunctionDeclaration;
-  /** Every local that has a slot, in slot order: `locals[i].slot === i`. */
-  locals: Local[];
-  /** The number of slots a frame of this function needs. */
-  slotCount: number;
+/** The side tables, keyed by AST node. A program's functions share one set of them (see resolveProgram). */
+export interface ResolutionTables {
   /** The local each declaration declares. A redeclaration (a second `let x` in one scope, or beside a
    *  parameter `x`) and a repeated parameter name declare none. */
   declared: Map<Parameter | VariableDeclaration | ForOfStatement, Local>;
-  /** What each identifier expression of the body names; absent when it names nothing. */
+  /** What each identifier expression of a body names; absent when it names nothing. */
   uses: Map<IdentifierExpression, Resolved>;
   /** For identifiers that name nothing: the locals declared where they are, innermost first (for "did you mean";
    *  computed when asked, so that many unknown names among many locals cost no more than the walk). */
@@ -75,7 +71,17 @@ export interface FunctionResolution {
   members: Map<MemberExpression, FieldDeclaration | FunctionDeclaration>;
 }
 
-export interface ProgramResolution {
+export interface FunctionResolution extends ResolutionTables {
+  fn: FunctionDeclaration;
+  /** Every local that has a slot, in slot order: `locals[i].slot === i`. */
+  locals: Local[];
+  /** The number of slots a frame of this function needs. */
+  slotCount: number;
+}
+
+/** Every function of a program; its tables (inherited) hold the entries of all of them, and each function's
+ *  resolution reads the same tables (one set of maps per program, not per function). */
+export interface ProgramResolution extends ResolutionTables {
   functions: Map<FunctionDeclaration, FunctionResolution>;
   /** A collection's name used as a type (a field's, a parameter's, a return or a `let` type): the collection.
    *  The first declaration when a name is declared twice; absent when no collection has the name. */
@@ -135,10 +141,29 @@ const resolved = new WeakMap<FunctionDeclaration, FunctionResolution>();
 export function resolveFunction(fn: FunctionDeclaration, collection?: Collection): FunctionResolution {
   let resolution = resolved.get(fn);
   if (resolution === undefined) {
-    resolution = new FunctionResolver(fn, collection).run();
+    resolution = new FunctionResolver(fn, membersOf(collection), newTables()).run();
     resolved.set(fn, resolution);
   }
   return resolution;
+}
+
+function newTables(): ResolutionTables {
+  return { declared: new Map(), uses: new Map(), visibleAt: new Map(), members: new Map() };
+}
+
+interface Members {
+  fields: Map<string, FieldDeclaration>;
+  functions: Map<string, FunctionDeclaration>;
+}
+
+/** A collection's fields and functions by name (the first of a repeated name). */
+function membersOf(collection: Collection | undefined): Members {
+  const members: Members = { fields: new Map(), functions: new Map() };
+  for (const item of collection?.items ?? []) {
+    if (item.kind === 'field' && !members.fields.has(item.name.name)) members.fields.set(item.name.name, item);
+    if (item.kind === 'function' && !members.functions.has(item.name.name)) members.functions.set(item.name.name, item);
+  }
+  return members;
 }
 
 /** Every function of a program resolved, and the collection names used as types. */
@@ -167,18 +192,22 @@ export function resolveProgram(program: Program): ProgramResolution {
     }
   };
   const functions = new Map<FunctionDeclaration, FunctionResolution>();
+  const tables = newTables();
   for (const collection of program.collections) {
+    const members = membersOf(collection);
     for (const item of collection.items) {
       if (item.kind === 'field') typeReference(item.type);
       if (item.kind !== 'function') continue;
       for (const parameter of item.parameters) typeReference(parameter.type);
       typeReference(item.returnType);
-      const resolution = resolveFunction(item, collection);
+      // Resolved afresh into the program's tables (and remembered for the compiler).
+      const resolution = new FunctionResolver(item, members, tables).run();
+      resolved.set(item, resolution);
       functions.set(item, resolution);
-      for (const declaration of resolution.declared.keys()) if (declaration.kind === 'variable') typeReference(declaration.typeAnnotation);
+      for (const local of resolution.locals) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
     }
   }
-  return { functions, typeReferences };
+  return { ...tables, functions, typeReferences };
 }
 
 class FunctionResolver {
@@ -186,19 +215,14 @@ class FunctionResolver {
   /** Locals whose declaration the walk has passed (the others are in their dead zone). */
   private readonly passed = new Set<Local>();
   private readonly result: FunctionResolution;
-  private readonly fields = new Map<string, FieldDeclaration>();
-  private readonly functions = new Map<string, FunctionDeclaration>();
 
   constructor(
     private readonly fn: FunctionDeclaration,
-    collection: Collection | undefined,
+    private readonly collection: Members,
+    tables: ResolutionTables,
   ) {
     this.scope = new Scope(null, 0);
-    this.result = { fn, locals: [], slotCount: 0, declared: new Map(), uses: new Map(), visibleAt: new Map(), members: new Map() };
-    for (const item of collection?.items ?? []) {
-      if (item.kind === 'field' && !this.fields.has(item.name.name)) this.fields.set(item.name.name, item);
-      if (item.kind === 'function' && !this.functions.has(item.name.name)) this.functions.set(item.name.name, item);
-    }
+    this.result = { fn, locals: [], slotCount: 0, ...tables };
   }
 
   run(): FunctionResolution {
@@ -217,7 +241,6 @@ class FunctionResolver {
   private newLocal(kind: Local['kind'], name: string, node: Local['node'], index: number, constant: boolean): Local {
     const local = { kind, name, node, index, constant, slot: this.result.locals.length, depth: this.scope.depth } as Local;
     (local as { use: Resolved }).use = { kind: 'local', local };
-    (local as { early: Resolved }).early = { kind: 'uninitialised', local };
     this.result.locals.push(local);
     return local;
   }
@@ -347,7 +370,7 @@ class FunctionResolver {
         return;
       case 'member':
         if (e.object.kind === 'this') {
-          const member = this.fields.get(e.property.name) ?? this.functions.get(e.property.name);
+          const member = this.collection.fields.get(e.property.name) ?? this.collection.functions.get(e.property.name);
           if (member) this.result.members.set(e, member);
         } else this.expression(e.object);
         return;
@@ -386,7 +409,7 @@ class FunctionResolver {
     for (let scope: Scope | null = this.scope; scope !== null; scope = scope.parent) {
       const local = scope.names?.get(name);
       if (local) {
-        this.result.uses.set(e, this.passed.has(local) ? local.use : local.early);
+        this.result.uses.set(e, this.passed.has(local) ? local.use : (local.early ??= { kind: 'uninitialised', local }));
         return;
       }
     }

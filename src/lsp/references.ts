@@ -18,17 +18,13 @@ export function references(
   switch (symbol.kind) {
     case 'parameter':
     case 'variable':
-      for (const { uses } of resolution.functions.values()) {
-        for (const [use, resolved] of uses) {
-          if ((resolved.kind === 'local' || resolved.kind === 'uninitialised') && declares(resolved.local.node.name.span)) found.push(use.span);
-        }
+      for (const [use, resolved] of resolution.uses) {
+        if ((resolved.kind === 'local' || resolved.kind === 'uninitialised') && declares(resolved.local.node.name.span)) found.push(use.span);
       }
       break;
     case 'field':
     case 'function':
-      for (const { members } of resolution.functions.values()) {
-        for (const [member, declaration] of members) if (declares(declaration.name.span)) found.push(member.property.span);
-      }
+      for (const [member, declaration] of resolution.members) if (declares(declaration.name.span)) found.push(member.property.span);
       break;
     case 'collection':
       for (const [name, collection] of resolution.typeReferences) if (declares(collection.name.span)) found.push(name.span);
