@@ -42,7 +42,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { Scope, UNINITIALISED } from './scope.ts';
+import { resolveFunction, type FunctionResolution, type Local } from './resolver.ts';
 import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
@@ -91,6 +91,9 @@ import {
   typeToString,
   undefinedType,
 } from './types.ts';
+
+/** A name read or written before its declaration (the resolver's dead zone). */
+const UNINITIALISED = 'uninitialised';
 
 export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties'>;
 
@@ -237,7 +240,10 @@ class BodyChecker {
   assignsId = false;
   idMissingAt: Span | undefined;
   private loopDepth = 0;
-  private scope: Scope = new Scope();
+  /** What each name of the body names (resolver.ts); the checker adds the types. */
+  private readonly resolution: FunctionResolution;
+  /** The binding of each local whose declaration has been checked. */
+  private readonly bindingOf = new Map<Local, Binding>();
   private readonly isConstructor: boolean;
   /** The type of `this`: the whole record being created or changed. */
   private readonly thisType: Type;
@@ -253,15 +259,14 @@ class BodyChecker {
     this.isConstructor = fn.name === 'constructor';
     this.trackedFields = this.isConstructor ? tracked.inConstructor : tracked.elsewhere;
     this.thisType = recordOf(collection.name);
+    this.resolution = resolveFunction(fn.node, collection.node);
   }
 
   run(): void {
     this.fn.parameters.forEach((p, index) => {
-      if (!this.scope.declaredHere(p.name)) {
-        this.scope.declare(p.name, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
-      }
+      const local = this.resolution.declared.get(p.node);
+      if (local) this.bindingOf.set(local, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
     });
-    // The body's top-level statements share the parameters' scope, as in JavaScript.
     this.statements(this.fn.node.body.body);
     const completes = !this.fn.node.body.body.some((statement) => this.exits(statement));
     if (this.isConstructor && completes) this.noteIdMissing({ start: this.fn.node.body.span.end - 1, end: this.fn.node.body.span.end });
@@ -323,16 +328,6 @@ class BodyChecker {
 
   private report(kind: DiagnosticKind, span: Span, args: (string | number)[] = []): void {
     this.diagnostics.push(diagnostic(kind, span, args));
-  }
-
-  private inScope<R>(body: () => R): R {
-    const saved = this.scope;
-    this.scope = new Scope(saved);
-    try {
-      return body();
-    } finally {
-      this.scope = saved;
-    }
   }
 
   // --- values that may be undefined, and where they are known to be present --------------------
@@ -402,9 +397,9 @@ class BodyChecker {
   private ifStatement(statement: IfStatement): void {
     this.value(statement.test);
     const { whenTrue, whenFalse } = this.facts(statement.test);
-    const afterThen = this.withFacts(whenTrue, () => this.inScope(() => this.statement(statement.consequent)));
+    const afterThen = this.withFacts(whenTrue, () => this.statement(statement.consequent));
     const afterElse = statement.alternate
-      ? this.withFacts(whenFalse, () => this.inScope(() => this.statement(statement.alternate!)))
+      ? this.withFacts(whenFalse, () => this.statement(statement.alternate!))
       : withAll(this.present, whenFalse);
     // Only the branches that can finish lead past the `if`.
     const thenExits = this.exits(statement.consequent);
@@ -455,7 +450,7 @@ class BodyChecker {
 
   // Kept out of `statement`: a closure there would give every call of it a context to allocate.
   private block(block: BlockStatement): void {
-    this.inScope(() => this.statements(block.body));
+    this.statements(block.body);
   }
 
   private whileStatement(statement: WhileStatement): void {
@@ -463,18 +458,14 @@ class BodyChecker {
     this.withFacts(this.facts(statement.test).whenTrue, () => this.loop(() => this.statement(statement.body)));
   }
 
-  /** A block's statements; its `let`/`const` names are reserved first (see scope.ts). */
   private statements(statements: Statement[]): void {
-    for (const statement of statements) {
-      if (statement.kind === 'variable') this.scope.reserve(statement.name.name);
-    }
     for (const statement of statements) this.statement(statement);
   }
 
   private loop(body: () => void): void {
     this.loopDepth++;
     try {
-      this.inScope(body);
+      body();
     } finally {
       this.loopDepth--;
     }
@@ -490,7 +481,7 @@ class BodyChecker {
     if (declared && declaration.init && !fits(initType, declared, false)) {
       this.mismatch(initType, () => `"${name}" (${typeToString(declared)})`, declaration.init.span, false);
     }
-    this.declare(declaration.name.name, declaration.name.span, {
+    this.declare(declaration, {
       kind: 'variable',
       name,
       constant,
@@ -522,27 +513,21 @@ class BodyChecker {
     }
   }
 
-  private declare(name: string, span: Span, binding: Binding): void {
-    if (this.scope.declaredHere(name)) {
-      this.report('duplicateVariable', span, [name]);
-      return;
-    }
-    this.scope.declare(name, binding);
+  /** A declaration checked: its local's binding, or an error when it declares none (a redeclaration). */
+  private declare(declaration: VariableDeclaration | ForOfStatement, binding: Binding): void {
+    const local = this.resolution.declared.get(declaration);
+    if (local) this.bindingOf.set(local, binding);
+    else this.report('duplicateVariable', declaration.name.span, [declaration.name.name]);
   }
 
   private forStatement(statement: ForStatement): void {
-    this.inScope(() => {
-      if (statement.init?.kind === 'variable') {
-        this.scope.reserve(statement.init.name.name);
-        this.variable(statement.init);
-      }
-      else if (statement.init) this.value(statement.init);
-      if (statement.test) this.value(statement.test);
-      const facts = statement.test ? this.facts(statement.test).whenTrue : new Set<Binding>();
-      this.withFacts(facts, () => {
-        if (statement.update) this.value(statement.update);
-        this.loop(() => this.statement(statement.body));
-      });
+    if (statement.init?.kind === 'variable') this.variable(statement.init);
+    else if (statement.init) this.value(statement.init);
+    if (statement.test) this.value(statement.test);
+    const facts = statement.test ? this.facts(statement.test).whenTrue : new Set<Binding>();
+    this.withFacts(facts, () => {
+      if (statement.update) this.value(statement.update);
+      this.loop(() => this.statement(statement.body));
     });
   }
 
@@ -559,16 +544,14 @@ class BodyChecker {
       this.report('notIterable', statement.iterable.span, [typeToString(iterable)]);
       element = anyType;
     }
-    this.inScope(() => {
-      this.declare(statement.name.name, statement.name.span, {
-        kind: 'variable',
-        name: statement.name.name,
-        constant: statement.declarationKind === 'const',
-        type: element,
-        declaration: statement,
-      });
-      this.withFacts(new Set(), () => this.loop(() => this.statement(statement.body)));
+    this.declare(statement, {
+      kind: 'variable',
+      name: statement.name.name,
+      constant: statement.declarationKind === 'const',
+      type: element,
+      declaration: statement,
     });
+    this.withFacts(new Set(), () => this.loop(() => this.statement(statement.body)));
   }
 
   /** Records where a constructor can finish without `this.id` (the first such place). */
@@ -689,9 +672,9 @@ class BodyChecker {
 
   private identifier(expression: IdentifierExpression): Type {
     const name = expression.name;
-    const binding = this.resolve(name);
+    const binding = this.resolve(expression);
     if (!binding) {
-      this.reportUnknownName(name, expression.span);
+      this.reportUnknownName(expression);
       return anyType;
     }
     if (binding === UNINITIALISED) {
@@ -716,24 +699,33 @@ class BodyChecker {
     }
   }
 
-  private reportUnknownName(name: string, span: Span): void {
-    this.report('unknownName', span, [name, this.suggest(name, () => this.knownNames(), true)]);
+  private reportUnknownName(expression: IdentifierExpression): void {
+    const name = expression.name;
+    this.report('unknownName', expression.span, [name, this.suggest(name, () => this.knownNames(expression), true)]);
   }
 
-  private resolve(name: string): Binding | typeof UNINITIALISED | undefined {
-    const local = this.scope.lookup(name);
-    if (local) return local;
-    if (name === 'undefined') return { kind: 'undefined' };
-    const receiver = lookupNamespace(name);
-    if (receiver) return { kind: 'namespace', receiver };
-    const builtin = lookupGlobal(name);
-    if (builtin) return { kind: 'global', builtin };
-    return undefined;
+  /** What the resolver tied a name to, as a binding with its type; UNINITIALISED in its dead zone. */
+  private resolve(expression: IdentifierExpression): Binding | typeof UNINITIALISED | undefined {
+    const resolved = this.resolution.uses.get(expression);
+    switch (resolved?.kind) {
+      case undefined:
+        return undefined;
+      case 'local':
+        return this.bindingOf.get(resolved.local);
+      case 'uninitialised':
+        return UNINITIALISED;
+      case 'global':
+        return { kind: 'global', builtin: resolved.builtin };
+      case 'namespace':
+        return { kind: 'namespace', receiver: resolved.receiver };
+      case 'undefined':
+        return { kind: 'undefined' };
+    }
   }
 
-  private knownNames(): string[] {
+  private knownNames(expression: IdentifierExpression): string[] {
     const globals = builtins.filter((b) => b.receiver === 'global').map((b) => b.name);
-    return [...this.scope.visibleNames(), 'undefined', 'Math', 'Object', 'Number', 'ctx', '$auth', ...globals];
+    return [...(this.resolution.visibleAt.get(expression)?.() ?? []), 'undefined', 'Math', 'Object', 'Number', 'ctx', '$auth', ...globals];
   }
 
   // --- literals ------------------------------------------------------------------------------
@@ -950,12 +942,10 @@ class BodyChecker {
 
   private callName(expression: CallExpression, callee: IdentifierExpression): Type {
     const name = callee.name;
-    // `Number` is a namespace and a function: called, it is the function.
-    const local = this.scope.lookup(name);
-    const global = lookupGlobal(name);
-    const binding = !local && global?.kind === 'function' ? { kind: 'global' as const, builtin: global } : this.resolve(name);
+    // `Number` is a namespace and a function: called, it is the function (the resolver knows callees).
+    const binding = this.resolve(callee);
     if (!binding) {
-      this.reportUnknownName(name, callee.span);
+      this.reportUnknownName(callee);
       return this.uncheckedArguments(expression);
     }
     if (binding === UNINITIALISED) {
@@ -1297,9 +1287,9 @@ class BodyChecker {
 
   private variableTarget(expression: IdentifierExpression, operation: 'assign' | 'update' | 'delete'): Target | undefined {
     const name = expression.name;
-    const binding = this.resolve(name);
+    const binding = this.resolve(expression);
     if (!binding) {
-      this.reportUnknownName(name, expression.span);
+      this.reportUnknownName(expression);
       return undefined;
     }
     if (binding === UNINITIALISED) {

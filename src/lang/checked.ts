@@ -18,6 +18,7 @@ import type {
   VariableDeclaration,
 } from './ast.ts';
 import type { Builtin, BuiltinReceiver } from './builtins.ts';
+import type { ProgramResolution } from './resolver.ts';
 import type { Type } from './types.ts';
 
 export interface CheckedField {
@@ -93,6 +94,8 @@ export interface CheckedProgram {
   /** In source order; a duplicate collection name keeps only the first declaration. */
   collections: CheckedCollection[];
   collectionsByName: Map<string, CheckedCollection>;
+  /** Every name tied to its declaration, and each local's frame slot (resolver.ts). */
+  resolution: ProgramResolution;
   /** The type of every expression in every function body. */
   types: Map<Expression, Type>;
   /** The meaning of every identifier expression that resolved. */

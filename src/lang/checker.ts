@@ -3,6 +3,7 @@
 
 import type { Program } from './ast.ts';
 import { checkFunctionBody, trackedFieldsOf } from './check-body.ts';
+import { resolveProgram } from './resolver.ts';
 import { checkSchemaRules } from './schema-rules.ts';
 import type { CheckedProgram } from './checked.ts';
 import { type Diagnostic, diagnostic, hasErrors } from './diagnostics.ts';
@@ -21,6 +22,7 @@ export function check(program: Program): CheckResult {
     program,
     collections,
     collectionsByName,
+    resolution: resolveProgram(program),
     types: new Map(),
     bindings: new Map(),
     calls: new Map(),

@@ -1,9 +1,18 @@
 // One parse and check per version of a document, shared by every request on it (diagnostics, hover, definition,
 // symbols): the language server's view of a schema.
-import { checkSchema, type CheckSchemaResult } from '../lang/index.ts';
+import { checkSchema, resolveProgram, type CheckSchemaResult, type ProgramResolution } from '../lang/index.ts';
 
 export interface Analysis extends CheckSchemaResult {
   version: number;
+  /** Names tied to declarations (resolutionOf); the checker's, or the program's own when it did not check. */
+  resolution?: ProgramResolution;
+}
+
+/** The resolution of an analysed version: the checker's, or (a schema with errors the checker did not run on)
+ *  resolved on first use, so that definition and references work while a line is being typed. */
+export function resolutionOf(analysis: Analysis): ProgramResolution | undefined {
+  if (analysis.resolution === undefined && analysis.program !== undefined) analysis.resolution = analysis.checked?.resolution ?? resolveProgram(analysis.program);
+  return analysis.resolution;
 }
 
 export class Analyses {

@@ -1,4 +1,5 @@
-// Completion: after `this.` the fields and functions of the collection being written; after `@` the decorators;
+// Completion: after `this.` the fields and functions of the collection being written (after any other value and a
+// dot, the members of its type: member-completion.ts); after `@` the decorators;
 // after `:` in a declaration the types and the collections; elsewhere the built-in globals and namespaces.
 // While a line is being typed the schema usually does not parse, so the names come from the last version that did.
 import { CompletionItemKind, type CompletionItem } from 'vscode-languageserver';

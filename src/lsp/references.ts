@@ -1,22 +1,36 @@
-// Every place a symbol is named, for find references and rename: each identifier of the schema is resolved
-// (symbol-at.ts) and kept when it leads to the same declaration.
-import type { CheckedProgram, Program, Span } from '../lang/index.ts';
+// Every place a symbol is named, for find references and rename: the symbol at the offset (symbol-at.ts), then
+// every name the resolver (src/lang/resolver.ts) tied to the same declaration: the uses of a parameter or variable,
+// `this.x` for a field or function, the types naming a collection; and the declaration itself.
+import type { CheckedProgram, Program, ProgramResolution, Span } from '../lang/index.ts';
 import { symbolAt } from './symbol-at.ts';
 
-export function references(program: Program, checked: CheckedProgram | undefined, offset: number): Span[] | undefined {
-  const target = symbolAt(program, checked, offset)?.declaration;
-  if (target === undefined) return undefined;
-  const found: Span[] = [];
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) return value.forEach(visit);
-    if (value === null || typeof value !== 'object') return;
-    const node = value as { kind?: string; span?: Span };
-    if ((node.kind === 'identifier' || node.kind === 'identifierExpression') && node.span) {
-      const declaration = symbolAt(program, checked, node.span.start)?.declaration;
-      if (declaration?.start === target.start && declaration.end === target.end) found.push(node.span);
-    }
-    for (const [key, child] of Object.entries(node)) if (key !== 'span' && key !== 'bodyTextSpan' && typeof child === 'object') visit(child);
-  };
-  visit(program);
+export function references(
+  program: Program,
+  checked: CheckedProgram | undefined,
+  offset: number,
+  resolution: ProgramResolution | undefined = checked?.resolution,
+): Span[] | undefined {
+  const symbol = symbolAt(program, checked, offset, resolution);
+  const target = symbol?.declaration;
+  if (symbol === undefined || target === undefined || resolution === undefined) return undefined;
+  const declares = (span: Span) => span.start === target.start && span.end === target.end;
+  const found: Span[] = [target];
+  switch (symbol.kind) {
+    case 'parameter':
+    case 'variable':
+      for (const [use, resolved] of resolution.uses) {
+        if ((resolved.kind === 'local' || resolved.kind === 'uninitialised') && declares(resolved.local.node.name.span)) found.push(use.span);
+      }
+      break;
+    case 'field':
+    case 'function':
+      for (const [member, declaration] of resolution.members) if (declares(declaration.name.span)) found.push(member.property.span);
+      break;
+    case 'collection':
+      for (const [name, collection] of resolution.typeReferences) if (declares(collection.name.span)) found.push(name.span);
+      break;
+    default:
+      return undefined;
+  }
   return found.sort((a, b) => a.start - b.start);
 }

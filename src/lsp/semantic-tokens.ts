@@ -1,8 +1,8 @@
 // Semantic highlighting: each name of a schema by what it is (a collection, a field, a function, a parameter, a
-// variable, a type, a decorator), as resolved by the checker, which a TextMate grammar cannot know.
+// variable, a type, a decorator), as the resolver tied it (src/lang/resolver.ts), which a TextMate grammar cannot know.
 import { SemanticTokensBuilder, type SemanticTokensLegend } from 'vscode-languageserver';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import type { CheckedProgram, Program, Span } from '../lang/index.ts';
+import type { CheckedProgram, Program, ProgramResolution, Span } from '../lang/index.ts';
 import { symbolAt } from './symbol-at.ts';
 
 const TYPES = ['class', 'property', 'method', 'parameter', 'variable', 'type', 'decorator', 'function'] as const;
@@ -17,7 +17,7 @@ const KIND_TO_TYPE: Record<string, (typeof TYPES)[number]> = {
   builtin: 'function',
 };
 
-export function semanticTokens(program: Program, checked: CheckedProgram | undefined, document: TextDocument): number[] {
+export function semanticTokens(program: Program, checked: CheckedProgram | undefined, document: TextDocument, resolution = checked?.resolution): number[] {
   const tokens: { span: Span; type: (typeof TYPES)[number]; declaration: boolean }[] = [];
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) return value.forEach(visit);
@@ -26,7 +26,7 @@ export function semanticTokens(program: Program, checked: CheckedProgram | undef
     if (node.kind === 'decorator' && node.span) tokens.push({ span: { start: node.span.start, end: node.span.start + 1 + String(node.name).length }, type: 'decorator', declaration: false });
     if (node.kind === 'primitiveType' || node.kind === 'publicKeyType' || node.kind === 'recordType') tokens.push({ span: node.span!, type: 'type', declaration: false });
     if ((node.kind === 'identifier' || node.kind === 'identifierExpression') && node.span) {
-      const symbol = symbolAt(program, checked, node.span.start);
+      const symbol = symbolAt(program, checked, node.span.start, resolution);
       const type = symbol && KIND_TO_TYPE[symbol.kind];
       if (type) tokens.push({ span: node.span, type, declaration: symbol.declaration?.start === node.span.start });
     }

@@ -1,13 +1,14 @@
 // `vellum lsp`: a Language Server over stdio (vscode-languageserver), built on the checker. Each concern has its
 // file: analysis.ts (one check per document version), diagnostics.ts, symbol-at.ts (hover and definition),
-// references.ts (references and rename), completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
+// references.ts (references and rename), completion.ts and member-completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
 // (src/lang/format.ts).
 import { createConnection, ProposedFeatures, ResponseError, TextDocuments, TextDocumentSyncKind, MarkupKind } from 'vscode-languageserver/node.js';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { formatSchema, type CheckedProgram } from '../lang/index.ts';
-import { Analyses } from './analysis.ts';
+import { Analyses, resolutionOf } from './analysis.ts';
 import { toLspDiagnostics } from './diagnostics.ts';
 import { completions } from './completion.ts';
+import { memberCompletions } from './member-completion.ts';
 import { references } from './references.ts';
 import { legend, semanticTokens } from './semantic-tokens.ts';
 import { symbolAt } from './symbol-at.ts';
@@ -51,9 +52,9 @@ export function startServer(): void {
   connection.onHover(({ textDocument, position }) => {
     const document = documents.get(textDocument.uri);
     if (!document) return null;
-    const { program, checked } = analysisOf(document);
-    if (!program) return null;
-    const symbol = symbolAt(program, checked, document.offsetAt(position));
+    const analysis = analysisOf(document);
+    if (!analysis.program) return null;
+    const symbol = symbolAt(analysis.program, analysis.checked, document.offsetAt(position), resolutionOf(analysis));
     if (!symbol) return null;
     const value = ['```vellum', symbol.signature, '```', ...(symbol.doc ? ['', symbol.doc] : [])].join('\n');
     return {
@@ -65,9 +66,9 @@ export function startServer(): void {
   connection.onDefinition(({ textDocument, position }) => {
     const document = documents.get(textDocument.uri);
     if (!document) return null;
-    const { program, checked } = analysisOf(document);
-    if (!program) return null;
-    const declaration = symbolAt(program, checked, document.offsetAt(position))?.declaration;
+    const analysis = analysisOf(document);
+    if (!analysis.program) return null;
+    const declaration = symbolAt(analysis.program, analysis.checked, document.offsetAt(position), resolutionOf(analysis))?.declaration;
     if (!declaration) return null;
     return { uri: document.uri, range: { start: document.positionAt(declaration.start), end: document.positionAt(declaration.end) } };
   });
@@ -90,7 +91,7 @@ export function startServer(): void {
     const document = documents.get(textDocument.uri);
     const analysis = document && analysisOf(document);
     if (!document || !analysis?.program) return null;
-    const spans = references(analysis.program, analysis.checked, document.offsetAt(position)) ?? [];
+    const spans = references(analysis.program, analysis.checked, document.offsetAt(position), resolutionOf(analysis)) ?? [];
     return spans.map((span) => ({ uri: document.uri, range: { start: document.positionAt(span.start), end: document.positionAt(span.end) } }));
   });
 
@@ -99,11 +100,11 @@ export function startServer(): void {
     const analysis = document && analysisOf(document);
     if (!document || !analysis?.program) return null;
     const offset = document.offsetAt(position);
-    const symbol = symbolAt(analysis.program, analysis.checked, offset);
+    const symbol = symbolAt(analysis.program, analysis.checked, offset, resolutionOf(analysis));
     if (!symbol?.declaration || symbol.kind === 'builtin' || symbol.kind === 'expression') throw new ResponseError(-32602, 'nothing here can be renamed');
     if (symbol.name === 'id' || symbol.name === 'constructor') throw new ResponseError(-32602, `"${symbol.name}" is required by the record service and cannot be renamed`);
     if (!/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(newName)) throw new ResponseError(-32602, `"${newName}" is not a name`);
-    const spans = references(analysis.program, analysis.checked, offset) ?? [];
+    const spans = references(analysis.program, analysis.checked, offset, resolutionOf(analysis)) ?? [];
     const edits = spans.map((span) => ({ range: { start: document.positionAt(span.start), end: document.positionAt(span.end) }, newText: newName }));
     return { changes: { [document.uri]: edits } };
   });
@@ -114,13 +115,14 @@ export function startServer(): void {
     const analysis = analysisOf(document);
     if (analysis.checked) lastChecked.set(document.uri, analysis.checked);
     const text = document.getText();
-    return completions(text.slice(0, document.offsetAt(position)), analysis.checked ?? lastChecked.get(document.uri));
+    const offset = document.offsetAt(position);
+    return memberCompletions(text, offset) ?? completions(text.slice(0, offset), analysis.checked ?? lastChecked.get(document.uri));
   });
 
   connection.languages.semanticTokens.on(({ textDocument }) => {
     const document = documents.get(textDocument.uri);
     const analysis = document && analysisOf(document);
-    return { data: document && analysis?.program ? semanticTokens(analysis.program, analysis.checked, document) : [] };
+    return { data: document && analysis?.program ? semanticTokens(analysis.program, analysis.checked, document, resolutionOf(analysis)) : [] };
   });
 
   documents.listen(connection);

@@ -1,5 +1,6 @@
 // The symbol at an offset, for hover and go to definition: a collection, a field, a function, a parameter or a
-// variable, with where it is declared, its type and its doc comment; or else the innermost expression and its type.
+// variable, with where it is declared (as the resolver tied it, src/lang/resolver.ts), its type (the checker's) and
+// its doc comment; or else the innermost expression and its type.
 import {
   typeToString,
   type CheckedCollection,
@@ -8,6 +9,7 @@ import {
   type IdentifierExpression,
   type MemberExpression,
   type Program,
+  type ProgramResolution,
   type Span,
 } from '../lang/index.ts';
 import { printType } from '../lang/index.ts';
@@ -25,8 +27,15 @@ export interface SymbolAt {
   doc?: string;
 }
 
-export function symbolAt(program: Program, checked: CheckedProgram | undefined, offset: number): SymbolAt | undefined {
+/** `resolution` defaults to the checker's; without a check (a schema that does not parse) pass the program's own. */
+export function symbolAt(
+  program: Program,
+  checked: CheckedProgram | undefined,
+  offset: number,
+  resolution: ProgramResolution | undefined = checked?.resolution,
+): SymbolAt | undefined {
   const { path, collection, fn } = locate(program, offset);
+  const names = fn && resolution?.functions.get(fn);
   const node = path[path.length - 1];
   const parent = path[path.length - 2];
   if (node === undefined) return undefined;
@@ -49,7 +58,7 @@ export function symbolAt(program: Program, checked: CheckedProgram | undefined, 
       }
       case 'member': {
         const member = parent as unknown as MemberExpression;
-        if (member.object.kind === 'this') return memberSymbol(checkedCollection, name, node.span);
+        if (member.object.kind === 'this') return names?.members.has(member) ? memberSymbol(checkedCollection, name, node.span) : undefined;
         const builtin = checked?.properties.get(member);
         const type = checked?.types.get(member);
         if (builtin) return { kind: 'builtin', name, span: node.span, signature: `(built-in) ${builtin.id}: ${typeToString(builtin.returns)}` };
@@ -68,17 +77,15 @@ export function symbolAt(program: Program, checked: CheckedProgram | undefined, 
 
   if (node.kind === 'identifierExpression') {
     const expression = node as IdentifierExpression;
-    const binding = checked?.bindings.get(expression);
+    const resolved = names?.uses.get(expression);
     const type = checked?.types.get(expression);
     const typeText = type ? `: ${typeToString(type)}` : '';
-    if (binding?.kind === 'parameter') {
-      const declaration = fn?.parameters[binding.index]?.name.span;
-      return { kind: 'parameter', name: expression.name, span: node.span, declaration, signature: `(parameter) ${expression.name}${typeText}` };
+    if (resolved?.kind === 'local' || resolved?.kind === 'uninitialised') {
+      const local = resolved.local;
+      const what = local.kind === 'parameter' ? 'parameter' : local.constant ? 'constant' : 'variable';
+      return { kind: local.kind, name: expression.name, span: node.span, declaration: local.node.name.span, signature: `(${what}) ${expression.name}${typeText}` };
     }
-    if (binding?.kind === 'variable') {
-      return { kind: 'variable', name: expression.name, span: node.span, declaration: binding.declaration.name.span, signature: `(${binding.constant ? 'constant' : 'variable'}) ${expression.name}${typeText}` };
-    }
-    if (binding?.kind === 'global') return { kind: 'builtin', name: expression.name, span: node.span, signature: `(built-in) ${binding.builtin.id}${typeText}` };
+    if (resolved?.kind === 'global') return { kind: 'builtin', name: expression.name, span: node.span, signature: `(built-in) ${resolved.builtin.id}${typeText}` };
     return { kind: 'expression', name: expression.name, span: node.span, signature: `${expression.name}${typeText}` };
   }
 

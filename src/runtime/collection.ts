@@ -5,6 +5,7 @@
 import {
   fieldsOf,
   functionsOf,
+  resolveFunction,
   type CheckedProgram,
   type Collection,
   type FieldDeclaration,
@@ -114,7 +115,9 @@ function build(program: Program, node: Collection, collectionId: string, source:
     },
     functions,
   };
-  for (const fn of functions.values()) new FunctionCompiler(functions, fn.declaration, spans, world, options.fastPaths !== false).compile(fn);
+  for (const fn of functions.values()) {
+    new FunctionCompiler(functions, resolveFunction(fn.declaration, node), spans, world, options.fastPaths !== false).compile(fn);
+  }
 
   const compiled: CompiledCollection = {
     name: node.name.name,

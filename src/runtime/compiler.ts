@@ -1,6 +1,6 @@
-// The compiler from function bodies (AST) to closures. A resolver pass runs as part of compilation:
-// every variable becomes a slot index in its function's frame, so a read is `frame.slots[i]`, and a
-// use before its declaration (JavaScript's temporal dead zone) is known statically.
+// The compiler from function bodies (AST) to closures. Names come resolved (src/lang/resolver.ts):
+// every variable is a slot index in its function's frame, so a read is `frame.slots[i]`, and a use
+// before its declaration (JavaScript's temporal dead zone) is known statically.
 //
 // Each statement pays its gas on entry: one for the statement and one per expression node in it
 // (loops pay their test and update on every iteration), so metering is one subtraction per
@@ -8,8 +8,6 @@
 
 import {
   SIZED_ARITHMETIC,
-  lookupGlobal,
-  lookupNamespace,
   printExpression,
   type AssignmentExpression,
   type BinaryExpression,
@@ -17,6 +15,9 @@ import {
   type CallExpression,
   type Expression,
   type FunctionDeclaration,
+  type FunctionResolution,
+  type IdentifierExpression,
+  type Local,
   type MemberExpression,
   type SizedNumberName,
   type Span,
@@ -145,30 +146,6 @@ function nodes(e: Expression | null): number {
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// Scopes
-
-interface Binding {
-  slot: number;
-  constant: boolean;
-  initialized: boolean;
-  /** What is known of the variable's type (sized-types.ts): decides whether its arithmetic is sized. */
-  type?: StaticType;
-}
-
-class Scope {
-  readonly names = new Map<string, Binding>();
-  constructor(readonly parent: Scope | null) {}
-
-  lookup(name: string): Binding | undefined {
-    for (let scope: Scope | null = this; scope; scope = scope.parent) {
-      const binding = scope.names.get(name);
-      if (binding) return binding;
-    }
-    return undefined;
-  }
-}
-
 /** Gas-free constant reads: a built-in constant's value computed once. */
 function builtinConstant(builtin: RuntimeBuiltin): unknown {
   return builtin.call({ gas: Infinity } as ExecState, undefined, []); // constants cost nothing to compute
@@ -203,13 +180,16 @@ function constant(value: unknown): Eval {
 // The compiler of one function
 
 export class FunctionCompiler {
-  private nextSlot = 0;
-  private scope: Scope;
+  private readonly declaration: FunctionDeclaration;
   private readonly nesting: Nesting;
+  /** What is known of each local's type (sized-types.ts), from its declaration once compiled: decides
+   *  whether its arithmetic is sized. */
+  private readonly types = new Map<Local, StaticType | undefined>();
 
   constructor(
     private readonly functions: ReadonlyMap<string, CompiledFunction>,
-    private readonly declaration: FunctionDeclaration,
+    /** The function's names tied to their declarations, and its locals' slots. */
+    private readonly resolution: FunctionResolution,
     /** The collection's statement positions: a running statement records its index here (`st.at`). */
     private readonly spans: Span[],
     /** The declarations the types of expressions come from (sized arithmetic). */
@@ -217,11 +197,16 @@ export class FunctionCompiler {
     /** Fused closures for common shapes; false compiles everything the general way (for tests). */
     private readonly fast = true,
   ) {
-    this.scope = new Scope(null);
-    this.nesting = nestingOf(declaration.body);
-    for (const parameter of declaration.parameters) {
-      this.scope.names.set(parameter.name.name, { slot: this.nextSlot++, constant: false, initialized: true, type: parameter.type });
-    }
+    this.declaration = resolution.fn;
+    this.nesting = nestingOf(this.declaration.body);
+    for (const local of resolution.locals) if (local.kind === 'parameter') this.types.set(local, (local.node as { type: StaticType }).type);
+  }
+
+  /** The local an identifier reads or writes, when it is one past its declaration. */
+  private local(e: Expression): Local | undefined {
+    if (e.kind !== 'identifierExpression') return undefined;
+    const resolved = this.resolution.uses.get(e);
+    return resolved?.kind === 'local' ? resolved.local : undefined;
   }
 
   /** The sized type of an expression, when it has one (its arithmetic is then checked). */
@@ -230,12 +215,15 @@ export class FunctionCompiler {
   }
 
   private staticType(e: Expression): StaticType | undefined {
-    return staticTypeOf(e, this.world, (name) => this.scope.lookup(name)?.type);
+    return staticTypeOf(e, this.world, (name) => {
+      const resolved = this.resolution.uses.get(name);
+      return resolved?.kind === 'local' || resolved?.kind === 'uninitialised' ? this.types.get(resolved.local) : undefined;
+    });
   }
 
   compile(target: CompiledFunction): void {
     target.body = this.block(this.declaration.body);
-    target.slotCount = this.nextSlot;
+    target.slotCount = this.resolution.slotCount;
     target.parameterCount = this.declaration.parameters.length;
     target.nestingDepth = this.nesting.depth;
   }
@@ -252,34 +240,15 @@ export class FunctionCompiler {
     return this.spans.length - 1;
   }
 
-  private withScope<T>(statements: readonly Statement[], build: () => T): T {
-    const outer = this.scope;
-    this.scope = new Scope(outer);
-    for (const statement of statements) {
-      if (statement.kind === 'variable' && !this.scope.names.has(statement.name.name)) {
-        this.scope.names.set(statement.name.name, {
-          slot: this.nextSlot++,
-          constant: statement.declarationKind === 'const',
-          initialized: false,
-        });
-      }
-    }
-    try {
-      return build();
-    } finally {
-      this.scope = outer;
-    }
-  }
-
   private block(block: BlockStatement): Exec {
     return sequence(this.blockStatements(block));
   }
 
   private blockStatements(block: BlockStatement): Exec[] {
-    return this.withScope(block.body, () => block.body.map((s) => this.statement(s)));
+    return block.body.map((s) => this.statement(s));
   }
 
-  /** A statement in a position that is not a block (`if (x) y = 1;`): its own scope. */
+  /** A statement in a position that is not a block (`if (x) y = 1;`). */
   private nested(statement: Statement): Exec {
     return sequence(this.nestedStatements(statement));
   }
@@ -287,7 +256,7 @@ export class FunctionCompiler {
   /** A loop body as its statements, so that a loop can run them without a sequence closure between. */
   private nestedStatements(statement: Statement): Exec[] {
     if (statement.kind === 'block') return this.blockStatements(statement);
-    return [this.withScope([statement], () => this.statement(statement))];
+    return [this.statement(statement)];
   }
 
   private statement(s: Statement): Exec {
@@ -400,10 +369,11 @@ export class FunctionCompiler {
   }
 
   private variable(s: VariableDeclaration): Exec {
-    const binding = this.scope.names.get(s.name.name);
+    // A redeclaration declares no local (the checker reports it; run unchecked, it throws as JavaScript would).
+    const local = this.resolution.declared.get(s);
     const cost = GAS.statement + nodes(s.init);
     const span = this.spanId(s.span);
-    if (!binding || binding.initialized) {
+    if (!local) {
       return () => {
         throw jsFault(`Identifier '${s.name.name}' has already been declared`);
       };
@@ -412,9 +382,8 @@ export class FunctionCompiler {
     const value = s.init ? this.expression(s.init) : constant(undefined);
     // `let x: u32 = v` (Polylang after 0.6): v is checked against the type; other annotations are the checker's.
     const init = annotated && s.init ? (f: Frame) => sizedValue(annotated, value(f), s.name.name) : value;
-    binding.type = s.typeAnnotation ?? (s.init ? this.staticType(s.init) : undefined);
-    binding.initialized = true;
-    const slot = binding.slot;
+    this.types.set(local, s.typeAnnotation ?? (s.init ? this.staticType(s.init) : undefined));
+    const slot = local.slot;
     return (f) => {
       const st = f.st;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -425,45 +394,42 @@ export class FunctionCompiler {
   }
 
   private forStatement(s: Extract<Statement, { kind: 'for' }>): Exec {
-    const headerDeclarations = s.init && s.init.kind === 'variable' ? [s.init] : [];
-    return this.withScope(headerDeclarations, () => {
-      const init: Exec | null =
-        s.init === null
-          ? null
-          : s.init.kind === 'variable'
-            ? this.variable(s.init)
-            : this.statement({ kind: 'expressionStatement', expression: s.init, span: s.init.span });
-      const counted = this.countedLoop(s.test, s.update);
-      const test = s.test ? this.expression(s.test) : null;
-      const update = s.update ? this.expression(s.update) : null;
-      const body = this.nestedStatements(s.body);
-      const cost = GAS.statement + nodes(s.test) + nodes(s.update);
-      const span = this.spanId(s.span);
-      if (counted) return countedLoop(counted, init, this.splitBody(body), cost, span);
-      const run = sequence(body);
-      return (f) => {
-        const st = f.st;
-        if (init) init(f);
-        for (;;) {
-          if ((st.gas -= cost) < 0) throw outOfGas(st);
-          st.at = span;
-          if (test && !test(f)) return NORMAL;
-          const completion = run(f);
-          if (completion === BREAK) return NORMAL;
-          if (completion === RETURN) return RETURN;
-          if (update) update(f);
-        }
-      };
-    });
+    const init: Exec | null =
+      s.init === null
+        ? null
+        : s.init.kind === 'variable'
+          ? this.variable(s.init)
+          : this.statement({ kind: 'expressionStatement', expression: s.init, span: s.init.span });
+    const counted = this.countedLoop(s.test, s.update);
+    const test = s.test ? this.expression(s.test) : null;
+    const update = s.update ? this.expression(s.update) : null;
+    const body = this.nestedStatements(s.body);
+    const cost = GAS.statement + nodes(s.test) + nodes(s.update);
+    const span = this.spanId(s.span);
+    if (counted) return countedLoop(counted, init, this.splitBody(body), cost, span);
+    const run = sequence(body);
+    return (f) => {
+      const st = f.st;
+      if (init) init(f);
+      for (;;) {
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        if (test && !test(f)) return NORMAL;
+        const completion = run(f);
+        if (completion === BREAK) return NORMAL;
+        if (completion === RETURN) return RETURN;
+        if (update) update(f);
+      }
+    };
   }
 
   /** `i < bound; i++` (or `<=`, `--`) over a variable `i` and a variable or number `bound`, or null. */
   private countedLoop(test: Expression | null, update: Expression | null): CountedLoop | null {
     if (!this.fast || !test || !update || test.kind !== 'binary' || (test.operator !== '<' && test.operator !== '<=')) return null;
     if (update.kind !== 'update' || update.argument.kind !== 'identifierExpression' || test.left.kind !== 'identifierExpression') return null;
-    const counter = this.scope.lookup(update.argument.name);
-    if (!counter || !counter.initialized || counter.constant || this.scope.lookup(test.left.name) !== counter) return null;
-    if (sizeOfType(counter.type)) return null; // its steps are checked
+    const counter = this.local(update.argument);
+    if (!counter || counter.constant || this.local(test.left) !== counter) return null;
+    if (sizeOfType(this.types.get(counter))) return null; // its steps are checked
     const bound = this.operand(test.right);
     if (bound.kind === 'other') return null;
     return { slot: counter.slot, inclusive: test.operator === '<=', bound, delta: update.operator === '++' ? 1 : -1 };
@@ -488,9 +454,9 @@ export class FunctionCompiler {
   private fusedExpressionStatement(e: Expression, cost: number, span: number): Exec | null {
     if (!this.fast) return null;
     if (e.kind === 'assignment' && (e.operator === '+=' || e.operator === '-=') && e.target.kind === 'identifierExpression' && !this.sizeOf(e.target)) {
-      const binding = this.scope.lookup(e.target.name);
-      if (!binding || !binding.initialized || binding.constant) return null;
-      const slot = binding.slot;
+      const local = this.local(e.target);
+      if (!local || local.constant) return null;
+      const slot = local.slot;
       const literal = e.value.kind === 'string' || e.value.kind === 'number';
       const fixed = literal ? (e.value as { value: unknown }).value : undefined;
       const value = literal ? constant(fixed) : this.expression(e.value);
@@ -574,72 +540,62 @@ export class FunctionCompiler {
   /** `x = value` where x is a writable, initialised variable: its slot and the value's code. */
   private plainSlotAssignment(e: Expression): { slot: number; value: Eval } | null {
     if (!this.fast || e.kind !== 'assignment' || e.operator !== '=' || e.target.kind !== 'identifierExpression') return null;
-    const binding = this.scope.lookup(e.target.name);
-    if (!binding || !binding.initialized || binding.constant) return null;
-    return { slot: binding.slot, value: this.expression(e.value) };
+    const local = this.local(e.target);
+    if (!local || local.constant) return null;
+    return { slot: local.slot, value: this.expression(e.value) };
   }
 
   private forOf(s: Extract<Statement, { kind: 'forOf' }>): Exec {
     const iterable = this.expression(s.iterable);
-    const declaration: VariableDeclaration = {
-      kind: 'variable',
-      declarationKind: s.declarationKind,
-      name: s.name,
-      init: null,
-      span: s.name.span,
-    };
     const iterated = this.staticType(s.iterable);
     const forIn = s.forIn === true;
     // for…in: keys of a map with number keys are numbers (its key type), as the checker types them.
     const numericKeys = iterated?.kind === 'mapType' && (iterated.key.kind === 'sizedNumberType' || (iterated.key.kind === 'primitiveType' && iterated.key.name === 'number'));
-    return this.withScope([declaration], () => {
-      const binding = this.scope.names.get(s.name.name)!;
-      binding.initialized = true;
-      binding.type = forIn
-        ? iterated?.kind === 'mapType' ? iterated.key : undefined
-        : iterated?.kind === 'arrayType' ? iterated.element : iterated?.kind === 'mapType' ? iterated.value : undefined;
-      const slot = binding.slot;
-      const body = this.nested(s.body);
-      const cost = GAS.statement + nodes(s.iterable);
-      const span = this.spanId(s.span);
-      const source = printExpression(s.iterable);
-      return (f) => {
-        const st = f.st;
-        if ((st.gas -= cost) < 0) throw outOfGas(st);
+    const local = this.resolution.declared.get(s)!;
+    this.types.set(local, forIn
+      ? iterated?.kind === 'mapType' ? iterated.key : undefined
+      : iterated?.kind === 'arrayType' ? iterated.element : iterated?.kind === 'mapType' ? iterated.value : undefined);
+    const slot = local.slot;
+    const body = this.nested(s.body);
+    const cost = GAS.statement + nodes(s.iterable);
+    const span = this.spanId(s.span);
+    const source = printExpression(s.iterable);
+    return (f) => {
+      const st = f.st;
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      const value = iterable(f);
+      let items: readonly unknown[];
+      let live = false;
+      if (forIn) {
+        items = forInItems(st, value, source, numericKeys);
+      } else if (Array.isArray(value)) {
+        items = value;
+        live = true; // like JavaScript's array iterator: sees elements pushed during the loop
+      } else if (typeof value === 'string') {
+        charge(st, Math.floor(value.length / GAS.charsPerGas));
+        items = Array.from(value);
+      } else if (value instanceof Uint8Array) {
+        items = Array.from(value);
+      } else if (typeof value === 'object' && value !== null && !(value instanceof PublicKey)) {
+        // A map gives its values.
+        const keys = Object.keys(value);
+        charge(st, keys.length);
+        items = keys.map((k) => (value as RuntimeObject)[k]);
+      } else {
+        throw jsFault(`${source} is not iterable`);
+      }
+      const count = live ? Infinity : items.length;
+      for (let i = 0; i < count && i < items.length; i++) {
+        if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
         st.at = span;
-        const value = iterable(f);
-        let items: readonly unknown[];
-        let live = false;
-        if (forIn) {
-          items = forInItems(st, value, source, numericKeys);
-        } else if (Array.isArray(value)) {
-          items = value;
-          live = true; // like JavaScript's array iterator: sees elements pushed during the loop
-        } else if (typeof value === 'string') {
-          charge(st, Math.floor(value.length / GAS.charsPerGas));
-          items = Array.from(value);
-        } else if (value instanceof Uint8Array) {
-          items = Array.from(value);
-        } else if (typeof value === 'object' && value !== null && !(value instanceof PublicKey)) {
-          // A map gives its values.
-          const keys = Object.keys(value);
-          charge(st, keys.length);
-          items = keys.map((k) => (value as RuntimeObject)[k]);
-        } else {
-          throw jsFault(`${source} is not iterable`);
-        }
-        const count = live ? Infinity : items.length;
-        for (let i = 0; i < count && i < items.length; i++) {
-          if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
-          st.at = span;
-          f.slots[slot] = items[i];
-          const completion = body(f);
-          if (completion === BREAK) return NORMAL;
-          if (completion === RETURN) return RETURN;
-        }
-        return NORMAL;
-      };
-    });
+        f.slots[slot] = items[i];
+        const completion = body(f);
+        if (completion === BREAK) return NORMAL;
+        if (completion === RETURN) return RETURN;
+      }
+      return NORMAL;
+    };
   }
 
   // -------------------------------------------------------------------------------------------
@@ -656,7 +612,7 @@ export class FunctionCompiler {
       case 'this':
         return (f) => f.self;
       case 'identifierExpression':
-        return this.identifier(e.name);
+        return this.identifier(e);
       case 'arrayLiteral': {
         const elements = e.elements.map((x) => this.expression(x));
         // Built by push from a literal `[]`, so the array is packed (map would make a holey one, on
@@ -735,30 +691,36 @@ export class FunctionCompiler {
     return fault(`unsupported expression`);
   }
 
-  private identifier(name: string): Eval {
-    const binding = this.scope.lookup(name);
-    if (binding) {
-      if (!binding.initialized) return fault(`Cannot access '${name}' before initialization`);
-      const slot = binding.slot;
-      return (f) => f.slots[slot];
+  private identifier(e: IdentifierExpression): Eval {
+    const name = e.name;
+    const resolved = this.resolution.uses.get(e);
+    switch (resolved?.kind) {
+      case 'local': {
+        const slot = resolved.local.slot;
+        return (f) => f.slots[slot];
+      }
+      case 'uninitialised':
+        return fault(`Cannot access '${name}' before initialization`);
+      case 'undefined':
+        return constant(undefined);
+      case 'namespace':
+        if (resolved.receiver === 'ctx') return (f) => f.st.ctx;
+        return constant(namespaceValues[name]);
+      case 'global': {
+        const builtin = runtimeBuiltins.get(resolved.builtin.id);
+        if (resolved.builtin.kind === 'constant' && builtin) return constant(builtinConstant(builtin));
+        return fault(`${name} is a function and cannot be used as a value; call it`);
+      }
+      case undefined:
+        return fault(`${name} is not defined`);
     }
-    if (name === 'undefined') return constant(undefined);
-    const namespace = lookupNamespace(name);
-    if (namespace === 'ctx') return (f) => f.st.ctx;
-    if (namespace) return constant(namespaceValues[name]);
-    const global = lookupGlobal(name);
-    if (global) {
-      const builtin = runtimeBuiltins.get(global.id);
-      if (global.kind === 'constant' && builtin) return constant(builtinConstant(builtin));
-      return fault(`${name} is a function and cannot be used as a value; call it`);
-    }
-    return fault(`${name} is not defined`);
   }
 
   /** The namespace an expression names, when it is `Math`, `ctx`… and not shadowed by a variable. */
   private namespaceOf(e: Expression): string | undefined {
-    if (e.kind !== 'identifierExpression' || this.scope.lookup(e.name)) return undefined;
-    return lookupNamespace(e.name);
+    if (e.kind !== 'identifierExpression') return undefined;
+    const resolved = this.resolution.uses.get(e);
+    return resolved?.kind === 'namespace' ? resolved.receiver : undefined;
   }
 
   private member(e: MemberExpression): Eval {
@@ -798,14 +760,16 @@ export class FunctionCompiler {
     const calleeText = printExpression(callee);
 
     if (callee.kind === 'identifierExpression') {
-      if (this.scope.lookup(callee.name)) {
-        const read = this.identifier(callee.name);
+      const resolved = this.resolution.uses.get(callee);
+      if (resolved?.kind === 'local' || resolved?.kind === 'uninitialised') {
+        const read = this.identifier(callee);
         return (f) => {
           read(f);
           throw jsFault(`${callee.name} is not a function`);
         };
       }
-      const global = lookupGlobal(callee.name);
+      // (A callee no local declares resolves to a global function before anything else of its name.)
+      const global = resolved?.kind === 'global' ? resolved.builtin : undefined;
       const builtin = global && global.kind === 'function' ? runtimeBuiltins.get(global.id) : undefined;
       if (!builtin) {
         return fault(global ? `${callee.name} is not a function` : `${callee.name} is not defined`);
@@ -953,13 +917,11 @@ export class FunctionCompiler {
     if (!this.fast) return this.otherOperand(e);
     if (e.kind === 'number') return { kind: 'number', value: e.value };
     if (e.kind === 'unary' && e.operator === '-' && e.argument.kind === 'number') return { kind: 'number', value: -e.argument.value };
-    if (e.kind === 'identifierExpression') {
-      const binding = this.scope.lookup(e.name);
-      if (binding && binding.initialized) return { kind: 'slot', slot: binding.slot };
-    }
-    if (e.kind === 'member' && e.property.name === 'length' && e.object.kind === 'identifierExpression') {
-      const binding = this.scope.lookup(e.object.name);
-      if (binding && binding.initialized) return { kind: 'length', slot: binding.slot };
+    const local = this.local(e);
+    if (local) return { kind: 'slot', slot: local.slot };
+    if (e.kind === 'member' && e.property.name === 'length') {
+      const object = this.local(e.object);
+      if (object) return { kind: 'length', slot: object.slot };
     }
     return this.otherOperand(e);
   }
@@ -1015,17 +977,14 @@ export class FunctionCompiler {
     const target = e.target;
 
     if (target.kind === 'identifierExpression') {
-      const binding = this.scope.lookup(target.name);
-      if (!binding) {
-        return fault(
-          lookupNamespace(target.name) || lookupGlobal(target.name) || target.name === 'undefined'
-            ? `Cannot assign to ${target.name}`
-            : `${target.name} is not defined`,
-        );
+      const resolved = this.resolution.uses.get(target);
+      if (resolved?.kind !== 'local' && resolved?.kind !== 'uninitialised') {
+        // `undefined`, a namespace or a built-in: there, but not assignable.
+        return fault(resolved ? `Cannot assign to ${target.name}` : `${target.name} is not defined`);
       }
-      if (!binding.initialized) return fault(`Cannot access '${target.name}' before initialization`);
-      if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
-      const slot = binding.slot;
+      if (resolved.kind === 'uninitialised') return fault(`Cannot access '${target.name}' before initialization`);
+      if (resolved.local.constant) return fault(`Assignment to constant variable '${target.name}'`);
+      const slot = resolved.local.slot;
       if (!combine) return (f) => (f.slots[slot] = value(f));
       if (size) return (f) => (f.slots[slot] = combine(f.st, f.slots[slot], value(f)));
       if (e.operator === '+=') {
@@ -1093,11 +1052,11 @@ export class FunctionCompiler {
     const size = this.sizeOf(target);
     const step = size ? (old: unknown) => sizedStep(size, old, delta, e.operator) : undefined;
     if (target.kind === 'identifierExpression') {
-      const binding = this.scope.lookup(target.name);
-      if (!binding) return fault(`${target.name} is not defined`);
-      if (!binding.initialized) return fault(`Cannot access '${target.name}' before initialization`);
-      if (binding.constant) return fault(`Assignment to constant variable '${target.name}'`);
-      const slot = binding.slot;
+      const resolved = this.resolution.uses.get(target);
+      if (resolved?.kind !== 'local' && resolved?.kind !== 'uninitialised') return fault(`${target.name} is not defined`);
+      if (resolved.kind === 'uninitialised') return fault(`Cannot access '${target.name}' before initialization`);
+      if (resolved.local.constant) return fault(`Assignment to constant variable '${target.name}'`);
+      const slot = resolved.local.slot;
       return (f) => {
         const current = f.slots[slot];
         const old = typeof current === 'number' ? current : toNumeric(current, e.operator);

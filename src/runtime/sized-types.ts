@@ -9,6 +9,7 @@ import {
   type Expression,
   type FieldDeclaration,
   type FunctionDeclaration,
+  type IdentifierExpression,
   type SizedNumberName,
   type TypeNode,
 } from '../lang/index.ts';
@@ -33,12 +34,12 @@ export function sizedNode(name: SizedNumberName): TypeNode {
   return { kind: 'sizedNumberType', name, span: { start: 0, end: 0 } };
 }
 
-/** The static type of `e`; `variable` gives the type of a name in scope. */
-export function staticTypeOf(e: Expression, world: StaticWorld, variable: (name: string) => StaticType | undefined): StaticType | undefined {
+/** The static type of `e`; `variable` gives the type of the local an identifier names. */
+export function staticTypeOf(e: Expression, world: StaticWorld, variable: (name: IdentifierExpression) => StaticType | undefined): StaticType | undefined {
   const typeOf = (x: Expression) => staticTypeOf(x, world, variable);
   switch (e.kind) {
     case 'identifierExpression':
-      return variable(e.name);
+      return variable(e);
     case 'this':
       return { kind: 'recordFields', fields: world.fields };
     case 'member':

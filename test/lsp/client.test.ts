@@ -1,5 +1,6 @@
 // `vellum lsp` driven by an LSP client library (vscode-jsonrpc over the server's stdio, as an editor would):
-// diagnostics after an edit, outline, formatting, references, rename, completion and semantic tokens.
+// diagnostics after an edit, outline, formatting, references, rename, completion (of members by type too) and
+// semantic tokens.
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node.js';
@@ -91,6 +92,14 @@ describe('vellum lsp over stdio', () => {
     await expect(connection.sendRequest('textDocument/rename', { ...at(2, 2), newName: 'key' })).rejects.toThrow('cannot be renamed');
   });
 
+  it("finds a parameter's uses in its own function only, and goes to its declaration", async () => {
+    // `amount` of deposit (line 10), not the parameter of the same name of check.
+    const refs = await connection.sendRequest<{ range: { start: { line: number; character: number } } }[]>('textDocument/references', { ...at(12, 18), context: { includeDeclaration: true } });
+    expect(refs.map((r) => [r.range.start.line, r.range.start.character])).toEqual([[10, 11], [11, 20], [12, 15]]);
+    const definition = await connection.sendRequest<{ range: { start: { line: number; character: number } } }>('textDocument/definition', at(11, 22));
+    expect([definition.range.start.line, definition.range.start.character]).toEqual([10, 11]);
+  });
+
   it('completes fields and functions after this., decorators after @', async () => {
     const afterThis = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(11, 9));
     expect(afterThis.map((c) => c.label)).toEqual(['id', 'balance', 'deposit', 'check']);
@@ -122,6 +131,26 @@ describe('vellum lsp over stdio', () => {
         [16, 22, 'function'],
       ]),
     );
+  });
+
+  it('completes the members of a value by its type: array and string methods, a reference\'s keys', async () => {
+    const complete = async (version: number, body: string, line: number, character: number) => {
+      const edited = text.replace('    this.check(amount);\n', `    this.check(amount);\n${body}`);
+      await connection.sendNotification('textDocument/didChange', { textDocument: { uri, version }, contentChanges: [{ text: edited }] });
+      const items = await connection.sendRequest<{ label: string; detail?: string }[]>('textDocument/completion', at(line, character));
+      return items.map((c) => c.label);
+    };
+    const onArray = await complete(10, `    let names = ['a'];\n    names.\n`, 14, 10);
+    expect(onArray).toEqual(expect.arrayContaining(['push', 'splice', 'length', 'indexOf']));
+    expect(onArray).not.toContain('toUpperCase');
+    const onString = await complete(11, `    this.id.to\n`, 13, 14);
+    expect(onString).toEqual(expect.arrayContaining(['toUpperCase', 'slice', 'length']));
+    expect(onString).not.toContain('push');
+    // A variable typed with a collection's name holds a stored reference: its id and collectionId.
+    const onReference = await complete(12, `    let other: Account = this;\n    other.\n`, 14, 10);
+    expect(onReference).toEqual(['id', 'collectionId']);
+    // `this.` still offers the collection's fields and functions.
+    expect(await complete(13, `    this.\n`, 13, 9)).toEqual(['id', 'balance', 'deposit', 'check']);
   });
 
   it('formats the document', async () => {

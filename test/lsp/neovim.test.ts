@@ -1,6 +1,7 @@
 // The language server in a real editor: Debian's Neovim, headless, starts `vellum lsp` as its language server for
 // a schema, and the test reads what Neovim received: the diagnostics (with their codes), a hover (the field's type
-// and its doc comment) and a definition (of a field used in a body).
+// and its doc comment), a definition (of a field used in a body) and, once a dot is typed after a string field, the
+// completion of its string methods.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -49,12 +50,17 @@ local function request(method, line, character)
 end
 out.hover = request('textDocument/hover', 12, 11)
 out.definition = request('textDocument/definition', 12, 11)
+-- Type a dot after a string field: the completion offers string methods (the buffer does not parse then).
+vim.api.nvim_buf_set_lines(buf, 12, 13, false, { '    this.id.' })
+local completion = request('textDocument/completion', 12, 12) or {}
+out.completion = {}
+for _, item in ipairs(completion.items or completion) do table.insert(out.completion, item.label) end
 vim.fn.writefile({ vim.fn.json_encode(out) }, ${JSON.stringify(out)})
 vim.cmd('qa!')
 `;
 
 describe.runIf(nvim)('Neovim with vellum lsp', () => {
-  it('shows diagnostics with codes, a hover with the doc comment, and goes to the definition', () => {
+  it('shows diagnostics with codes, a hover with the doc comment, goes to the definition and completes methods', () => {
     const file = join(temp, 'account.polylang');
     const script = join(temp, 'test.lua');
     const out = join(temp, 'out.json');
@@ -67,5 +73,7 @@ describe.runIf(nvim)('Neovim with vellum lsp', () => {
     expect(result.hover.contents.value).toBe('```vellum\n(field) Account.balance: number\n```\n\nThe balance in cents.');
     const definition = Array.isArray(result.definition) ? result.definition[0] : result.definition;
     expect(definition.range).toEqual({ start: { line: 4, character: 2 }, end: { line: 4, character: 9 } });
+    expect(result.completion).toEqual(expect.arrayContaining(['toUpperCase', 'slice', 'length']));
+    expect(result.completion).not.toContain('push');
   }, 150_000);
 });
