@@ -15,6 +15,7 @@ import {
   canCall,
   canRead,
   execute,
+  isMigration,
   type ExecuteResult,
   recordArguments,
   type ExecutionLimits,
@@ -576,6 +577,9 @@ export class RecordService {
   #checkFunction(collection: UserCollection, functionName: string, args: readonly unknown[]): void {
     const fn = collection.compiled.functions.get(functionName);
     if (!fn) throw notFound('function/not-found', `method "${functionName}" not found in collection "${collection.collectionId}"`);
+    if (isMigration(fn.declaration)) {
+      throw notFound('function/not-found', `method "${functionName}" of collection "${collection.collectionId}" is a migration: it runs over the stored records when its schema is installed, and cannot be called`);
+    }
     const parameters = fn.declaration.parameters;
     const required = parameters.filter((p) => !p.optional).length;
     if (args.length < required) throw new ServiceError('invalid-argument', 'function/invalid-args', `method ${functionName} args invalid, expected ${required} got ${args.length}`);
