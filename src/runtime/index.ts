@@ -19,5 +19,5 @@ export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';
 export { castStoredRecord, type CastResult } from './cast-record.ts';
 export { migrateRecord, migrationOf, migrationShapeProblem, type Migration, type MigrationOutcome } from './migrate-record.ts';
-export { SchemaChange, castDropping, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
+export { SchemaChange, castDropping, followMigrated, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

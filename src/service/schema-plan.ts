@@ -5,7 +5,19 @@
 // as Prisma's `--accept-data-loss`; a change some record cannot follow at all is refused whatever it accepts.
 
 import type { Collection, Decorator } from '../lang/index.ts';
-import { SchemaChange, followRecord, type CompiledCollection, type FieldChange, type JsonValue } from '../runtime/index.ts';
+import {
+  SchemaChange,
+  followMigrated,
+  followRecord,
+  migrateRecord,
+  migrationOf,
+  migrationShapeProblem,
+  type CompiledCollection,
+  type FieldChange,
+  type JsonValue,
+  type Migration,
+  type RecordFollow,
+} from '../runtime/index.ts';
 import { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type IndexDefinition, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { ServiceError, invalidArgument } from './errors.ts';
 import type { CheckedCollection } from './meta-collection.ts';
@@ -23,6 +35,30 @@ export interface FieldPlan extends FieldChange {
   /** Records given the new required field's default, and that default. */
   readonly filled: number;
   readonly default?: JsonValue;
+  /** Records whose value in it the migration read (it declares the field in its parameter): the migration keeps it. */
+  readonly migrated?: number;
+}
+
+/** What the new schema's migration (`@migrate`) does with this change. */
+export interface MigrationPlan {
+  readonly name: string;
+  /** The fields of the stored records it reads (its parameter's fields). */
+  readonly reads: readonly string[];
+  /**
+   * Whether it runs with this change. Not when the collection is created (no stored records), nor when the stored
+   * schema already declares the same migration, unchanged: it ran when that schema was installed (the history says so).
+   */
+  readonly runs: boolean;
+  /** Why it does not run. */
+  readonly reason?: string;
+  /** Records it runs over (when `runs`). */
+  readonly records: number;
+  /** Records left alone: they already have the new schema's exact form (a migration never runs twice over a record). */
+  readonly fit: number;
+  /** Records it fails over (an error, an assertion, out of gas, an invalid result): the change is then refused. */
+  readonly failed: number;
+  /** The first record it fails over, and why. */
+  readonly failure?: { readonly id: string; readonly message: string };
 }
 
 export interface PermissionChange {
@@ -44,8 +80,10 @@ export interface SchemaPlan {
   readonly permissions: readonly PermissionChange[];
   /** The fields losing stored values: a request must name each of them in `acceptDataLoss`. */
   readonly dataLoss: readonly string[];
-  /** What no consent can allow (a new required field without a default, an over-full indexed array). */
+  /** What no consent can allow (a new required field without a default, an over-full indexed array, a migration that fails). */
   readonly blocked: readonly string[];
+  /** The new schema's migration, when it declares one. */
+  readonly migration?: MigrationPlan;
   /** The collection's change stamp when the records were read: the change commits only if it is still this. */
   readonly stamp: number;
 }
@@ -74,6 +112,10 @@ export async function planSchemaChange(
   const unfillable = new BrokenFields();
   const tooManyValues = new BrokenFields();
   const overfull = overfullArrayFieldsCheck(collectionId, next.checked.layout);
+  const migration = migrationOf(next.compiled);
+  const migrationPlan = migration ? planMigration(migration, old?.compiled ?? null, next.compiled) : undefined;
+  const runs = migration && migrationPlan?.runs && migrationPlan.reason === undefined ? migration : undefined;
+  const reads = new Set(migration?.reads.map((f) => f.name.name) ?? []);
   let records = 0;
   if (exists) {
     await store.forEachRecordBatch(collectionId, (batch) => {
@@ -84,9 +126,32 @@ export async function planSchemaChange(
     });
   }
 
+  /** The record under the new schema: migrated when the migration runs over it, cast otherwise. */
+  function follow(record: JsonObject, id: string): RecordFollow | undefined {
+    if (!runs || !migrationPlan) return followRecord(change, next.compiled, record);
+    const outcome = migrateRecord(next.compiled, runs, record);
+    if (outcome.kind === 'fits') {
+      migrationPlan.fit++;
+      return followRecord(change, next.compiled, record);
+    }
+    if (outcome.kind === 'failed') {
+      migrationPlan.failed++;
+      migrationPlan.failure ??= { id, message: outcome.message };
+      return undefined;
+    }
+    migrationPlan.records++;
+    for (const field of reads) if (record[field] !== undefined && record[field] !== null && fields.has(field)) fields.get(field)!.migrated = (fields.get(field)!.migrated ?? 0) + 1;
+    return followMigrated(change, record, outcome.record, reads);
+  }
+
   function planRecord(record: JsonObject): void {
     const id = String(record.id);
-    const follow = followRecord(change, next.compiled, record);
+    const followed = follow(record, id);
+    if (!followed) return;
+    planFollowed(record, id, followed);
+  }
+
+  function planFollowed(record: JsonObject, id: string, follow: RecordFollow): void {
     if (follow.ok) for (const field of follow.lost.keys()) entry(field);
     for (const [field, value] of Object.entries(record)) if (value !== null && value !== undefined && fields.has(field)) fields.get(field)!.holding++;
     if (!follow.ok) {
@@ -125,10 +190,43 @@ export async function planSchemaChange(
     indexes: { built: exists ? built : [], dropped },
     permissions: old ? permissionChanges(old.node, next.checked.node) : [],
     dataLoss: fieldPlans.filter((plan) => plan.lost > 0).map((plan) => plan.field),
-    blocked: blockedText(unfillable, tooManyValues),
+    blocked: [...blockedText(unfillable, tooManyValues), ...migrationBlocked(migrationPlan)],
     stamp,
+    ...(migrationPlan ? { migration: migrationPlan } : {}),
   };
 }
+
+/**
+ * Whether the migration runs with this change (see MigrationPlan.runs), and, when it would, whether the fields it
+ * declares are the stored schema's (`reason` then says which is not: the change is refused).
+ */
+function planMigration(migration: Migration, old: CompiledCollection | null, next: CompiledCollection): MutableMigrationPlan {
+  const plan: MutableMigrationPlan = { name: migration.name, reads: migration.reads.map((f) => f.name.name), runs: false, records: 0, fit: 0, failed: 0 };
+  if (old === null) return { ...plan, reason: 'the collection is created: there are no stored records to migrate' };
+  const before = migrationOf(old);
+  if (before && functionText(old, before) === functionText(next, migration)) {
+    return { ...plan, reason: `the stored schema declares the same migration: it ran when that schema was installed` };
+  }
+  const problem = migrationShapeProblem(migration, old.fields);
+  return problem === null ? { ...plan, runs: true } : { ...plan, runs: true, reason: problem };
+}
+
+/** The migration's declaration as written (decorators, header and body). */
+function functionText(collection: CompiledCollection, migration: Migration): string {
+  const { start, end } = migration.declaration.span;
+  return collection.source?.text.slice(start, end) ?? JSON.stringify(migration.declaration);
+}
+
+function migrationBlocked(plan: MigrationPlan | undefined): string[] {
+  if (!plan?.runs) return [];
+  if (plan.reason !== undefined) return [`${plan.reason}; nothing was changed`];
+  if (plan.failed === 0) return [];
+  return [
+    `migration "${plan.name}" fails on ${plural(plan.failed, 'stored record')} (record ${JSON.stringify(plan.failure!.id)}: ${plan.failure!.message}); nothing was changed`,
+  ];
+}
+
+type MutableMigrationPlan = { -readonly [K in keyof MigrationPlan]: MigrationPlan[K] };
 
 function blockedText(unfillable: BrokenFields, tooManyValues: BrokenFields): string[] {
   const problems: string[] = [];
@@ -176,6 +274,7 @@ export function describePlan(plan: SchemaPlan): string[] {
     if (f.change === 'added') parts.push(f.filled > 0 ? `${plural(f.filled, 'record')} given the default ${preview(f.default ?? null)}` : 'no record changes');
     if (f.change !== 'added') parts.push(`${plural(f.holding, 'record')} hold a value`);
     if (f.cast > 0) parts.push(`${f.cast} cast without loss`);
+    if (f.migrated) parts.push(`${f.migrated} read by the migration`);
     if (f.change === 'retyped' && f.filled > 0) parts.push(`${f.filled} given the default ${preview(f.default ?? null)}`);
     if (f.lost > 0) parts.push(`${f.lost} LOSE their value (e.g. record ${JSON.stringify(f.example!.id)}: ${f.example!.path} = ${preview(f.example!.value)})`);
     lines.push(`  ${fieldText(f)}: ${parts.join(', ')}`);
@@ -186,6 +285,16 @@ export function describePlan(plan: SchemaPlan): string[] {
   for (const index of plan.indexes.built) if (!rebuilt.includes(index)) lines.push(`  index built: ${index}`);
   for (const index of plan.indexes.dropped) if (!rebuilt.includes(index)) lines.push(`  index dropped: ${index}`);
   for (const p of plan.permissions) lines.push(`  permissions of ${p.on}: ${p.from.join(' ') || '(none)'} → ${p.to.join(' ') || '(none)'}`);
+  const m = plan.migration;
+  if (m) {
+    if (!m.runs) lines.push(`  migration ${m.name}: does not run (${m.reason})`);
+    else if (m.reason === undefined) {
+      const parts = [`runs over ${plural(m.records, 'record')}`];
+      if (m.fit > 0) parts.push(`${m.fit} already in the new form, left alone`);
+      if (m.failed > 0) parts.push(`FAILS on ${m.failed}`);
+      lines.push(`  migration ${m.name} (reads ${m.reads.map((f) => `"${f}"`).join(', ') || 'nothing'}): ${parts.join(', ')}`);
+    }
+  }
   for (const b of plan.blocked) lines.push(`  BLOCKED: ${b}`);
   if (plan.dataLoss.length > 0) lines.push(`  data loss: refused unless accepted for ${JSON.stringify(plan.dataLoss)}`);
   return lines;
