@@ -1,6 +1,7 @@
 // A migration (`@migrate`) over one stored record: `this` starts as the record cast to the new schema, `old` is
 // the stored record, the result is a record of the new schema; a record already in the new form is left alone
 // (so a pass run again after a crash never migrates a record twice), and a failure names its cause.
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { execute, migrateRecord, migrationOf, migrationShapeProblem, type CompiledCollection } from '../../src/runtime/index.ts';
 import { parse } from '../../src/lang/index.ts';
@@ -75,6 +76,25 @@ describe('migrateRecord', () => {
       kind: 'migrated',
       record: { id: 'h', owner: { collectionId: 'ns/User', id: 'u1' }, total: 5 },
     });
+  });
+});
+
+describe('migrateRecord over random stored records', () => {
+  const user = load(USER, 'User');
+  it('gives a record of the new schema that keeps the name, and a second run leaves it alone', () => {
+    const word = fc.string({ minLength: 0, maxLength: 6 }).filter((w) => !w.includes(' '));
+    fc.assert(
+      fc.property(word.filter((w) => w !== 'boom'), fc.option(word, { nil: undefined }), fc.option(fc.integer(), { nil: undefined }), (first, last, age) => {
+        const name = last === undefined ? first : `${first} ${last}`;
+        const stored: Record<string, unknown> = { id: 'r', name };
+        if (age !== undefined) stored.age = age;
+        const once = migrate(user, stored);
+        if (once.kind !== 'migrated') throw new Error(`expected a migration, got ${JSON.stringify(once)}`);
+        expect(once.record).toEqual({ id: 'r', first, last: last ?? '', ...(age === undefined ? {} : { age }) });
+        expect(migrate(user, once.record)).toEqual({ kind: 'fits' });
+      }),
+      { numRuns: 300, seed: 22 },
+    );
   });
 });
 
