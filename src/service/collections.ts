@@ -27,6 +27,11 @@ export interface UserCollection {
   checked: CheckedCollection;
   /** Whether anyone may read every record (`@public` or `@read`): lists then skip the read filter. */
   publicRead: boolean;
+  /**
+   * A stored record as this schema has it, or null when it already has that form: cast, or migrated when the change
+   * that installed this schema ran its migration (`@migrate`). The function the layout pass runs over every record.
+   */
+  conform: (record: JsonObject) => JsonObject | null;
 }
 
 export interface MetaCollection {
@@ -208,7 +213,8 @@ export class CollectionRegistry {
     // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
     await this.#ensureLayout(collectionId, checked.layout, { compiled, code });
     const publicRead = readableByEveryone(checked.node);
-    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
+    const migration = await this.#runningMigration(collectionId, { compiled, code });
+    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, conform: schemaConform(compiled, migration) };
   }
 
   /**
@@ -269,7 +275,7 @@ export class CollectionRegistry {
     // next request that loads it, stores its own layout.
     await this.#store.defineCollection(collectionId, layout, {
       ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
-      conform: migration ? (record) => migrated(compiled, migration, record) : (record) => conformed(compiled, record),
+      conform: schemaConform(compiled, migration),
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });
   }
@@ -277,6 +283,11 @@ export class CollectionRegistry {
 
 export function compileChecked(checked: CheckedCollection): CompiledCollection {
   return compileCollection(checked.checked, checked.name, { collectionId: checked.collectionId, source: checked.source });
+}
+
+/** The layout pass's `conform` for the schema: its migration's when its change ran one, the cast otherwise. */
+export function schemaConform(compiled: CompiledCollection, migration: Migration | undefined): (record: JsonObject) => JsonObject | null {
+  return migration ? (record) => migrated(compiled, migration, record) : (record) => conformed(compiled, record);
 }
 
 /**

@@ -72,6 +72,12 @@ describe.each(backends)('on %s', (_name, openStore) => {
     expect((await s.record('ns/User', 'u3')).json.data).toEqual({ id: 'u3', first: 'Grace', last: 'Brewster Hopper' });
     const history = await s.server.service.schemaHistory('ns/User');
     expect(history.at(-1)!.plan.migration).toMatchObject({ name: 'splitName', runs: true, records: 3 });
+    // The resolved collection's conform (what the pass runs, and what a read of a record the pass has not reached
+    // yet may apply) migrates a record in the old form and leaves one in the new form alone.
+    const resolved = await s.server.service.collections.resolve('ns/User');
+    if (resolved.kind !== 'user') throw new Error('expected a user collection');
+    expect(resolved.conform({ id: 'u9', name: 'Alan Turing' })).toEqual({ id: 'u9', first: 'Alan', last: 'Turing' });
+    expect(resolved.conform({ id: 'u9', first: 'Alan', last: 'Turing' })).toBeNull();
 
     // Calling it is 404: it runs only when its schema is installed.
     const called = await s.call('ns/User', 'u1', 'splitName', [{ name: 'x y' }]);
