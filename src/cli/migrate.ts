@@ -135,6 +135,7 @@ function historyLine(v: SchemaVersion): string {
         ...p.indexes.built.map((i) => `+index ${i}`),
         ...p.indexes.dropped.map((i) => `-index ${i}`),
         ...(p.permissions.length > 0 ? ['permissions changed'] : []),
+        ...(p.migration?.runs && p.migration.reason === undefined ? [`migration ${p.migration.name} ran over ${p.migration.records} records`] : []),
       ].join(', ') || 'functions only';
   return `${v.version}  ${new Date(v.appliedAt).toISOString()}  ${v.signer ?? '(operator or unsigned)'}  ${what}`;
 }

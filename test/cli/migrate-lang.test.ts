@@ -145,5 +145,8 @@ describe.each(backends)('a @migrate migration on %s', (_name, prepare) => {
     }
     const history = JSON.parse(vellum('history', 'Person', '--json', ...where).stdout);
     expect(history.at(-1).plan.migration).toMatchObject({ name: 'splitName', runs: true, records: N });
+    expect(vellum('history', 'Person', ...where).stdout).toMatch(
+      new RegExp(`\\n2 {2}\\S+ {2}\\(operator or unsigned\\) {2}name removed, first added, last added, \\+index \\(first\\), \\+index \\(last\\), -index \\(name\\), migration splitName ran over ${N} records\\n$`),
+    );
   }, 240_000);
 });
