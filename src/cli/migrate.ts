@@ -89,7 +89,8 @@ export function registerMigrate(program: Command): void {
         if (flags.dryRun) return;
         const accepted = flags.acceptDataLoss ?? [];
         checkPlan(plan, accepted);
-        out(`${id} ${await service.installSchema(id, target.code, accepted, progressPrinter(out))} (back to version ${flags.to})`);
+        const migrating = await migrationRunning(service, id, target.code, plan);
+        out(`${id} ${await service.installSchema(id, target.code, accepted, progressPrinter(out, migrating))} (back to version ${flags.to})`);
       });
     });
   common(migrate.command('apply').description('apply the change; refused (exit 1) if it loses stored values not accepted'))
@@ -99,13 +100,24 @@ export function registerMigrate(program: Command): void {
     });
 }
 
+/**
+ * The name of the migration the install of `code` runs (`@migrate`): the plan's, when it runs with this change, or
+ * the last version's, when that is this code and its pass was cut short (the next install finishes it).
+ */
+async function migrationRunning(service: RecordService, id: string, code: string, plan: SchemaPlan): Promise<string | undefined> {
+  if (plan.migration?.runs && plan.migration.reason === undefined) return plan.migration.name;
+  const last = (await service.schemaHistory(id)).at(-1);
+  return last?.code === code && last.plan.migration?.runs ? last.plan.migration.name : undefined;
+}
+
 /** Prints the layout pass's progress: about every tenth of the records, and the end. */
-function progressPrinter(out: (line: string) => void): (progress: RebuildProgress) => void {
+function progressPrinter(out: (line: string) => void, migration?: string): (progress: RebuildProgress) => void {
   let next = 0;
+  const what = migration ? `migrated by ${migration}, cast and indexed` : 'cast and indexed';
   return ({ collectionId, done, total }) => {
     if (total === 0 || (done < next && done < total)) return;
     next = done + Math.max(1, Math.ceil(total / 10));
-    out(`  ${collectionId}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records cast and indexed`);
+    out(`  ${collectionId}: ${done.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} records ${what}`);
   };
 }
 
@@ -123,6 +135,7 @@ function historyLine(v: SchemaVersion): string {
         ...p.indexes.built.map((i) => `+index ${i}`),
         ...p.indexes.dropped.map((i) => `-index ${i}`),
         ...(p.permissions.length > 0 ? ['permissions changed'] : []),
+        ...(p.migration?.runs && p.migration.reason === undefined ? [`migration ${p.migration.name} ran over ${p.migration.records} records`] : []),
       ].join(', ') || 'functions only';
   return `${v.version}  ${new Date(v.appliedAt).toISOString()}  ${v.signer ?? '(operator or unsigned)'}  ${what}`;
 }
@@ -188,7 +201,8 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
       for (const line of describePlan(plan)) out(line);
       try {
         checkPlan(plan, acceptedHere);
-        out(`${id} ${await service.installSchema(id, code, acceptedHere, progressPrinter(out))} (from ${file})`);
+        const migrating = await migrationRunning(service, id, code, plan);
+        out(`${id} ${await service.installSchema(id, code, acceptedHere, progressPrinter(out, migrating))} (from ${file})`);
       } catch (error) {
         const refused = fail(`${file}: collection ${id}: ${(error as Error).message}`);
         const missing = plan.dataLoss.filter((field) => !acceptedHere.includes(field));

@@ -66,9 +66,12 @@ function referenceFields(collection: CheckedCollection, names: ReadonlySet<strin
   });
 }
 
-/** The functions a client may call: all but the constructor, which runs only on create (`call/constructor` is 404). */
+/**
+ * The functions a client may call: all but the constructor, which runs only on create (`call/constructor` is 404),
+ * and a migration (`@migrate`), which runs only when its schema is installed.
+ */
 function functionsOf(collection: CheckedCollection) {
-  return collection.functions.filter((fn) => fn.name !== 'constructor');
+  return collection.functions.filter((fn) => fn.name !== 'constructor' && !fn.migration);
 }
 
 /**

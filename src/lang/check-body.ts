@@ -966,6 +966,10 @@ class BodyChecker {
     if (callee.object.kind === 'this') {
       this.tables.types.set(callee.object, this.thisType);
       const fn = this.collection.functionsByName.get(name);
+      if (fn?.migration) {
+        this.report('migrationCalled', callee.property.span, [name]);
+        return this.uncheckedArguments(expression);
+      }
       if (fn && name !== 'constructor') {
         this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
         const result = this.callFunction(expression, fn);

@@ -49,6 +49,8 @@ export interface CheckedFunction {
   /** Whether the function carries a `@call` decorator at all, and the authenticable fields its
    *  arguments name (in order, without duplicates). `@call` with no arguments has `fields: []`. */
   call: { decorated: boolean; fields: string[] };
+  /** Set on a `@migrate` function: it is never called; it runs over each stored record when its schema is installed. */
+  migration?: true;
   node: FunctionDeclaration;
 }
 

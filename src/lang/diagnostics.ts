@@ -161,6 +161,21 @@ export const catalogue = {
     severity: 'error',
     message: 'unknown type "{0}"{1}',
   },
+  migrateMisplaced: {
+    code: 'V2030',
+    severity: 'error',
+    message: '@migrate belongs on a function (the migration of the stored records); on a {0} it means nothing',
+  },
+  migrationShape: {
+    code: 'V2031',
+    severity: 'error',
+    message: 'migration "{0}": {1}',
+  },
+  duplicateMigration: {
+    code: 'V2032',
+    severity: 'error',
+    message: 'collection "{0}" declares more than one migration; one schema change runs one migration',
+  },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------
@@ -219,6 +234,11 @@ export const catalogue = {
     message: '"{0}" can end without returning a value, but its return type is {1}',
   },
   sizedNumberValue: { code: 'V3031', severity: 'error', message: '{0}' },
+  migrationCalled: {
+    code: 'V3032',
+    severity: 'error',
+    message: '"{0}" is a migration: it runs over the stored records when its schema is installed, and cannot be called',
+  },
   // (checker: add V3xxx codes here)
 } as const satisfies Record<string, DiagnosticTemplate>;
 

@@ -9,6 +9,7 @@ import {
   type FunctionDeclaration,
   type IndexDeclaration,
   type Program,
+  type Span,
   type TypeNode,
   fieldsOf,
   functionsOf,
@@ -130,6 +131,10 @@ class CollectionRules {
       if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('collectionDecoratorArguments', decorator.span, [decorator.name]));
       }
+      if (decorator.name === 'migrate') {
+        this.report(diagnostic('migrateMisplaced', decorator.span, ['collection']));
+        continue;
+      }
       // @private grants nothing: it is what no decorator means (Polylang after 0.6 needed it to close a contract).
       if (decorator.name === 'private') privateDecorator ??= decorator;
       else permissions[decorator.name] = true;
@@ -147,6 +152,10 @@ class CollectionRules {
     for (const decorator of field.decorators) {
       if (decorator.name === 'private') {
         this.report(diagnostic('privateOnMember', decorator.span, ['field']));
+        continue;
+      }
+      if (decorator.name === 'migrate') {
+        this.report(diagnostic('migrateMisplaced', decorator.span, ['field']));
         continue;
       }
       if (decorator.name === 'public') {
@@ -174,6 +183,7 @@ class CollectionRules {
         this.report(diagnostic('privateOnMember', decorator.span, ['function']));
         continue;
       }
+      if (decorator.name === 'migrate') continue; // see migration()
       if (decorator.name !== 'call') {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`@${decorator.name} on a function`]));
         continue;
@@ -238,11 +248,13 @@ class CollectionRules {
     const functionsByName = new Map<string, CheckedFunction>();
     for (const node of nodes) {
       const name = node.name.name;
+      const migration = this.migration(node, functions);
       const checked: CheckedFunction = {
         name,
-        parameters: this.parameters(node),
+        parameters: this.parameters(node, migration),
         returnType: node.returnType ? this.resolveType(node.returnType, 'return', true) : null,
         call: this.functionDecorators(node, fieldsByName),
+        ...(migration ? { migration: true as const } : {}),
         node,
       };
       const first = functionsByName.get(name);
@@ -267,7 +279,35 @@ class CollectionRules {
     return { functions, functionsByName };
   }
 
-  private parameters(fn: FunctionDeclaration): CheckedParameter[] {
+  /**
+   * Whether the function is a migration (`@migrate`), and its header's rules: one required parameter typed by an
+   * inline object type (the fields of the stored records it reads, under the previous schema), no return type, no
+   * other decorator, not the constructor, one per collection.
+   */
+  private migration(fn: FunctionDeclaration, earlier: readonly CheckedFunction[]): boolean {
+    const decorator = fn.decorators.find((d) => d.name === 'migrate');
+    if (!decorator) return false;
+    const name = fn.name.name;
+    const shape = (span: Span, problem: string) => this.report(diagnostic('migrationShape', span, [name, problem]));
+    if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) shape(decorator.span, '@migrate takes no arguments');
+    if (name === 'constructor') shape(fn.name.span, 'the constructor cannot be a migration');
+    const [old, ...more] = fn.parameters;
+    if (!old || old.type.kind !== 'objectType' || old.optional) {
+      shape(
+        old?.span ?? fn.name.span,
+        'a migration takes one parameter typed with the fields it reads from the stored records, as `(old: { name: string; })`',
+      );
+    }
+    for (const extra of more) shape(extra.span, 'a migration takes exactly one parameter (the stored record)');
+    if (fn.returnType) shape(fn.returnType.span, 'a migration returns nothing: it sets the fields of `this`');
+    for (const other of fn.decorators) {
+      if (other !== decorator) shape(other.span, `@${other.name} has no meaning on a migration: nobody calls it`);
+    }
+    if (earlier.some((f) => f.migration)) this.report(diagnostic('duplicateMigration', decorator.span, [this.name]));
+    return true;
+  }
+
+  private parameters(fn: FunctionDeclaration, migration = false): CheckedParameter[] {
     const parameters: CheckedParameter[] = [];
     const seen = new Set<string>();
     let firstOptional: string | undefined;
@@ -279,7 +319,8 @@ class CollectionRules {
       else if (firstOptional !== undefined) {
         this.report(diagnostic('optionalParameterOrder', node.name.span, [name, firstOptional]));
       }
-      if (node.type.kind === 'objectType') this.report(diagnostic('objectTypeParameter', node.type.span, [name]));
+      // A migration's parameter is the one place for an object type: the shape of the stored records it reads.
+      if (node.type.kind === 'objectType' && !migration) this.report(diagnostic('objectTypeParameter', node.type.span, [name]));
       parameters.push({ name, optional: node.optional, type: this.resolveType(node.type, 'parameter', true), node });
     }
     return parameters;

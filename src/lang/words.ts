@@ -17,8 +17,12 @@ export const BUILT_IN_TYPE_NAMES: readonly string[] = [...PRIMITIVE_TYPE_NAMES, 
 /** The words that start a collection: `collection` (0.6) and its later alias `contract` (a keyword only there). */
 export const COLLECTION_KEYWORDS = ['collection', 'contract'] as const;
 
-/** Decorator names; `private` came after 0.6 (on a collection: no collection-wide read or call). */
-export const DECORATOR_NAMES = ['public', 'read', 'call', 'delegate', 'private'] as const;
+/**
+ * Decorator names; `private` came after 0.6 (on a collection: no collection-wide read or call), `migrate` is Vellum's
+ * (on a function: a migration run over the stored records when the schema that declares it is installed; docs/checker.md).
+ * Both were "Unknown decorator" errors in 0.6, so no 0.6 schema holds them, and `migrate` stays an ordinary name.
+ */
+export const DECORATOR_NAMES = ['public', 'read', 'call', 'delegate', 'private', 'migrate'] as const;
 
 export function isSizedNumberName(name: string): name is SizedNumberName {
   return (SIZED_NUMBER_NAMES as readonly string[]).includes(name);

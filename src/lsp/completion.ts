@@ -19,7 +19,7 @@ export function completions(textBefore: string, checked: CheckedProgram | undefi
     return [
       ...collection.fields.map((f) => ({ label: f.name, kind: CompletionItemKind.Field, detail: typeToString(f.type), documentation: f.node.doc })),
       ...collection.functions
-        .filter((f) => f.name !== 'constructor')
+        .filter((f) => f.name !== 'constructor' && !f.migration)
         .map((f) => ({ label: f.name, kind: CompletionItemKind.Method, detail: `(${f.parameters.map((p) => `${p.name}: ${typeToString(p.type)}`).join(', ')})`, documentation: f.node.doc })),
     ];
   }

@@ -2,7 +2,7 @@
 // snapshot and the arguments are never modified (they are converted into fresh runtime values), and
 // any failure returns a typed error and no changes.
 
-import { typeText, type Parameter } from '../lang/index.ts';
+import { typeText, type FunctionDeclaration, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
 import { invoke } from './compiler.ts';
 import { argumentCollection } from './references.ts';
@@ -73,10 +73,26 @@ export function execute(
   ctx: ExecutionContext = {},
   limits?: Partial<ExecutionLimits>,
 ): ExecuteResult {
+  return executeFunction(collection, functionName, snapshot, args, ctx, limits, false);
+}
+
+/**
+ * `execute`, or (`migration` true, for migrate-record.ts only) the run of a `@migrate` function, which `execute`
+ * refuses: a migration is never called, it runs over each stored record when its schema is installed.
+ */
+export function executeFunction(
+  collection: CompiledCollection,
+  functionName: string,
+  snapshot: WireRecord | null | undefined,
+  args: readonly unknown[],
+  ctx: ExecutionContext,
+  limits: Partial<ExecutionLimits> | undefined,
+  migration: boolean,
+): ExecuteResult {
   let st: ExecState | undefined;
   try {
     st = new ExecState(resolveLimits(limits), runtimeContext(ctx), collection.spans);
-    return { ok: true, transition: run(collection, functionName, snapshot, args, st) };
+    return { ok: true, transition: run(collection, functionName, snapshot, args, st, migration) };
   } catch (error) {
     const failed: ExecuteResult = { ok: false, error: toRuntimeError(error, collection, st), gasUsed: st ? st.gasUsed : 0 };
     if (st?.logs) failed.logs = st.logs;
@@ -102,10 +118,19 @@ function run(
   snapshot: WireRecord | null | undefined,
   args: readonly unknown[],
   st: ExecState,
+  migration: boolean,
 ): Transition {
   const fn = collection.functions.get(functionName);
   if (!fn) {
     throw new RuntimeFault('function/not-found', `method "${functionName}" not found in collection "${collection.collectionId}"`);
+  }
+  if (isMigration(fn.declaration) !== migration) {
+    throw new RuntimeFault(
+      'function/not-found',
+      migration
+        ? `method "${functionName}" of collection "${collection.collectionId}" is not a migration`
+        : `method "${functionName}" of collection "${collection.collectionId}" is a migration: it runs over the stored records when its schema is installed, and cannot be called`,
+    );
   }
   const isConstructor = functionName === 'constructor';
   if (!isConstructor && (snapshot === null || snapshot === undefined)) {
@@ -141,6 +166,11 @@ function run(
   const transition: Transition = { record, deleted: st.selfdestructed, changed, returnValue, gasUsed: st.gasUsed };
   if (st.logs) transition.logs = st.logs;
   return transition;
+}
+
+/** Whether the function is a migration (`@migrate`, docs/checker.md). */
+export function isMigration(fn: FunctionDeclaration): boolean {
+  return fn.decorators.some((d) => d.name === 'migrate');
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@
 export { compileCollection, CollectionNotFoundError, type CompiledCollection, type CompileOptions } from './collection.ts';
 export {
   execute,
+  isMigration,
   type ChangedRecord,
   type ExecuteResult,
   type ExecutionContext,
@@ -17,5 +18,6 @@ export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';
 export { castStoredRecord, type CastResult } from './cast-record.ts';
-export { SchemaChange, castDropping, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
+export { migrateRecord, migrationOf, migrationShapeProblem, type Migration, type MigrationOutcome } from './migrate-record.ts';
+export { SchemaChange, castDropping, followMigrated, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

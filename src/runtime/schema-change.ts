@@ -101,12 +101,27 @@ export function castDropping(
   }
 }
 
-function compare(change: SchemaChange, record: { readonly [key: string]: unknown }, next: WireRecord, dropped: ReadonlyMap<string, LostValue>): RecordFollow {
+/**
+ * What a migration (migrate-record.ts) did to one record, as followRecord says it for a cast: `migrated` is its
+ * result. The fields the migration reads (`reads`) are its to keep, so their values are never counted as lost; any
+ * other field's value is judged as a cast's would be (a value the migration overwrote or dropped is lost).
+ */
+export function followMigrated(change: SchemaChange, record: { readonly [key: string]: unknown }, migrated: WireRecord, reads: ReadonlySet<string>): RecordFollow & { ok: true } {
+  return compare(change, record, migrated, new Map(), reads);
+}
+
+function compare(
+  change: SchemaChange,
+  record: { readonly [key: string]: unknown },
+  next: WireRecord,
+  dropped: ReadonlyMap<string, LostValue>,
+  reads: ReadonlySet<string> = new Set(),
+): RecordFollow & { ok: true } {
   const lost = new Map(dropped);
   const cast: string[] = [];
   for (const field of Object.keys(record)) {
     const value = record[field];
-    if (value === undefined || value === null || lost.has(field)) continue;
+    if (value === undefined || value === null || lost.has(field) || reads.has(field)) continue;
     const at = change.lostAt(field, value, next[field]);
     if (at !== null) lost.set(field, at);
     else if (JSON.stringify(value) !== JSON.stringify(next[field])) cast.push(field);

@@ -11,12 +11,13 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { castDropping, compileCollection, readableByEveryone, type CompiledCollection } from '../runtime/index.ts';
+import { castDropping, compileCollection, migrateRecord, migrationOf, readableByEveryone, type CompiledCollection, type Migration } from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RebuildProgress, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
 import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
 import { MigrationStatus } from './migration-status.ts';
+import { latestVersion } from './schema-history.ts';
 
 export interface UserCollection {
   kind: 'user';
@@ -26,6 +27,11 @@ export interface UserCollection {
   checked: CheckedCollection;
   /** Whether anyone may read every record (`@public` or `@read`): lists then skip the read filter. */
   publicRead: boolean;
+  /**
+   * A stored record as this schema has it, or null when it already has that form: cast, or migrated when the change
+   * that installed this schema ran its migration (`@migrate`). The function the layout pass runs over every record.
+   */
+  conform: (record: JsonObject) => JsonObject | null;
 }
 
 export interface MetaCollection {
@@ -207,7 +213,8 @@ export class CollectionRegistry {
     // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
     await this.#ensureLayout(collectionId, checked.layout, { compiled, code });
     const publicRead = readableByEveryone(checked.node);
-    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead };
+    const migration = await this.#runningMigration(collectionId, { compiled, code });
+    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, conform: schemaConform(compiled, migration) };
   }
 
   /**
@@ -243,19 +250,32 @@ export class CollectionRegistry {
     // A pass that rewrites stored records (fields changed, or an interrupted cast) is reported as a migration
     // switching (MigrationStatus: a readiness check may say "not ready").
     const castsRecords = current !== null && (JSON.stringify(current.fields) !== JSON.stringify(layout.fields) || (await this.#store.conforming(collectionId)));
-    const pass = this.#defineWithSchema(collectionId, layout, schema);
+    const migration = castsRecords ? await this.#runningMigration(collectionId, schema) : undefined;
+    const pass = this.#defineWithSchema(collectionId, layout, migration ? { ...schema, migration } : schema);
     await (castsRecords ? this.migrations.track(collectionId, pass) : pass);
   }
 
-  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema): Promise<void> {
-    const { compiled, code } = schema;
+  /**
+   * The migration this schema's pass runs: the schema's `@migrate` function when the history's latest version is
+   * this code and its plan says the migration runs with it (schema-plan.ts: not when the previous schema declared
+   * the same one). A pass resumed after a crash finds the same answer, so it goes on migrating the records left.
+   */
+  async #runningMigration(collectionId: string, schema: Schema): Promise<Migration | undefined> {
+    const migration = migrationOf(schema.compiled);
+    if (!migration) return undefined;
+    const latest = await latestVersion(this.#store, collectionId);
+    return latest?.code === schema.code && latest.plan.migration?.runs === true ? migration : undefined;
+  }
+
+  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema & { migration?: Migration }): Promise<void> {
+    const { compiled, code, migration } = schema;
     // Stored only while the schema record still holds this code: a request that read a schema just before an
     // update replaced it (or an update whose install ran late) would otherwise put the older layout back and cast
     // every record to the older schema, dropping the newer fields' values. The newer schema's install, or the
     // next request that loads it, stores its own layout.
     await this.#store.defineCollection(collectionId, layout, {
       ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
-      conform: (record) => conformed(compiled, record),
+      conform: schemaConform(compiled, migration),
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });
   }
@@ -263,6 +283,11 @@ export class CollectionRegistry {
 
 export function compileChecked(checked: CheckedCollection): CompiledCollection {
   return compileCollection(checked.checked, checked.name, { collectionId: checked.collectionId, source: checked.source });
+}
+
+/** The layout pass's `conform` for the schema: its migration's when its change ran one, the cast otherwise. */
+export function schemaConform(compiled: CompiledCollection, migration: Migration | undefined): (record: JsonObject) => JsonObject | null {
+  return migration ? (record) => migrated(compiled, migration, record) : (record) => conformed(compiled, record);
 }
 
 /**
@@ -275,4 +300,18 @@ export function compileChecked(checked: CheckedCollection): CompiledCollection {
 function conformed(compiled: CompiledCollection, record: JsonObject): JsonObject | null {
   const cast = castDropping(compiled, record);
   return cast.ok && cast.changed ? (cast.record as JsonObject) : null;
+}
+
+/**
+ * The record migrated to the schema (migrate-record.ts), or null when it already has the schema's form (migrated
+ * before a crash, or written under the new schema since). The update's plan ran the migration over every stored
+ * record and was refused if it failed over any; one that fails here all the same (only a record the plan never
+ * saw could) stops the pass, which stays marked in the layout: the collection keeps its other records as they
+ * are, and the next process to load it runs the pass again from the start, skipping the records already migrated.
+ */
+function migrated(compiled: CompiledCollection, migration: Migration, record: JsonObject): JsonObject | null {
+  const outcome = migrateRecord(compiled, migration, record);
+  if (outcome.kind === 'fits') return null;
+  if (outcome.kind === 'failed') throw new Error(`migration "${migration.name}" of ${compiled.collectionId} failed on record ${JSON.stringify(record.id)}: ${outcome.message}`);
+  return outcome.record as JsonObject;
 }

@@ -15,6 +15,7 @@ import {
   canCall,
   canRead,
   execute,
+  isMigration,
   type ExecuteResult,
   recordArguments,
   type ExecutionLimits,
@@ -22,7 +23,7 @@ import {
 } from '../runtime/index.ts';
 import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
-import { defineHistory, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
+import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
@@ -559,7 +560,15 @@ export class RecordService {
     // layout pass first (an earlier update's install) before this update could be planned.
     const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
     const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
-    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) });
+    const resumingMigration = record?.code === checked.code && (await this.#migrationUnfinished(checked.collectionId, checked.code));
+    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration });
+  }
+
+  /** Whether the stored schema (`code`) ran a migration whose pass over the records was cut short (a crash). */
+  async #migrationUnfinished(collectionId: string, code: string): Promise<boolean> {
+    if ((await this.store.getLayout(collectionId)) === null || !(await this.store.conforming(collectionId))) return false;
+    const latest = await latestVersion(this.store, collectionId);
+    return latest?.code === code && latest.plan.migration?.runs === true;
   }
 
   /** Every version of the collection's schema, oldest first (schema-history.ts). */
@@ -601,6 +610,9 @@ export class RecordService {
   #checkFunction(collection: UserCollection, functionName: string, args: readonly unknown[]): void {
     const fn = collection.compiled.functions.get(functionName);
     if (!fn) throw notFound('function/not-found', `method "${functionName}" not found in collection "${collection.collectionId}"`);
+    if (isMigration(fn.declaration)) {
+      throw notFound('function/not-found', `method "${functionName}" of collection "${collection.collectionId}" is a migration: it runs over the stored records when its schema is installed, and cannot be called`);
+    }
     const parameters = fn.declaration.parameters;
     const required = parameters.filter((p) => !p.optional).length;
     if (args.length < required) throw new ServiceError('invalid-argument', 'function/invalid-args', `method ${functionName} args invalid, expected ${required} got ${args.length}`);

@@ -56,6 +56,12 @@ export async function schemaHistory(store: RecordStore, collectionId: string): P
   }
 }
 
+/** The collection's latest version, or null when it has no history (created before the history was kept). */
+export async function latestVersion(store: RecordStore, collectionId: string): Promise<SchemaVersion | null> {
+  const { records } = await store.list(HISTORY_COLLECTION_ID, { where: { collectionId }, sort: [['version', 'desc']], limit: 1 });
+  return records.length === 0 ? null : fromRecord(records[0]!);
+}
+
 /**
  * The write that records `code` as the collection's next version, and the expectation that makes its commit fail
  * (and run again) if another change took that version number meanwhile.

@@ -5,7 +5,19 @@
 // as Prisma's `--accept-data-loss`; a change some record cannot follow at all is refused whatever it accepts.
 
 import type { Collection, Decorator } from '../lang/index.ts';
-import { SchemaChange, followRecord, type CompiledCollection, type FieldChange, type JsonValue } from '../runtime/index.ts';
+import {
+  SchemaChange,
+  followMigrated,
+  followRecord,
+  migrateRecord,
+  migrationOf,
+  migrationShapeProblem,
+  type CompiledCollection,
+  type FieldChange,
+  type JsonValue,
+  type Migration,
+  type RecordFollow,
+} from '../runtime/index.ts';
 import { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type IndexDefinition, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { ServiceError, invalidArgument } from './errors.ts';
 import type { CheckedCollection } from './meta-collection.ts';
@@ -23,6 +35,37 @@ export interface FieldPlan extends FieldChange {
   /** Records given the new required field's default, and that default. */
   readonly filled: number;
   readonly default?: JsonValue;
+  /** Records whose value in it the migration read (it declares the field in its parameter): the migration keeps it. */
+  readonly migrated?: number;
+  /** Records the migration gave a value in it where they had none (instead of the default). */
+  readonly written?: number;
+}
+
+/** What the new schema's migration (`@migrate`) does with this change. */
+export interface MigrationPlan {
+  readonly name: string;
+  /** The fields of the stored records it reads (its parameter's fields). */
+  readonly reads: readonly string[];
+  /**
+   * Whether it runs with this change. Not when the collection is created (no stored records), nor when the stored
+   * schema already declares the same migration, unchanged: it ran when that schema was installed (the history says so).
+   */
+  readonly runs: boolean;
+  /** Why it does not run (or, when it `runs`, why the change is refused). */
+  readonly reason?: string;
+  /**
+   * Set when the change installs the schema already stored, whose migration's pass was cut short (a crash): the
+   * migration runs over the records not migrated yet, and the others count as `fit`.
+   */
+  readonly resumed?: true;
+  /** Records it runs over (when `runs`). */
+  readonly records: number;
+  /** Records left alone: they already have the new schema's exact form (a migration never runs twice over a record). */
+  readonly fit: number;
+  /** Records it fails over (an error, an assertion, out of gas, an invalid result): the change is then refused. */
+  readonly failed: number;
+  /** The first record it fails over, and why. */
+  readonly failure?: { readonly id: string; readonly message: string };
 }
 
 export interface PermissionChange {
@@ -44,8 +87,10 @@ export interface SchemaPlan {
   readonly permissions: readonly PermissionChange[];
   /** The fields losing stored values: a request must name each of them in `acceptDataLoss`. */
   readonly dataLoss: readonly string[];
-  /** What no consent can allow (a new required field without a default, an over-full indexed array). */
+  /** What no consent can allow (a new required field without a default, an over-full indexed array, a migration that fails). */
   readonly blocked: readonly string[];
+  /** The new schema's migration, when it declares one. */
+  readonly migration?: MigrationPlan;
   /** The collection's change stamp when the records were read: the change commits only if it is still this. */
   readonly stamp: number;
 }
@@ -55,6 +100,7 @@ export async function planSchemaChange(
   store: RecordStore,
   old: { readonly node: Collection; readonly compiled: CompiledCollection } | null,
   next: { readonly checked: CheckedCollection; readonly compiled: CompiledCollection },
+  options: { readonly resumingMigration?: boolean } = {},
 ): Promise<SchemaPlan> {
   const collectionId = next.checked.collectionId;
   const oldLayout = await store.getLayout(collectionId);
@@ -74,6 +120,10 @@ export async function planSchemaChange(
   const unfillable = new BrokenFields();
   const tooManyValues = new BrokenFields();
   const overfull = overfullArrayFieldsCheck(collectionId, next.checked.layout);
+  const migration = migrationOf(next.compiled);
+  const migrationPlan = migration ? planMigration(migration, old?.compiled ?? null, next.compiled, options.resumingMigration === true) : undefined;
+  const runs = migration && migrationPlan?.runs && migrationPlan.reason === undefined ? migration : undefined;
+  const reads = new Set(migration?.reads.map((f) => f.name.name) ?? []);
   let records = 0;
   if (exists) {
     await store.forEachRecordBatch(collectionId, (batch) => {
@@ -84,9 +134,34 @@ export async function planSchemaChange(
     });
   }
 
+  /** The record under the new schema: migrated when the migration runs over it, cast otherwise (undefined: it failed). */
+  function follow(record: JsonObject, id: string): { follow: RecordFollow; migrated: boolean } | undefined {
+    if (!runs || !migrationPlan) return { follow: followRecord(change, next.compiled, record), migrated: false };
+    const outcome = migrateRecord(next.compiled, runs, record);
+    if (outcome.kind === 'fits') {
+      migrationPlan.fit++;
+      return { follow: followRecord(change, next.compiled, record), migrated: false };
+    }
+    if (outcome.kind === 'failed') {
+      migrationPlan.failed++;
+      migrationPlan.failure ??= { id, message: outcome.message };
+      return undefined;
+    }
+    migrationPlan.records++;
+    for (const field of reads) {
+      const plan = fields.get(field);
+      if (plan && record[field] !== undefined && record[field] !== null) plan.migrated = (plan.migrated ?? 0) + 1;
+    }
+    return { follow: followMigrated(change, record, outcome.record, reads), migrated: true };
+  }
+
   function planRecord(record: JsonObject): void {
     const id = String(record.id);
-    const follow = followRecord(change, next.compiled, record);
+    const followed = follow(record, id);
+    if (followed) planFollowed(record, id, followed.follow, followed.migrated);
+  }
+
+  function planFollowed(record: JsonObject, id: string, follow: RecordFollow, migrated: boolean): void {
     if (follow.ok) for (const field of follow.lost.keys()) entry(field);
     for (const [field, value] of Object.entries(record)) if (value !== null && value !== undefined && fields.has(field)) fields.get(field)!.holding++;
     if (!follow.ok) {
@@ -104,8 +179,12 @@ export async function planSchemaChange(
       const before = record[plan.field];
       const after = follow.record[plan.field];
       if ((before === undefined || before === null) && after !== undefined && after !== null) {
-        plan.filled++;
-        plan.default ??= after;
+        // A migrated record's new values are the migration's, not defaults.
+        if (migrated) plan.written = (plan.written ?? 0) + 1;
+        else {
+          plan.filled++;
+          plan.default ??= after;
+        }
       }
     }
     const full = overfull(follow.record as JsonObject)[0];
@@ -125,10 +204,45 @@ export async function planSchemaChange(
     indexes: { built: exists ? built : [], dropped },
     permissions: old ? permissionChanges(old.node, next.checked.node) : [],
     dataLoss: fieldPlans.filter((plan) => plan.lost > 0).map((plan) => plan.field),
-    blocked: blockedText(unfillable, tooManyValues),
+    blocked: [...blockedText(unfillable, tooManyValues), ...migrationBlocked(migrationPlan)],
     stamp,
+    ...(migrationPlan ? { migration: migrationPlan } : {}),
   };
 }
+
+/**
+ * Whether the migration runs with this change (see MigrationPlan.runs), and, when it would, whether the fields it
+ * declares are the stored schema's (`reason` then says which is not: the change is refused).
+ */
+function planMigration(migration: Migration, old: CompiledCollection | null, next: CompiledCollection, resuming: boolean): MutableMigrationPlan {
+  const plan: MutableMigrationPlan = { name: migration.name, reads: migration.reads.map((f) => f.name.name), runs: false, records: 0, fit: 0, failed: 0 };
+  if (old === null) return { ...plan, reason: 'the collection is created: there are no stored records to migrate' };
+  // Its shape was checked against the schema before it when its change was planned.
+  if (resuming) return { ...plan, runs: true, resumed: true };
+  const before = migrationOf(old);
+  if (before && functionText(old, before) === functionText(next, migration)) {
+    return { ...plan, reason: `the stored schema declares the same migration: it ran when that schema was installed` };
+  }
+  const problem = migrationShapeProblem(migration, old.fields);
+  return problem === null ? { ...plan, runs: true } : { ...plan, runs: true, reason: problem };
+}
+
+/** The migration's declaration as written (decorators, header and body). */
+function functionText(collection: CompiledCollection, migration: Migration): string {
+  const { start, end } = migration.declaration.span;
+  return collection.source?.text.slice(start, end) ?? JSON.stringify(migration.declaration);
+}
+
+function migrationBlocked(plan: MigrationPlan | undefined): string[] {
+  if (!plan?.runs) return [];
+  if (plan.reason !== undefined) return [`${plan.reason}; nothing was changed`];
+  if (plan.failed === 0) return [];
+  return [
+    `migration "${plan.name}" fails on ${plural(plan.failed, 'stored record')} (record ${JSON.stringify(plan.failure!.id)}: ${plan.failure!.message}); nothing was changed`,
+  ];
+}
+
+type MutableMigrationPlan = { -readonly [K in keyof MigrationPlan]: MigrationPlan[K] };
 
 function blockedText(unfillable: BrokenFields, tooManyValues: BrokenFields): string[] {
   const problems: string[] = [];
@@ -173,10 +287,13 @@ export function describePlan(plan: SchemaPlan): string[] {
   if (plan.fields.length === 0) lines.push('  fields: no change');
   for (const f of plan.fields) {
     const parts: string[] = [];
-    if (f.change === 'added') parts.push(f.filled > 0 ? `${plural(f.filled, 'record')} given the default ${preview(f.default ?? null)}` : 'no record changes');
+    if (f.change === 'added' && f.written) parts.push(`${plural(f.written, 'record')} given a value by the migration`);
+    if (f.change === 'added' && (f.filled > 0 || !f.written)) parts.push(f.filled > 0 ? `${plural(f.filled, 'record')} given the default ${preview(f.default ?? null)}` : 'no record changes');
     if (f.change !== 'added') parts.push(`${plural(f.holding, 'record')} hold a value`);
     if (f.cast > 0) parts.push(`${f.cast} cast without loss`);
+    if (f.migrated) parts.push(`${f.migrated} read by the migration`);
     if (f.change === 'retyped' && f.filled > 0) parts.push(`${f.filled} given the default ${preview(f.default ?? null)}`);
+    if (f.change === 'retyped' && f.written) parts.push(`${f.written} given a value by the migration`);
     if (f.lost > 0) parts.push(`${f.lost} LOSE their value (e.g. record ${JSON.stringify(f.example!.id)}: ${f.example!.path} = ${preview(f.example!.value)})`);
     lines.push(`  ${fieldText(f)}: ${parts.join(', ')}`);
   }
@@ -186,6 +303,16 @@ export function describePlan(plan: SchemaPlan): string[] {
   for (const index of plan.indexes.built) if (!rebuilt.includes(index)) lines.push(`  index built: ${index}`);
   for (const index of plan.indexes.dropped) if (!rebuilt.includes(index)) lines.push(`  index dropped: ${index}`);
   for (const p of plan.permissions) lines.push(`  permissions of ${p.on}: ${p.from.join(' ') || '(none)'} → ${p.to.join(' ') || '(none)'}`);
+  const m = plan.migration;
+  if (m) {
+    if (!m.runs) lines.push(`  migration ${m.name}: does not run (${m.reason})`);
+    else if (m.reason === undefined) {
+      const parts = [`${m.resumed ? 'resumes its unfinished pass: ' : ''}runs over ${plural(m.records, 'record')}`];
+      if (m.fit > 0) parts.push(`${m.fit} already in the new form, left alone`);
+      if (m.failed > 0) parts.push(`FAILS on ${m.failed}`);
+      lines.push(`  migration ${m.name} (reads ${m.reads.map((f) => `"${f}"`).join(', ') || 'nothing'}): ${parts.join(', ')}`);
+    }
+  }
   for (const b of plan.blocked) lines.push(`  BLOCKED: ${b}`);
   if (plan.dataLoss.length > 0) lines.push(`  data loss: refused unless accepted for ${JSON.stringify(plan.dataLoss)}`);
   return lines;
@@ -205,10 +332,10 @@ function indexText(index: IndexDefinition): string {
 /** The permission decorators of the collection, its fields and its functions that differ between the schemas. */
 function permissionChanges(old: Collection, next: Collection): PermissionChange[] {
   const targets = (collection: Collection): Map<string, string[]> => {
-    const map = new Map<string, string[]>([['collection', collection.decorators.map(decoratorText)]]);
+    const map = new Map<string, string[]>([['collection', permissionDecorators(collection.decorators)]]);
     for (const item of collection.items) {
-      if (item.kind === 'field') map.set(`field ${item.name.name}`, item.decorators.map(decoratorText));
-      else if (item.kind === 'function') map.set(`function ${item.name.name}`, item.decorators.map(decoratorText));
+      if (item.kind === 'field') map.set(`field ${item.name.name}`, permissionDecorators(item.decorators));
+      else if (item.kind === 'function') map.set(`function ${item.name.name}`, permissionDecorators(item.decorators));
     }
     return map;
   };
@@ -221,6 +348,11 @@ function permissionChanges(old: Collection, next: Collection): PermissionChange[
     if (from.join(' ') !== to.join(' ')) changes.push({ on, from, to });
   }
   return changes;
+}
+
+/** The decorators that grant or restrict access (`@migrate` marks a migration, which nobody calls). */
+function permissionDecorators(decorators: readonly Decorator[]): string[] {
+  return decorators.filter((d) => d.name !== 'migrate').map(decoratorText);
 }
 
 function decoratorText(d: Decorator): string {

@@ -32,6 +32,16 @@ describe('generateClient', () => {
     expect(code).toMatch(/reading: vellum\.U32\]/);
   });
 
+  it('leaves a migration (@migrate) out: nobody calls it', () => {
+    const { code, errors } = generate({
+      file: 'migrated.polylang',
+      text: 'collection Person { id: string; first: string; constructor (id: string) { this.id = id; this.first = ""; } rename (first: string) { this.first = first; } @migrate splitName (old: { name: string; }) { this.first = old.name; } }',
+    });
+    expect(errors).toEqual([]);
+    expect(code).toContain('rename');
+    expect(code).not.toContain('splitName');
+  });
+
   it('is deterministic: the same schemas give the same bytes', () => {
     const sources = ['fixtures/schemas/blog.polylang', 'fixtures/schemas/maps.polylang'].map((file) => ({ file, text: read(file) }));
     expect(generateClient(sources).code).toBe(generateClient(sources.map((s) => ({ ...s }))).code);

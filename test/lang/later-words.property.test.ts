@@ -1,5 +1,5 @@
 // Polylang after 0.6 adds words and syntax to the language without changing what any 0.6 schema means:
-// random 0.6 programs (ast-arbitrary.ts), with the later words (`contract`, `in`, `of`, `eth`, `private`,
+// random 0.6 programs (ast-arbitrary.ts), with the later words (`contract`, `in`, `of`, `eth`, `private`, `migrate`,
 // `u32`, `f64`) as field, function and collection names, parse to the same tree as the same programs with
 // ordinary names, and no tree of a 0.6 program holds anything the extensions add.
 import fc from 'fast-check';
@@ -10,7 +10,7 @@ import { print } from '../../src/lang/printer.ts';
 import { programArb } from './ast-arbitrary.ts';
 import { stripSpans } from './strip-spans.ts';
 
-const LATER_WORDS = ['contract', 'in', 'of', 'eth', 'private', 'u32', 'f64'];
+const LATER_WORDS = ['contract', 'in', 'of', 'eth', 'private', 'u32', 'f64', 'migrate'];
 /** What the extensions add to a tree; a 0.6 program has none of it. */
 const EXTENSION_MARKS = ['contractKeyword', 'typeAnnotation', 'forIn', 'keys', 'sizedNumberType'];
 

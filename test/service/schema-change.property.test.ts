@@ -43,9 +43,20 @@ const schemaPair = fc
   .array(declaration, { minLength: 3, maxLength: 3 })
   .chain((before) => fc.tuple(fc.constant(before), fc.tuple(...before.map((d) => fc.oneof({ arbitrary: fc.constant(d), weight: 2 }, { arbitrary: declaration, weight: 1 })))));
 
-function code(declared: Declarations): string {
+function code(declared: Declarations, extra = ''): string {
   const fields = FIELDS.map((name, i) => (declared[i] ? `${name}${declared[i]!.optional ? '?' : ''}: ${TYPES[declared[i]!.type]!.text};` : '')).join(' ');
-  return `@public collection Item { id: string; ${fields} } @public collection Target { id: string; }`;
+  return `@public collection Item { id: string; ${fields} ${extra} } @public collection Target { id: string; }`;
+}
+
+/**
+ * The new version with a migration (issue 22, item 3): a new required field `m` (so no stored record has the new
+ * form and the migration runs over every one), and a migration that reads the old `f` (declared as the old version
+ * declares it, when it does) and fills `m`.
+ */
+function migratedCode(before: Declarations, after: Declarations): string {
+  const f = before[0];
+  const reads = `id: string; ${f ? `f${f.optional ? '?' : ''}: ${TYPES[f.type]!.text};` : ''}`;
+  return code(after, `m: string; @migrate fill (old: { ${reads} }) { this.m = 'migrated ' + old.id; }`);
 }
 
 /** Records valid under the declarations (optional fields sometimes absent). */
@@ -71,6 +82,64 @@ function readsBack(old: unknown, now: unknown): boolean {
   if (typeof now !== 'object' || Array.isArray(now)) return false;
   return Object.entries(old).every(([key, value]) => readsBack(value, (now as Record<string, unknown>)[key]));
 }
+
+/** A fresh service whose collection p/Item holds `stored` as the old schema stores them; `read` lists them. */
+async function seeded(before: Declarations, stored: readonly JsonObject[]) {
+  const store = openSqliteStore(':memory:');
+  const service = new RecordService(store);
+  await service.initialise();
+  const oldCompiled = compileChecked(checkCollectionSchema('p/Item', code(before)));
+  await service.installSchema('p/Item', code(before));
+  const forms = stored.map((record) => {
+    const cast = castStoredRecord(oldCompiled, record);
+    if (!cast.ok) throw new Error(`generated record does not fit: ${cast.message}`);
+    return cast.record as JsonObject;
+  });
+  if (forms.length > 0) await store.commit({ writes: forms.map((record) => ({ kind: 'put' as const, collectionId: 'p/Item', record })) });
+  const read = async () => {
+    const out: JsonObject[] = [];
+    await store.forEachRecordBatch('p/Item', (batch) => void out.push(...batch));
+    return out;
+  };
+  return { store, service, forms, read };
+}
+
+describe('a schema change with a migration, over random schemas and records', () => {
+  it('runs the migration over every record; every value neither read by it nor named as lost is kept', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        schemaPair.chain(([before, after]) => records(before).map((stored) => ({ before, after, stored }))),
+        async ({ before, after, stored }) => {
+          const { store, service, forms, read } = await seeded(before, stored);
+          try {
+            const next = checkCollectionSchema('p/Item', migratedCode(before, after));
+            const plan = await service.planSchema(next);
+            if (plan.blocked.length > 0) return;
+            expect(plan.migration).toMatchObject({ name: 'fill', runs: true, records: forms.length, fit: 0, failed: 0 });
+            if (before[0]) expect(plan.dataLoss).not.toContain('f');
+            expect(await service.installSchema('p/Item', migratedCode(before, after), plan.dataLoss)).toBe('updated');
+            const compiled = compileChecked(next);
+            const now = await read();
+            expect(now.map((r) => r.id)).toEqual(forms.map((r) => r.id));
+            const notKept = new Set([...plan.dataLoss, ...(plan.migration?.reads ?? [])]);
+            now.forEach((record, i) => {
+              const cast = castStoredRecord(compiled, record);
+              expect(cast.ok && !cast.changed, `record ${record.id} is not in the new schema's form: ${JSON.stringify(record)}`).toBe(true);
+              expect(record.m).toBe(`migrated ${record.id}`);
+              for (const [field, value] of Object.entries(forms[i]!)) {
+                if (value === null || notKept.has(field)) continue;
+                expect(readsBack(value, record[field]), `${record.id}.${field}: ${JSON.stringify(value)} became ${JSON.stringify(record[field])}`).toBe(true);
+              }
+            });
+          } finally {
+            await store.close();
+          }
+        },
+      ),
+      { numRuns: 100 },
+    );
+  }, 240_000);
+});
 
 describe('a schema change over random schemas and records', () => {
   it('is refused and changes nothing, or leaves every record valid and every value the plan did not name as lost', async () => {

@@ -1,0 +1,152 @@
+// `vellum migrate` with a migration written in the schema language (`@migrate`): the plan names it with its
+// counts, apply prints its progress, and a process killed (SIGKILL) half-way leaves the collection marked; the next
+// apply finishes the pass, migrating only the records left (a migrated record is never migrated twice). Both
+// backends, small record counts (migrate.test.ts covers the cast pass at 20,000).
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
+import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-lang-'));
+const v1 = join(dir, 'v1.polylang');
+const v2 = join(dir, 'v2.polylang');
+writeFileSync(v1, '@public collection Person { id: string; name: string; constructor (id: string, name: string) { this.id = id; this.name = name; } }\n');
+writeFileSync(
+  v2,
+  `@public collection Person {
+  id: string;
+  first: string;
+  last: string;
+  constructor (id: string, first: string, last: string) { this.id = id; this.first = first; this.last = last; }
+  @migrate
+  splitName (old: { name: string; }) {
+    const space = old.name.indexOf(' ');
+    this.first = old.name.slice(0, space);
+    this.last = old.name.slice(space + 1);
+  }
+}
+`,
+);
+
+let server: TestPostgres;
+beforeAll(async () => {
+  server = await startTestPostgres();
+}, 120_000);
+afterAll(() => server?.stop(), 60_000);
+
+const vellum = (...args: string[]) => spawnSync(process.execPath, [...VELLUM, 'migrate', ...args], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
+
+async function freshDatabase(): Promise<string> {
+  const name = `migrate_lang_${Math.random().toString(36).slice(2, 10)}`;
+  const client = new pg.Client({ connectionString: server.url });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  return server.url.replace(/\/postgres$/, `/${name}`);
+}
+
+const backends: [string, () => Promise<{ where: string[]; open: () => Promise<RecordStore> }>][] = [
+  [
+    'SQLite (--data)',
+    async () => {
+      const data = mkdtempSync(join(dir, 'data-'));
+      return { where: ['--data', data], open: async () => openSqliteStore(join(data, 'vellum.sqlite')) };
+    },
+  ],
+  ['PostgreSQL (--db)', async () => {
+    const url = await freshDatabase();
+    return { where: ['--db', url], open: () => openPostgresStore({ connectionString: url }) };
+  }],
+];
+
+const N = 4_000;
+const idOf = (i: number) => `p${String(i).padStart(5, '0')}`;
+
+describe.each(backends)('a @migrate migration on %s', (_name, prepare) => {
+  it('is planned with its counts; killed half-way, the next apply finishes it, every record migrated once', async () => {
+    const { where, open } = await prepare();
+    expect(vellum('apply', v1, ...where).status).toBe(0);
+    let store = await open();
+    try {
+      for (let start = 0; start < N; start += 1000) {
+        const writes = [];
+        for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: idOf(i), name: `F${i} L${i}` } });
+        await store.commit({ writes });
+      }
+    } finally {
+      await store.close();
+    }
+
+    const planned = vellum('plan', v2, ...where);
+    expect(planned.status, planned.stderr).toBe(0);
+    expect(planned.stdout).toBe(
+      [
+        `collection app/Person: ${N} stored records`,
+        `  field "name" removed (string): ${N} records hold a value, ${N} read by the migration`,
+        `  field "first" added (string): ${N} records given a value by the migration`,
+        `  field "last" added (string): ${N} records given a value by the migration`,
+        '  index built: (first)',
+        '  index built: (last)',
+        '  index dropped: (name)',
+        `  migration splitName (reads "name"): runs over ${N} records`,
+        '',
+      ].join('\n'),
+    );
+
+    // Killed once the schema is committed and the migration's pass is under way (the stored layout marks it).
+    const child = spawn(process.execPath, [...VELLUM, 'migrate', 'apply', v2, ...where], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+    let exited = false;
+    child.on('exit', () => void (exited = true));
+    const watcher = await open();
+    try {
+      while (!exited && !(await watcher.conforming('app/Person').catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 10));
+    } finally {
+      await watcher.close();
+    }
+    child.kill('SIGKILL');
+    await new Promise((resolve) => child.on('close', resolve));
+    expect(output).not.toContain('app/Person updated');
+    store = await open();
+    let migratedBefore = 0;
+    try {
+      expect(await store.conforming('app/Person')).toBe(true);
+      await store.forEachRecordBatch('app/Person', (batch) => void (migratedBefore += batch.filter((r) => r.first !== undefined).length));
+    } finally {
+      await store.close();
+    }
+    expect(migratedBefore).toBeLessThan(N);
+
+    const again = vellum('apply', v2, ...where);
+    expect(again.status, again.stderr).toBe(0);
+    expect(again.stdout).toContain('app/Person unchanged');
+    expect(again.stdout).toContain(`  app/Person: 0 of ${N.toLocaleString('en-US')} records migrated by splitName, cast and indexed\n`);
+    expect(again.stdout).toContain(`  app/Person: ${N.toLocaleString('en-US')} of ${N.toLocaleString('en-US')} records migrated by splitName, cast and indexed\n`);
+    store = await open();
+    try {
+      expect(await store.conforming('app/Person')).toBe(false);
+      let count = 0;
+      await store.forEachRecordBatch('app/Person', (batch) => {
+        for (const record of batch) {
+          const i = Number(String(record.id).slice(1));
+          expect(record).toEqual({ id: idOf(i), first: `F${i}`, last: `L${i}` });
+          count++;
+        }
+      });
+      expect(count).toBe(N);
+    } finally {
+      await store.close();
+    }
+    const history = JSON.parse(vellum('history', 'Person', '--json', ...where).stdout);
+    expect(history.at(-1).plan.migration).toMatchObject({ name: 'splitName', runs: true, records: N });
+    expect(vellum('history', 'Person', ...where).stdout).toMatch(
+      new RegExp(`\\n2 {2}\\S+ {2}\\(operator or unsigned\\) {2}name removed, first added, last added, \\+index \\(first\\), \\+index \\(last\\), -index \\(name\\), migration splitName ran over ${N} records\\n$`),
+    );
+  }, 240_000);
+});
