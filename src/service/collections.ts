@@ -197,7 +197,10 @@ export class CollectionRegistry {
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
   async install(checked: CheckedCollection, onProgress?: (progress: RebuildProgress) => void): Promise<void> {
     const compiled = compileChecked(checked);
-    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled, code: checked.code, conform: conformer(compiled), ...(onProgress ? { onProgress } : {}) }).done;
+    // The switch is the schema record's commit: records written since are in the new form and are not cast again.
+    const { record, version } = await this.#store.get(META_COLLECTION_ID, checked.collectionId);
+    const switchedAt = record?.code === checked.code && version !== null ? { switchedAt: version } : {};
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled, code: checked.code, conform: conformer(compiled), ...switchedAt, ...(onProgress ? { onProgress } : {}) }).done;
     this.#forget(checked.collectionId);
   }
 
