@@ -2,14 +2,19 @@
 // collection to a changed schema (`defineCollection` with `conform`, as the service's update runs it: each record
 // through the runtime's cast, rewritten with its index entries and a change-log entry, 500 records a transaction)
 // against writing the same records, already in the new form, fresh into an empty collection of the new schema
-// (`store.commit` of 500 records a commit) in the same run. Memory: the heap's growth over its size before the
-// pass, at its largest (sampled after each batch), for the full size and for a quarter of it: a pass holds one
-// batch at a time, so it should not grow with the collection.
+// (`store.commit` of 500 records a commit) in the same run. Memory: the heap's and the resident set's growth over
+// their size before the pass (after a collection when node runs with --expose-gc), at their largest (sampled after
+// each batch, garbage included), for the full size and for a quarter of it: a pass holds one batch at a time, so
+// the heap should not grow with the collection. The resident set also holds SQLite's page cache and the pages of
+// the database file it maps, which grow with the file up to the store's cacheMiB and mmapMiB. The get path (docs/store.md, "Reads during a cast pass"): the service's get
+// with no pass running against the store's read alone, and a get of a record not yet cast during a pass against
+// the get with none running.
 
 import { join } from 'node:path';
 import { checkSchema } from '../src/lang/index.ts';
 import { castDropping, compileCollection } from '../src/runtime/index.ts';
 import { layoutOf, openSqliteStore, type JsonObject, type RecordStore } from '../src/store/index.ts';
+import { createRecordService, type RecordService } from '../src/service/index.ts';
 import { row, type BenchRow } from './harness.ts';
 
 const SUITE = 'store';
@@ -38,8 +43,8 @@ async function write(store: RecordStore, count: number, age: (n: number) => numb
   }
 }
 
-/** Seconds to write `count` records of the new form fresh, and to migrate as many from the old form; the heap's peak growth (MB) during the migration. */
-async function measure(dir: string, count: number): Promise<{ fresh: number; migrate: number; heapGrowthMb: number }> {
+/** Seconds to write `count` records of the new form fresh, and to migrate as many from the old form; the heap's and RSS's peak growth (MB) during the migration. */
+async function measure(dir: string, count: number): Promise<{ fresh: number; migrate: number; heapGrowthMb: number; rssGrowthMb: number }> {
   const before = compiled('number');
   const after = compiled('string');
   const fresh = openSqliteStore(join(dir, `fresh-${count}.db`));
@@ -53,8 +58,9 @@ async function measure(dir: string, count: number): Promise<{ fresh: number; mig
   await store.defineCollection(COLLECTION, before.layout);
   await write(store, count, (age) => age);
   globalThis.gc?.();
-  const base = process.memoryUsage().heapUsed;
-  let peak = base;
+  const base = process.memoryUsage();
+  let peak = base.heapUsed;
+  let peakRss = base.rss;
   started = performance.now();
   const result = await store.defineCollection(COLLECTION, after.layout, {
     batchSize: BATCH,
@@ -63,20 +69,78 @@ async function measure(dir: string, count: number): Promise<{ fresh: number; mig
       return cast.ok && cast.changed ? (cast.record as JsonObject) : null;
     },
     onProgress: () => {
-      peak = Math.max(peak, process.memoryUsage().heapUsed);
+      // Not collected here: a full collection after every batch made the pass 3x slower (100,000 records).
+      const now = process.memoryUsage();
+      peak = Math.max(peak, now.heapUsed);
+      peakRss = Math.max(peakRss, now.rss);
     },
   });
   const migrateSeconds = (performance.now() - started) / 1000;
   const sample = await store.get(COLLECTION, member(1, String).id as string);
   if (result.rebuilt !== count || sample.record?.age !== String((31 % 97))) throw new Error(`the migration did not cast every record (${result.rebuilt} of ${count})`);
   await store.close();
-  return { fresh: freshSeconds, migrate: migrateSeconds, heapGrowthMb: (peak - base) / 1024 / 1024 };
+  return { fresh: freshSeconds, migrate: migrateSeconds, heapGrowthMb: (peak - base.heapUsed) / 1024 / 1024, rssGrowthMb: (peakRss - base.rss) / 1024 / 1024 };
+}
+
+const GET_RECORDS = 2000;
+const GETS = 20_000;
+
+/** Microseconds per call of `get` over the records, in turn (the median of three rounds). */
+async function perGet(ids: readonly string[], get: (id: string) => Promise<unknown>): Promise<number> {
+  const rounds: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    for (let i = 0; i < GETS; i++) await get(ids[i % ids.length]!);
+    rounds.push(((performance.now() - started) * 1000) / GETS);
+  }
+  return rounds.sort((a, b) => a - b)[1]!;
+}
+
+/**
+ * The service's get (in-process, unsigned: what fast-get.ts runs) of a `Member` with no pass running, the store's
+ * read alone, and the same get during a cast pass held before its first batch (every record read is not cast yet,
+ * so each answer is cast on the way).
+ */
+async function getCost(dir: string): Promise<{ read: number; idle: number; during: number; after: number }> {
+  const store = openSqliteStore(join(dir, 'get-cost.db'));
+  const service: RecordService = await createRecordService(store);
+  await service.installSchema(COLLECTION, schema('number'));
+  await write(store, GET_RECORDS, (age) => age);
+  const ids = Array.from({ length: GET_RECORDS }, (_, n) => member(n, String).id as string);
+  const serviceGet = (id: string) => service.get(COLLECTION, id, {});
+  await perGet(ids, serviceGet); // warm-up
+  const read = await perGet(ids, (id) => store.getJson(COLLECTION, id));
+  const idle = await perGet(ids, serviceGet);
+  // The pass is held at its record count, once the new layout is stored and before any record is cast.
+  const count = store.kv.count.bind(store.kv);
+  let held!: () => void;
+  const holding = new Promise<void>((resolve) => (held = resolve));
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  store.kv.count = async (range) => {
+    held();
+    await gate;
+    return count(range);
+  };
+  const update = service.installSchema(COLLECTION, schema('string'));
+  await holding;
+  const sample = JSON.parse((await serviceGet(ids[1]!)).json) as JsonObject;
+  if (typeof sample.age !== 'string' || typeof (await store.get(COLLECTION, ids[1]!)).record?.age !== 'number') throw new Error('the get during the pass did not cast');
+  const during = await perGet(ids, serviceGet);
+  release();
+  await update;
+  store.kv.count = count;
+  const after = await perGet(ids, serviceGet);
+  await store.close();
+  return { read, idle, during, after };
 }
 
 export async function migrationRows(dir: string): Promise<BenchRow[]> {
   const quarter = await measure(dir, Math.floor(MIGRATION_RECORDS / 4));
   const full = await measure(dir, MIGRATION_RECORDS);
+  const gets = await getCost(dir);
   const name = MIGRATION_RECORDS.toLocaleString('en-US');
+  const quarterName = Math.floor(MIGRATION_RECORDS / 4).toLocaleString('en-US');
   return [
     row(SUITE, `migration: cast ${name} records to a changed schema`, {
       value: MIGRATION_RECORDS / full.migrate,
@@ -90,7 +154,28 @@ export async function migrationRows(dir: string): Promise<BenchRow[]> {
       unit: 'MB',
       baseline: quarter.heapGrowthMb,
       ratio: null,
-      goal: `does not grow with the collection (baseline: the same pass over ${Math.floor(MIGRATION_RECORDS / 4).toLocaleString('en-US')} records)`,
+      goal: `does not grow with the collection (baseline: the same pass over ${quarterName} records)`,
+    }),
+    row(SUITE, `migration: RSS growth during the pass, ${name} records`, {
+      value: full.rssGrowthMb,
+      unit: 'MB',
+      baseline: quarter.rssGrowthMb,
+      ratio: null,
+      goal: `does not grow with the collection (baseline: the same pass over ${quarterName} records)`,
+    }),
+    row(SUITE, 'migration: a get with no cast pass running', {
+      value: gets.idle,
+      unit: 'µs',
+      baseline: gets.read,
+      ratio: gets.idle / gets.read,
+      goal: `the schema check costs one comparison (baseline: the store's read alone; after a pass finished: ${gets.after.toFixed(2)} µs)`,
+    }),
+    row(SUITE, 'migration: a get of a record not yet cast, during a cast pass', {
+      value: gets.during,
+      unit: 'µs',
+      baseline: gets.idle,
+      ratio: gets.during / gets.idle,
+      goal: 'answers in the new form, for the cost of one cast (baseline: the get with no pass running)',
     }),
   ];
 }

@@ -1,7 +1,7 @@
 // The explorer's only way to the server: vellum/client over the public /v0 API, as any client calls it. Requests
 // are signed with the browser's key when there is one (reads too, as the Polybase client does, so read
 // permissions apply). A new key makes a new client: the client's read signature belongs to its signer.
-import { Client, type Collection, type ListOptions, type Page, type UntypedSchema } from 'vellum/client';
+import { Client, type Collection, type ListOptions, type Page, type ServiceAnswer, type ServiceRequest, type UntypedSchema } from 'vellum/client';
 import type { SigningKey } from './key.ts';
 
 export type WireRecord = UntypedSchema['record'];
@@ -21,11 +21,23 @@ export class Connection {
 
   /** The collection `id` (`app/Task`, or `Collection`), signed as the key in use now. */
   collection(id: string): AnyCollection {
+    return this.#current().collectionById(id, { signReads: true });
+  }
+
+  /**
+   * One request of a route the collection handles do not cover (a schema change's plan, an update naming the
+   * fields whose loss it accepts), signed as the key in use now when `sign` says so.
+   */
+  send(request: ServiceRequest): Promise<ServiceAnswer> {
+    return this.#current().send(request);
+  }
+
+  #current(): Client {
     const key = this.key();
     if (!this.#client || key !== this.#clientKey) {
       this.#client = new Client({ baseURL: this.baseURL, ...(key ? { signer: key.signer } : {}) });
       this.#clientKey = key;
     }
-    return this.#client.collectionById(id, { signReads: true });
+    return this.#client;
   }
 }

@@ -1,5 +1,6 @@
 // A collection's schema: its code highlighted, and an editor that saves a new version through the Collection
-// collection's `updateCode` (the same call any client makes), with the checker's errors at line and column.
+// collection's `updateCode` (the same call any client makes), with the checker's errors at line and column. Save
+// first shows the change's plan (schema-plan.ts) and makes the change only when the user confirms it.
 import { VellumError } from 'vellum/client';
 import type { Connection, WireRecord } from './connection.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -7,6 +8,7 @@ import { diagnosticsOf } from './diagnostics.ts';
 import { SchemaEditor } from './editor.ts';
 import { errorBox } from './format.ts';
 import { highlighted } from './highlight.ts';
+import { planPanel, type SchemaPlan } from './schema-plan.ts';
 
 export const META_COLLECTION = 'Collection';
 
@@ -47,14 +49,34 @@ export class SchemaView {
     editor.textarea.focus();
   }
 
+  /** Asks the server for the change's plan (nothing is written) and shows it, with the button that applies it. */
   private async save(editor: SchemaEditor, result: HTMLElement): Promise<void> {
+    replaceChildren(result, h('span', { class: 'muted' }, 'Planning…'));
+    const code = editor.value;
+    try {
+      const answer = await this.connection.send({ method: 'POST', path: `${this.#recordPath()}/plan/updateCode`, body: JSON.stringify({ args: [code] }), sign: true });
+      const plan = (answer.body as { data: SchemaPlan }).data;
+      editor.showDiagnostics([]);
+      replaceChildren(result, planPanel(plan, (accepted) => void this.apply(code, accepted, editor, result), () => replaceChildren(result)));
+    } catch (error) {
+      showSchemaError(error, editor, result);
+    }
+  }
+
+  /** Makes the change the plan showed, accepting the loss of the fields the user named. */
+  private async apply(code: string, acceptDataLoss: string[], editor: SchemaEditor, result: HTMLElement): Promise<void> {
     replaceChildren(result, h('span', { class: 'muted' }, 'Saving…'));
     try {
-      await this.connection.collection(META_COLLECTION).record(this.record.id).call('updateCode', editor.value);
+      const body = { args: [code], ...(acceptDataLoss.length > 0 ? { acceptDataLoss } : {}) };
+      await this.connection.send({ method: 'POST', path: `${this.#recordPath()}/call/updateCode`, body: JSON.stringify(body), sign: true });
       this.onSaved();
     } catch (error) {
       showSchemaError(error, editor, result);
     }
+  }
+
+  #recordPath(): string {
+    return `/collections/${META_COLLECTION}/records/${encodeURIComponent(this.record.id)}`;
   }
 }
 

@@ -28,8 +28,21 @@ export interface UserCollection {
   /** Whether anyone may read every record (`@public` or `@read`): lists then skip the read filter. */
   publicRead: boolean;
   /**
+   * The switch: the timestamp of the commit that stored this schema's record. A record written before it may
+   * still be in an earlier schema's form until the cast pass has reached it; one written since is in this form
+   * (every write of the collection expects the meta collection's stamp, so it ran under this schema).
+   */
+  switchedAt: number;
+  /**
+   * Until when a read must cast what it reads: the timestamp after which every stored record is in this form
+   * (the pass that casts them finished, here or in another process; 0 when none was due), Infinity while that is
+   * not known. A read at an earlier timestamp passes each record through `conform` (see `inForm`).
+   */
+  castUntil: number;
+  /**
    * A stored record as this schema has it, or null when it already has that form: cast, or migrated when the change
-   * that installed this schema ran its migration (`@migrate`). The function the layout pass runs over every record.
+   * that installed this schema ran its migration (`@migrate`). The function the layout pass runs over every record,
+   * and reads run over a record the pass has not reached yet.
    */
   conform: (record: JsonObject) => JsonObject | null;
 }
@@ -62,6 +75,10 @@ interface CacheEntry {
 interface Schema {
   compiled: CompiledCollection;
   code: string;
+  /** The records' cast (or migration) to this schema (`schemaConform`). */
+  conform: (record: JsonObject) => JsonObject | null;
+  /** The commit of the schema record (UserCollection.switchedAt): only records written before it are cast. */
+  switchedAt?: number;
   /** Told after each batch of the layout pass (index builds, the records' cast) this call runs. */
   onProgress?: (progress: RebuildProgress) => void;
 }
@@ -77,8 +94,11 @@ export class CollectionRegistry {
   readonly #cache = new Map<string, CacheEntry>();
   readonly #cacheBudget: number;
   #cachedChars = 0;
-  /** The layout pass (index builds, record casts) running in this process for each collection, by its layout. */
-  readonly #ensuring = new Map<string, { layout: string; done: Promise<void> }>();
+  /**
+   * The layout pass (index builds, record casts) running in this process for each collection, by its layout:
+   * `stored` settles once the layout is stored, `done` with the pass's `finishedAt` (DefineResult).
+   */
+  readonly #ensuring = new Map<string, { layout: string; stored: Promise<void>; done: Promise<number> }>();
   /** The layout passes that change stored records (a schema change's cast) running in this process. */
   readonly migrations = new MigrationStatus();
 
@@ -94,7 +114,7 @@ export class CollectionRegistry {
 
   /** Defines the meta collection's layout in the store (idempotent; several processes may do it). */
   async initialise(): Promise<void> {
-    await this.#ensureLayout(META_COLLECTION_ID, META_LAYOUT);
+    await this.#ensureLayout(META_COLLECTION_ID, META_LAYOUT).done;
   }
 
   /**
@@ -156,15 +176,17 @@ export class CollectionRegistry {
     // two reads leaves an older stamp in the cache, so the next request looks again.
     const stamp = await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID });
     if (cached && cached.stamp === stamp) {
-      cached.checkedAt = clock;
+      // Found current at `clock` only when no schema changed after it (the stamp read now is not newer): a read
+      // at that clock must get the schema of that time (inForm).
+      cached.checkedAt = clock !== undefined && stamp <= clock ? clock : undefined;
       this.#touch(collectionId, cached);
       return { collection: cached.collection, stamp };
     }
     const { record, version } = await this.#store.get(META_COLLECTION_ID, collectionId);
     const code = record?.code;
     if (typeof code !== 'string' || version === null) throw notFound('collection/not-found', `collection "${collectionId}" not found`);
-    const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code);
-    this.#remember(collectionId, { code, stamp, checkedAt: clock, collection });
+    const collection = cached && cached.code === code ? cached.collection : await this.#load(collectionId, code, version);
+    this.#remember(collectionId, { code, stamp, checkedAt: clock !== undefined && stamp <= clock ? clock : undefined, collection });
     return { collection, stamp };
   }
 
@@ -179,7 +201,12 @@ export class CollectionRegistry {
 
   /** Makes a just-written schema usable: its layout is stored and its indexes built. */
   async install(checked: CheckedCollection, onProgress?: (progress: RebuildProgress) => void): Promise<void> {
-    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled: compileChecked(checked), code: checked.code, ...(onProgress ? { onProgress } : {}) });
+    const compiled = compileChecked(checked);
+    // The switch is the schema record's commit: records written since are in the new form and are not cast again.
+    const { record, version } = await this.#store.get(META_COLLECTION_ID, checked.collectionId);
+    const switchedAt = record?.code === checked.code && version !== null ? { switchedAt: version } : {};
+    const conform = schemaConform(compiled, await this.#runningMigration(checked.collectionId, { compiled, code: checked.code }));
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled, code: checked.code, conform, ...switchedAt, ...(onProgress ? { onProgress } : {}) }).done;
     this.#forget(checked.collectionId);
   }
 
@@ -207,14 +234,28 @@ export class CollectionRegistry {
     this.#cachedChars -= entry.code.length;
   }
 
-  async #load(collectionId: string, code: string): Promise<UserCollection> {
+  async #load(collectionId: string, code: string, switchedAt: number): Promise<UserCollection> {
     const checked = checkCollectionSchema(collectionId, code);
     const compiled = compileChecked(checked);
-    // A crash between writing the schema record and building its indexes (or casting its records) is repaired here.
-    await this.#ensureLayout(collectionId, checked.layout, { compiled, code });
+    const conform = schemaConform(compiled, await this.#runningMigration(collectionId, { compiled, code }));
     const publicRead = readableByEveryone(checked.node);
-    const migration = await this.#runningMigration(collectionId, { compiled, code });
-    return { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, conform: schemaConform(compiled, migration) };
+    const collection: UserCollection = { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, switchedAt, castUntil: Infinity, conform };
+    // The layout is stored before the schema is used (queries plan on it); the cast pass and index builds go on
+    // meanwhile: reads cast what the pass has not reached yet (inForm), and every server that loads the schema
+    // runs (or joins) the pass, so each learns when it is over. A crash between writing the schema record and
+    // building its indexes (or casting its records) is repaired here.
+    const pass = this.#ensureLayout(collectionId, checked.layout, { compiled, code, conform, switchedAt });
+    pass.done.then(
+      (finishedAt) => {
+        collection.castUntil = finishedAt;
+      },
+      () => {
+        // A failed pass: the next request loads the schema again, and so runs the pass again.
+        if (this.#cache.get(collectionId)?.collection === collection) this.#forget(collectionId);
+      },
+    );
+    await pass.stored;
+    return collection;
   }
 
   /**
@@ -222,63 +263,96 @@ export class CollectionRegistry {
    * record as `castStoredRecord` makes it; see records.ts for the check that refuses an update some record
    * cannot follow), or finishes what an interrupted update left.
    */
-  async #ensureLayout(collectionId: string, layout: Layout, schema?: Schema): Promise<void> {
-    // Every request that finds the new schema while its records are still being cast or indexed waits for the
-    // one pass already running here instead of starting its own over the whole collection.
+  /**
+   * Starts the layout pass, or joins the one running here for the same layout: every request that finds the new
+   * schema while its records are still being cast or indexed shares it instead of starting its own over the whole
+   * collection. `done` settles with the timestamp from which every record is in the layout's form (0: none was
+   * due; Infinity: superseded by a later schema).
+   */
+  #ensureLayout(collectionId: string, layout: Layout, schema?: Schema): { stored: Promise<void>; done: Promise<number> } {
     const wanted = JSON.stringify(layout);
     const running = this.#ensuring.get(collectionId);
-    if (running?.layout === wanted) return running.done;
-    const done = this.#defineLayout(collectionId, layout, schema);
-    const entry = { layout: wanted, done };
+    if (running?.layout === wanted) return running;
+    let stored!: () => void;
+    const storedPromise = new Promise<void>((resolve) => (stored = resolve));
+    const done = this.#defineLayout(collectionId, layout, stored, schema);
+    const entry = { layout: wanted, stored: Promise.race([storedPromise, done.then(() => undefined)]), done };
+    entry.stored.catch(() => {
+      // Reported through `done` (and to whoever awaits `stored`).
+    });
     this.#ensuring.set(collectionId, entry);
-    try {
-      await done;
-    } finally {
+    const leave = () => {
       if (this.#ensuring.get(collectionId) === entry) this.#ensuring.delete(collectionId);
-    }
+    };
+    done.then(leave, leave);
+    return entry;
   }
 
-  async #defineLayout(collectionId: string, layout: Layout, schema?: Schema): Promise<void> {
+  async #defineLayout(collectionId: string, layout: Layout, onStored: () => void, schema?: Schema): Promise<number> {
     const current = await this.#store.getLayout(collectionId);
     if (current && JSON.stringify(current) === JSON.stringify(layout)) {
-      if ((await this.#store.buildingIndexes(collectionId)).length === 0 && !(await this.#store.conforming(collectionId))) return;
+      if ((await this.#store.buildingIndexes(collectionId)).length === 0 && !(await this.#store.conforming(collectionId))) return 0;
     }
-    if (!schema) {
-      await this.#store.defineCollection(collectionId, layout);
-      return;
-    }
+    if (!schema) return (await this.#store.defineCollection(collectionId, layout, { onStored })).finishedAt;
     // A pass that rewrites stored records (fields changed, or an interrupted cast) is reported as a migration
-    // switching (MigrationStatus: a readiness check may say "not ready").
+    // (MigrationStatus), and its switch (until the layout is stored, which requests wait for) as not ready.
     const castsRecords = current !== null && (JSON.stringify(current.fields) !== JSON.stringify(layout.fields) || (await this.#store.conforming(collectionId)));
-    const migration = castsRecords ? await this.#runningMigration(collectionId, schema) : undefined;
-    const pass = this.#defineWithSchema(collectionId, layout, migration ? { ...schema, migration } : schema);
-    await (castsRecords ? this.migrations.track(collectionId, pass) : pass);
+    if (!castsRecords) return this.#defineWithSchema(collectionId, layout, schema, onStored);
+    let switched!: () => void;
+    const stored = new Promise<void>((resolve) => (switched = resolve));
+    const pass = this.#defineWithSchema(collectionId, layout, schema, () => {
+      switched();
+      onStored();
+    });
+    return this.migrations.track(collectionId, pass, stored);
   }
 
   /**
    * The migration this schema's pass runs: the schema's `@migrate` function when the history's latest version is
    * this code and its plan says the migration runs with it (schema-plan.ts: not when the previous schema declared
-   * the same one). A pass resumed after a crash finds the same answer, so it goes on migrating the records left.
+   * the same one). A pass resumed after a crash finds the same answer, so it goes on migrating the records left;
+   * reads during the pass pass records through the same function (`inForm`).
    */
-  async #runningMigration(collectionId: string, schema: Schema): Promise<Migration | undefined> {
+  async #runningMigration(collectionId: string, schema: { compiled: CompiledCollection; code: string }): Promise<Migration | undefined> {
     const migration = migrationOf(schema.compiled);
     if (!migration) return undefined;
     const latest = await latestVersion(this.#store, collectionId);
     return latest?.code === schema.code && latest.plan.migration?.runs === true ? migration : undefined;
   }
 
-  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema & { migration?: Migration }): Promise<void> {
-    const { compiled, code, migration } = schema;
+  async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema, onStored: () => void): Promise<number> {
+    const { code } = schema;
     // Stored only while the schema record still holds this code: a request that read a schema just before an
     // update replaced it (or an update whose install ran late) would otherwise put the older layout back and cast
     // every record to the older schema, dropping the newer fields' values. The newer schema's install, or the
-    // next request that loads it, stores its own layout.
-    await this.#store.defineCollection(collectionId, layout, {
+    // next request that loads it, stores its own layout. Every batch of the cast is fenced the same way.
+    const result = await this.#store.defineCollection(collectionId, layout, {
       ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
-      conform: schemaConform(compiled, migration),
+      ...(schema.switchedAt !== undefined ? { conformBefore: schema.switchedAt } : {}),
+      conform: schema.conform,
+      onStored,
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });
+    // Superseded: a later schema is current, and this one is cast to no longer (its reads keep casting).
+    return result.superseded ? Infinity : result.finishedAt;
   }
+}
+
+/**
+ * The record as the collection's schema has it, as a read answers it or a call runs on it: a record the schema's
+ * cast pass may not have reached yet (written before the switch, read before the pass finished) is passed through
+ * the pass's own function; any other is already in this form. `readAt`: the store's clock read with the record.
+ */
+export function inForm(collection: UserCollection, record: JsonObject, version: number, readAt: number): JsonObject {
+  if (readAt >= collection.castUntil || version >= collection.switchedAt) return record;
+  return collection.conform(record) ?? record;
+}
+
+/** `inForm` of a record's stored JSON text, as a JSON text (the same text when nothing changes). */
+export function textInForm(collection: UserCollection, text: string, version: number, readAt: number): string {
+  if (readAt >= collection.castUntil || version >= collection.switchedAt) return text;
+  const cast = collection.conform(JSON.parse(text) as JsonObject);
+  return cast === null ? text : JSON.stringify(cast);
 }
 
 export function compileChecked(checked: CheckedCollection): CompiledCollection {

@@ -24,7 +24,7 @@ import {
 import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
-import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
@@ -80,6 +80,12 @@ export interface CallOptions {
 
 export type PrivateLists = 'confined' | 'filtered';
 
+/**
+ * How many times a read goes again when a schema was committed while it read (so its record, or page, may be of
+ * either schema): each time means another schema change within one read, so a few suffice.
+ */
+const MAX_SCHEMA_RACES = 10;
+
 export interface GetAnswer {
   /** The record as JSON text, as stored (so the answer need not parse and serialise it again). */
   json: string;
@@ -132,9 +138,27 @@ export class RecordService {
     this.#metrics = options.metrics;
     this.#delegateLoadsPerRequest = options.delegateLoadsPerRequest ?? MAX_REQUEST_DELEGATE_LOADS;
     this.#privateLists = options.privateLists ?? 'confined';
+    this.#reportSwitches();
     if (this.#privateLists !== 'confined' && this.#privateLists !== 'filtered') {
       throw new TypeError(`privateLists must be 'confined' or 'filtered', got ${JSON.stringify(options.privateLists)}`);
     }
+  }
+
+  /**
+   * Not ready while a migration switches a collection to its new schema here (its new layout is being stored:
+   * requests of the collection wait for it). The cast pass that follows leaves the server ready: reads are
+   * answered in the new form during it (docs/store.md, "Reads during a cast pass").
+   */
+  #reportSwitches(): void {
+    const released = new Map<string, () => void>();
+    this.collections.migrations.onChange(({ collectionId, switching }) => {
+      if (switching && !released.has(collectionId)) {
+        released.set(collectionId, this.readiness.notReady(`migration switching: collection "${collectionId}" is storing its new schema's layout`));
+      } else if (!switching) {
+        released.get(collectionId)?.();
+        released.delete(collectionId);
+      }
+    });
   }
 
   /** Defines the meta collection's layout in the store; every operation before it resolves throws ServiceNotReadyError. */
@@ -161,22 +185,43 @@ export class RecordService {
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
       return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
     }
-    let answer: RawGetResult;
-    try {
-      answer = await this.store.getJson(collectionId, id);
-    } catch (error) {
-      // An unknown collection is reported before a malformed id, as when the collection was resolved first.
-      await this.collections.resolve(collectionId);
-      throw error;
-    }
-    const { text, timestamp } = answer;
-    // The clock just read tells the registry whether anything was committed since it last checked the schema.
-    const collection = this.collections.cachedAt(collectionId, timestamp) ?? (await this.collections.resolve(collectionId, timestamp));
+    const { collection, text, timestamp } = await this.readJson(collectionId, id);
     if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
     if (!collection.publicRead && !(await this.#canRead(collection, JSON.parse(text) as JsonObject, caller, this.#requestLoader('fail')))) {
       throw unauthorized('unauthorized read');
     }
     return { json: text, timestamp };
+  }
+
+  /**
+   * The record's JSON text in the form of the schema current when it was read (no permission check), with that
+   * schema and the store's clock of the read: `RecordStore.getJson`, then the schema at that clock (a read before
+   * a schema's switch answers the old form, one after it the new: a record the cast pass has not reached yet is
+   * cast here, see collections.ts `inForm`). When the schema changed between the two reads, the record is read
+   * again.
+   */
+  async readJson(collectionId: string, id: string): Promise<{ collection: ResolvedCollection; text: string | null; timestamp: number }> {
+    for (let attempt = 1; ; attempt++) {
+      let answer: RawGetResult;
+      try {
+        answer = await this.store.getJson(collectionId, id);
+      } catch (error) {
+        // An unknown collection is reported before a malformed id, as when the collection was resolved first.
+        await this.collections.resolve(collectionId);
+        throw error;
+      }
+      const { text, version, timestamp } = answer;
+      // The clock just read tells the registry whether anything was committed since it last checked the schema.
+      let collection = this.collections.cachedAt(collectionId, timestamp);
+      if (collection === undefined) {
+        const resolved = await this.collections.resolveWithStamp(collectionId, timestamp);
+        // A schema committed after the record was read: the record may predate the schema, or not; read again.
+        if (resolved.stamp > timestamp && attempt < MAX_SCHEMA_RACES) continue;
+        collection = resolved.collection;
+      }
+      if (text === null || collection.kind !== 'user') return { collection, text, timestamp };
+      return { collection, text: textInForm(collection, text, version!, timestamp), timestamp };
+    }
   }
 
   /**
@@ -187,13 +232,27 @@ export class RecordService {
    */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     this.#assertReady('list');
-    const collection = await this.collections.resolve(collectionId);
-    // Past the request's budget of delegate loads, the records that need more are left out of the page.
-    const loader = this.#requestLoader('absent');
-    const confinement = this.#confinement(collection, caller, loader, 'list');
-    const filter = this.#readFilter(collection, caller, loader, confinement);
-    const resumed = resumeQuery(query);
-    return withQuery(await this.store.listJson(collectionId, resumed, filter, confinement ? { confine: confinement.check } : {}), resumed);
+    for (let attempt = 1; ; attempt++) {
+      const { collection, stamp } = await this.collections.resolveWithStamp(collectionId);
+      // Past the request's budget of delegate loads, the records that need more are left out of the page.
+      const loader = this.#requestLoader('absent');
+      const confinement = this.#confinement(collection, caller, loader, 'list');
+      const resumed = resumeQuery(query);
+      if (collection.kind !== 'user') return withQuery(await this.store.listJson(collectionId, resumed, this.#readFilter(collection, caller, loader, confinement), confinement ? { confine: confinement.check } : {}), resumed);
+      // Whether the records may need the cast: once the pass is known finished (castUntil set from its last
+      // transaction, before this list reads its clock), every record the list reads is in the schema's form.
+      const casting = collection.castUntil === Infinity;
+      // The filter judges each record in the form it is answered in.
+      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? (record) => collection.conform(record) ?? record : undefined);
+      const page = await this.store.listJson(collectionId, resumed, filter, confinement ? { confine: confinement.check } : {});
+      // The page is of one schema only if no schema changed while it was read (a pass casting records to a newer
+      // one, or writes under it, may have changed some of them): otherwise it is read again.
+      if (attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
+      // A list does not read versions: while the pass may be running, every record goes through the cast, which
+      // leaves one already in the new form as it is (`conform` gives null).
+      const records = casting ? page.records.map((text) => textInForm(collection, text, 0, page.timestamp)) : page.records;
+      return withQuery({ ...page, records }, resumed);
+    }
   }
 
   /**
@@ -373,7 +432,9 @@ export class RecordService {
     if (!found) return undefined;
     try {
       this.#checkCallable(found.collection, functionName, args);
-      const outcome = await this.#runCall(found.collection, { id, current: recent.record, version: recent.version }, functionName, args, caller, found.stamp);
+      // Committed by this process, maybe before the schema's switch: cast as a read at its own version would be.
+      const current = inForm(found.collection, recent.record, recent.version, recent.version);
+      const outcome = await this.#runCall(found.collection, { id, current, version: recent.version }, functionName, args, caller, found.stamp);
       return outcome.committed ? { record: outcome.record } : undefined;
     } catch (error) {
       if (commitMayHaveHappened(error)) throw error;
@@ -449,7 +510,9 @@ export class RecordService {
     if (resolved.kind !== 'user') throw notFound('collection/not-found', `collection "${collectionId}" not found`);
     this.#checkCallable(resolved, functionName, args);
     if (!read.record || read.version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
-    return { collection: resolved, current: read.record, version: read.version, stamp: read.stamp };
+    // The function runs on the record in the schema's form; the commit expects the stored version, so a cast of the
+    // record by the pass meanwhile makes it run again.
+    return { collection: resolved, current: inForm(resolved, read.record, read.version, read.timestamp), version: read.version, stamp: read.stamp };
   }
 
   /** A function a call may name: not the constructor, a function of the collection, with the right argument count. */
@@ -663,8 +726,18 @@ export class RecordService {
    * found readable through the pinned field: that is asked first, so the walk of the record's other fields (and
    * the request's budget of loads it spends) decides only for a record the plan should not have read.
    */
-  #readFilter(collection: ResolvedCollection, caller: Caller, loader: RequestLoader, confinement: Confinement | undefined): ((record: JsonObject) => Promise<boolean> | boolean) | undefined {
+  #readFilter(
+    collection: ResolvedCollection,
+    caller: Caller,
+    loader: RequestLoader,
+    confinement: Confinement | undefined,
+    inForm?: (record: JsonObject) => JsonObject,
+  ): ((record: JsonObject) => Promise<boolean> | boolean) | undefined {
     if (collection.publicRead) return undefined;
+    if (inForm) return (stored) => {
+      const record = inForm(stored);
+      return confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
+    };
     return (record) => confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
   }
 

@@ -81,7 +81,7 @@ export interface PreparedStream {
 export async function prepareStream(service: RecordService, request: StreamRequest): Promise<PreparedStream> {
   const { collectionId, id } = request.target;
   if (id !== undefined) {
-    const { text, timestamp } = await service.store.getJson(collectionId, id);
+    const { text, timestamp } = await service.readJson(collectionId, id);
     const record = text === null ? null : (JSON.parse(text) as Record<string, unknown>);
     const members = record && (await service.mayRead(collectionId, record, request.caller)) ? [id] : [];
     return { request, matches: (r) => (r as { id?: unknown }).id === id, members, timestamp };
@@ -290,7 +290,8 @@ class Follower {
   /** The event that brings the caller up to date on one record (and notes it), or undefined when there is none. */
   async #evaluate(id: string): Promise<[string, unknown] | undefined> {
     const { collectionId } = this.#target;
-    const { text } = await this.#store.getJson(collectionId, id);
+    // In the form of the schema current when it is read (a cast pass's own change events bring the new form).
+    const { text } = await this.service.readJson(collectionId, id);
     const record = text === null ? null : (JSON.parse(text) as Record<string, unknown>);
     const member = record !== null && this.prepared.matches(record) && (await this.service.mayRead(collectionId, record, this.prepared.request.caller));
     if (member) {

@@ -1,7 +1,7 @@
 // The store's defining part: a collection's layout stored, its indexes built or dropped, its records cast to a
 // changed schema in batches (resumable), the collection deleted, and its records read batch by batch.
 
-import { encodeU64, keySuccessor } from './encoding.ts';
+import { decodeU64, encodeU64, keySuccessor } from './encoding.ts';
 import { changeLogEntries, type Change } from './changes.ts';
 import { collectionNotFound, ConflictError } from './errors.ts';
 import { CollectionIndexes, type JsonObject, type StoredLayout } from './index-entries.ts';
@@ -47,6 +47,14 @@ export interface DefineOptions {
    */
   readonly conform?: (record: JsonObject) => JsonObject | null;
   /**
+   * With `conform`: only records whose version is older than this timestamp are passed through it (the service
+   * gives the commit of the schema record that the records are cast to: a record written since is already in its
+   * form). Without it, every record is, so `conform` must then return null for a record already in the new form.
+   */
+  readonly conformBefore?: number;
+  /** Called once the layout is stored (or found stored), before any index is built or record cast. */
+  readonly onStored?: () => void;
+  /**
    * A record that must still hold what the caller expects when the layout is stored (read in the same
    * transaction): the service's schema record, so that a layout made from a schema that a later update has
    * already replaced is never stored over the later one's. When it does not hold, nothing is written or built.
@@ -64,8 +72,13 @@ export interface DefineResult {
   readonly removed: readonly string[];
   /** How many records were indexed by the rebuild. */
   readonly rebuilt: number;
-  /** True when `onlyIf` did not hold: nothing was stored. */
+  /** True when `onlyIf` did not hold: nothing was stored (or, after it was, the build stopped). */
   readonly superseded?: true;
+  /**
+   * The timestamp of the transaction after which every index is built and every record cast (or that found
+   * them so): a read at a later timestamp sees only records in the layout's form. 0 when superseded.
+   */
+  readonly finishedAt: number;
 }
 
 export class CollectionDefiner {
@@ -89,7 +102,7 @@ export class CollectionDefiner {
     const versionKey = layoutVersionKey(collectionId);
     const onlyIf = options.onlyIf;
     const keys = onlyIf ? [key, versionKey, recordKey(onlyIf.collectionId, onlyIf.id)] : [key, versionKey];
-    const { result } = await this.kv.transact(keys, ([current, version, required], timestamp) => {
+    const { result, timestamp } = await this.kv.transact(keys, ([current, version, required], timestamp) => {
       if (onlyIf && !onlyIf.holds(required ? parseRecord(required) : null)) return { ops: [], result: undefined };
       const old = current ? parseStoredLayout(current) : undefined;
       const oldIds = new Set(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []);
@@ -107,15 +120,19 @@ export class CollectionDefiner {
       for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
       return { ops, result: { added, removed, building, conforming, bytes } };
     });
-    if (!result) return { added: [], removed: [], rebuilt: 0, superseded: true };
-    let rebuilt = 0;
-    if (result.building.length > 0 || (result.conforming && options.conform)) {
-      rebuilt = await this.#build(collectionId, result.bytes, result.building, options);
-    }
-    return { added: result.added, removed: result.removed, rebuilt };
+    if (!result) return { added: [], removed: [], rebuilt: 0, superseded: true, finishedAt: 0 };
+    options.onStored?.();
+    if (result.building.length === 0 && !(result.conforming && options.conform)) return { added: result.added, removed: result.removed, rebuilt: 0, finishedAt: timestamp };
+    const built = await this.#build(collectionId, result.bytes, result.building, options);
+    if (built.finishedAt === 0) return { added: result.added, removed: result.removed, rebuilt: built.done, superseded: true, finishedAt: 0 };
+    return { added: result.added, removed: result.removed, rebuilt: built.done, finishedAt: built.finishedAt };
   }
 
-  async #build(collectionId: string, layoutBytes: Buffer, building: readonly string[], options: DefineOptions): Promise<number> {
+  /**
+   * Builds the indexes and casts the records; `finishedAt` is the timestamp of the transaction that stored the
+   * finished layout or found it finished, or 0 when `onlyIf` stopped holding (a later schema's install takes over).
+   */
+  async #build(collectionId: string, layoutBytes: Buffer, building: readonly string[], options: DefineOptions): Promise<{ done: number; finishedAt: number }> {
     const key = layoutKey(collectionId);
     const stored = parseStoredLayout(layoutBytes);
     const indexes = new CollectionIndexes(collectionId, stored);
@@ -127,7 +144,12 @@ export class CollectionDefiner {
     const left: StoredLayout = stored.conforming && !conform ? { layout: stored.layout, building: [], conforming: true } : { layout: stored.layout, building: [] };
     const ready = Buffer.from(JSON.stringify(left));
     // Another process may run the same build at the same time: its finished layout is as good as ours.
-    const check = (current: Buffer | undefined): 'building' | 'ready' => {
+    // Every batch is also fenced by `onlyIf`: once a later schema is committed, a pass casting records to this one
+    // would write them in a form no longer current (even before the later one stores its layout).
+    const onlyIf = options.onlyIf;
+    const fence = onlyIf ? [recordKey(onlyIf.collectionId, onlyIf.id)] : [];
+    const check = (current: Buffer | undefined, required: Buffer | undefined): 'building' | 'ready' | 'superseded' => {
+      if (onlyIf && !onlyIf.holds(required ? parseRecord(required) : null)) return 'superseded';
       if (current?.equals(layoutBytes)) return 'building';
       if (current?.equals(ready)) return 'ready';
       throw layoutChanged(collectionId);
@@ -143,15 +165,18 @@ export class CollectionDefiner {
       if (texts.length === 0) break;
       const keys = texts.map((text) => recordKey(collectionId, String((JSON.parse(text) as JsonObject).id)));
       // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
-      const { result: state } = await this.kv.transact([key, ...keys], ([current, ...values], timestamp) => {
-        if (check(current) === 'ready') return { ops: [], result: 'ready' as const };
+      const { result: state, timestamp: at } = await this.kv.transact([key, ...fence, ...keys], (read, timestamp) => {
+        const [current, required] = read;
+        const values = read.slice(1 + fence.length);
+        const state = check(current, required);
+        if (state !== 'building') return { ops: [], result: state };
         const deletes: KvOp[] = [];
         const puts: KvOp[] = [];
         const changes: Change[] = [];
         values.forEach((value, i) => {
           if (!value) return;
           const record = parseRecord(value);
-          const cast = conform?.(record);
+          const cast = conform && (options.conformBefore === undefined || decodeU64(value) < options.conformBefore) ? conform(record) : null;
           if (!cast) {
             for (const entry of indexes.entriesOf(record, only)) puts.push({ kind: 'put', key: entry, value });
             return;
@@ -171,17 +196,18 @@ export class CollectionDefiner {
         }
         return { ops: [...deletes, ...puts], result: 'building' as const };
       });
-      if (state === 'ready') return done;
+      if (state === 'ready') return { done, finishedAt: at };
+      if (state === 'superseded') return { done, finishedAt: 0 };
       done += texts.length;
       // Records created during the build can make `done` pass the count taken at the start.
       options.onProgress?.({ collectionId, indexes: building, done, total: Math.max(done, total) });
       from = keySuccessor(keys.at(-1)!);
     }
-    await this.kv.transact([key], ([current], timestamp) => ({
-      ops: check(current) === 'building' ? [{ kind: 'put', key, value: ready }, { kind: 'put', key: layoutVersionKey(collectionId), value: encodeU64(timestamp) }] : [],
-      result: undefined,
-    }));
-    return done;
+    const { result: state, timestamp: finishedAt } = await this.kv.transact([key, ...fence], ([current, required], timestamp) => {
+      const state = check(current, required);
+      return { ops: state === 'building' ? [{ kind: 'put', key, value: ready }, { kind: 'put', key: layoutVersionKey(collectionId), value: encodeU64(timestamp) }] : [], result: state };
+    });
+    return { done, finishedAt: state === 'superseded' ? 0 : finishedAt };
   }
 
   /** Deletes the collection: its layout, records, index entries and deletion stamps. */

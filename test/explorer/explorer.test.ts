@@ -354,6 +354,10 @@ describe('the explorer in Chromium', () => {
 
     await page.fill('.editor-input', TASK.replace('rename (title: string)', 'retitle (title: string)'));
     await page.click('#save-schema');
+    // The plan first: a function renamed changes no stored value; nothing is written until it is confirmed.
+    await expect.poll(() => page.locator('#schema-plan').count()).toBe(1);
+    expect(await page.locator('#schema-plan').textContent()).toContain('No field is added, removed or retyped.');
+    await page.click('#confirm-schema');
     await page.waitForURL(/#\/c\/app%2FTask$/);
     await page.click('#records tr[data-id="task-1"]');
     expect(await page.locator('form[data-function="retitle"]').count()).toBe(1);
@@ -481,6 +485,47 @@ describe('the explorer in Chromium', () => {
     await page.click('#create-record');
     await expect.poll(() => page.locator('#create-result').textContent()).toContain('priority: expected a number, got "high"');
     expect((await fetch(`${server.url}/v0/collections/app%2FTask/records/task-x`)).status).toBe(404);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a schema change\'s plan before making it, and makes a lossy one only once the fields losing values are named', async () => {
+    await openKeyMenu();
+    await page.fill('#paste-key', ADMIN_KEY);
+    await page.click('#paste-key + button');
+    const before = await apiRecord('task-1');
+    expect(typeof before.title).toBe('string');
+    // `title` removed (its values lost), `priority` number → string (cast), the (done, priority) index rebuilt.
+    const next = TASK.replace('  title: string;\n', '')
+      .replace('priority: number;', 'priority: string;')
+      .replace('constructor (id: string, title: string, priority: number) {', 'constructor (id: string, priority: string) {')
+      .replace('    this.title = title;\n', '')
+      .replace(/\n  @call\(owner\)\n  rename \(title: string\) \{\n    this.title = title;\n  \}\n/, '\n');
+    expect(next).not.toContain('title');
+    await page.click('a[role="tab"]:has-text("Schema")');
+    await page.click('#edit-schema');
+    await page.fill('.editor-input', next);
+    await page.click('#save-schema');
+    await expect.poll(() => page.locator('#schema-plan, #schema-result > .error-box').count()).toBe(1);
+    expect(await page.locator('#schema-plan').count(), (await page.locator('#schema-result').textContent()) ?? '').toBe(1);
+    const title = page.locator('#schema-plan tr[data-field="title"]');
+    expect(await title.getAttribute('data-change')).toBe('lossy');
+    expect(await title.textContent()).toMatch(/\d+ values? lost/);
+    expect(await title.textContent()).toMatch(/record "task-[^"]+": title = "/);
+    const priority = page.locator('#schema-plan tr[data-field="priority"]');
+    expect(await priority.getAttribute('data-change')).toBe('cast');
+    expect(await priority.textContent()).toMatch(/number → string.*\d+ values? cast/);
+    expect(await page.locator('#schema-plan .plan-indexes').textContent()).toContain('Index built: (done, priority)');
+    expect(await page.locator('#plan-data-loss').textContent()).toContain('loses stored values in 1 field: title');
+    // Not applied until the fields are named; nothing written meanwhile.
+    expect(await page.locator('#confirm-schema').isDisabled()).toBe(true);
+    await page.fill('#accept-data-loss', 'priority');
+    expect(await page.locator('#confirm-schema').isDisabled()).toBe(true);
+    expect(await apiRecord('task-1')).toEqual(before);
+    await page.fill('#accept-data-loss', 'title');
+    expect(await page.locator('#confirm-schema').isDisabled()).toBe(false);
+    await page.click('#confirm-schema');
+    await page.waitForURL(/#\/c\/app%2FTask$/);
+    await expect.poll(() => apiRecord('task-1')).toEqual({ id: 'task-1', done: before.done, priority: String(before.priority), owner: before.owner });
     expect(pageErrors).toEqual([]);
   });
 });

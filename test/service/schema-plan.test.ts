@@ -149,7 +149,7 @@ describe.each(backends)('on %s', (_name, openStore) => {
     expect(errorOf(notOwner)?.message).toMatch(/^changing the schema of collection ns\/Own is allowed only to its owner 0x[0-9a-f]+ and admin keys; the request is signed by 0x/);
     expect((await plan(s, 'ns/Own', next, KEYS.alice)).json.data.fields).toEqual([{ field: 'a', change: 'removed', from: 'string?', holding: 0, cast: 0, lost: 0, filled: 0 }]);
   });
-  it('the cast pass of an accepted change is reported as a migration switching while it runs (for a readiness check)', async () => {
+  it('the cast pass of an accepted change is reported as a migration while it runs, switching until its layout is stored', async () => {
     const schema = (n: string, more = '') => `@public collection Sw { id: string; n: ${n}; constructor (id: string) { this.id = id; this.n = ${n === 'number' ? '1' : '"1"'}; } ${more}}`;
     await s.createCollection('ns/Sw', schema('number'));
     for (const id of ['a', 'b']) expect((await s.create('ns/Sw', [id])).status).toBe(200);
@@ -164,8 +164,9 @@ describe.each(backends)('on %s', (_name, openStore) => {
       stop();
     }
     expect(seen).toEqual([
-      { collectionId: 'ns/Sw', running: true, runningNow: ['ns/Sw'] },
-      { collectionId: 'ns/Sw', running: false, runningNow: [] },
+      { collectionId: 'ns/Sw', running: true, switching: true, runningNow: ['ns/Sw'] },
+      { collectionId: 'ns/Sw', running: true, switching: false, runningNow: ['ns/Sw'] },
+      { collectionId: 'ns/Sw', running: false, switching: false, runningNow: [] },
     ]);
     expect((await s.record('ns/Sw', 'a')).json.data).toEqual({ id: 'a', n: '1' });
   });

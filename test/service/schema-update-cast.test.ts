@@ -32,13 +32,13 @@ function hold<M extends 'defineCollection' | 'commit'>(method: M, options: { whe
   return { held, release, spy };
 }
 
-it('requests arriving during the cast wait for the one pass running, rather than each casting the whole collection again', async () => {
+it('requests arriving during the switch wait for the layout of the one pass running, rather than each starting a pass over the whole collection', async () => {
   const before = '@public collection P { id: string; constructor (id: string) { this.id = id; } }';
   const after = '@public collection P { id: string; n: number; constructor (id: string) { this.id = id; this.n = 1; } }';
   await s.createCollection('t/P', before);
   for (const id of ['a', 'b', 'c']) expect((await s.create('t/P', [id])).status).toBe(200);
 
-  // The update's own pass is held until the reads below have found the new schema.
+  // The update's own pass is held (before its layout is stored) until the reads below have found the new schema.
   const { held, release, spy } = hold('defineCollection');
   try {
     const update = s.updateCode('t/P', after);

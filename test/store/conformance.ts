@@ -1,7 +1,7 @@
 // The conformance suite every backend passes (sqlite.test.ts and postgres.test.ts run it).
 
 import fc from 'fast-check';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   ConflictError,
   RecordStore,
@@ -1115,7 +1115,7 @@ export function conformance(backend: Backend): void {
       expect(ids((await store.list(ITEMS, query)).records)).toEqual(ids(expected.slice(0, 5)));
       await expectIndexesMatchRecords(store, ITEMS);
       // The same layout again changes nothing.
-      expect(await store.defineCollection(ITEMS, v2)).toEqual({ added: [], removed: [], rebuilt: 0 });
+      expect(await store.defineCollection(ITEMS, v2)).toMatchObject({ added: [], removed: [], rebuilt: 0 });
 
       // Changing a field's type rebuilds its index; the removed index's entries are gone.
       const removedId = v2.indexes.find((i) => i.fields.length === 3)!.id;
@@ -1178,7 +1178,7 @@ export function conformance(backend: Backend): void {
       await expectIndexesMatchRecords(store, ITEMS);
 
       // The same layout again changes nothing; defining a layout without a conform function never casts.
-      expect(await store.defineCollection(ITEMS, v2, { conform: cast })).toEqual({ added: [], removed: [], rebuilt: 0 });
+      expect(await store.defineCollection(ITEMS, v2, { conform: cast })).toMatchObject({ added: [], removed: [], rebuilt: 0 });
       const v3 = layoutOf(collection('Item', { id: 'string', group: 'string', 'score?': 'string', n: 'number', 'm?': 'number' }));
       await store.defineCollection(ITEMS, v3);
       expect(await store.conforming(ITEMS)).toBe(false);
@@ -1192,7 +1192,7 @@ export function conformance(backend: Backend): void {
       const onlyIf = (name: string) => ({ collectionId: PEOPLE, id: 'schema', holds: (record: JsonObject | null) => record?.name === name });
       const cast = (r: JsonObject): JsonObject | null => (r.n === undefined ? { ...r, n: 0 } : null);
 
-      expect(await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: onlyIf('v2') })).toEqual({ added: [], removed: [], rebuilt: 0, superseded: true });
+      expect(await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: onlyIf('v2') })).toEqual({ added: [], removed: [], rebuilt: 0, superseded: true, finishedAt: 0 });
       expect(await store.getLayout(ITEMS)).toEqual(v1);
       expect((await store.get(ITEMS, 'a')).record).toEqual({ id: 'a', group: 'g' });
       expect(await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: { ...onlyIf('v1'), id: 'missing' } })).toMatchObject({ superseded: true });
@@ -1200,6 +1200,54 @@ export function conformance(backend: Backend): void {
       expect((await store.defineCollection(ITEMS, v2, { conform: cast, onlyIf: onlyIf('v1') })).superseded).toBeUndefined();
       expect(await store.getLayout(ITEMS)).toEqual(v2);
       expect((await store.get(ITEMS, 'a')).record).toEqual({ id: 'a', group: 'g', n: 0 });
+    });
+
+    it('a cast pass stops at the batch after its onlyIf stops holding; conformBefore casts only older records; finishedAt', async () => {
+      const v1 = layoutOf(collection('Item', { id: 'string', group: 'string' }));
+      const v2 = layoutOf(collection('Item', { id: 'string', group: 'string', 'n?': 'number' }));
+      const { store } = await fresh([ITEMS, v1], [PEOPLE, personLayout]);
+      const items = Array.from({ length: 60 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}`, group: 'g' }));
+      await store.commit({ writes: items.map((r) => put(ITEMS, r)) });
+      // The switch: the commit of the schema record the records are cast to.
+      const { timestamp: switchedAt } = await store.commit({ writes: [put(PEOPLE, { id: 'schema', name: 'v1' })] });
+      // Written after the switch, already in the new form: with conformBefore, never passed to the cast.
+      await store.commit({ writes: [put(ITEMS, { id: 'r05', group: 'new', n: 5 })] });
+      const onlyIf = { collectionId: PEOPLE, id: 'schema', holds: (record: JsonObject | null) => record?.name === 'v1' };
+      let seen = 0;
+      const cast = (r: JsonObject): JsonObject | null => {
+        seen++;
+        return { ...r, n: 0 };
+      };
+      // A later schema is committed after the second batch, before the third is read.
+      let replaceNow = false;
+      const scanText = store.kv.scanText.bind(store.kv);
+      const spy = vi.spyOn(store.kv, 'scanText').mockImplementation(async (...args) => {
+        if (replaceNow) {
+          replaceNow = false;
+          await store.commit({ writes: [put(PEOPLE, { id: 'schema', name: 'v2' })] });
+        }
+        return scanText(...args);
+      });
+      let result;
+      try {
+        result = await store.defineCollection(ITEMS, v2, { batchSize: 20, conform: cast, conformBefore: switchedAt, onlyIf, onProgress: (p) => void (replaceNow = p.done === 40) });
+      } finally {
+        spy.mockRestore();
+      }
+      expect(result).toMatchObject({ superseded: true, finishedAt: 0 });
+      // The first two batches were cast (r05 not: written after the switch); nothing after the schema record changed.
+      expect((await store.get(ITEMS, 'r39')).record).toEqual({ id: 'r39', group: 'g', n: 0 });
+      expect((await store.get(ITEMS, 'r05')).record).toEqual({ id: 'r05', group: 'new', n: 5 });
+      expect((await store.get(ITEMS, 'r45')).record).toEqual({ id: 'r45', group: 'g' });
+      expect(seen).toBe(39);
+      expect(await store.conforming(ITEMS)).toBe(true);
+      // Once the schema holds again, the pass finishes; finishedAt is after every cast record's version.
+      await store.commit({ writes: [put(PEOPLE, { id: 'schema', name: 'v1' })] });
+      const done = await store.defineCollection(ITEMS, v2, { conform: (r) => (r.n === undefined ? { ...r, n: 0 } : null), onlyIf });
+      expect(done.superseded).toBeUndefined();
+      expect(await store.conforming(ITEMS)).toBe(false);
+      for (const item of items) expect((await store.get(ITEMS, item.id)).version!).toBeLessThan(done.finishedAt);
+      expect((await store.get(ITEMS, 'r45')).record).toEqual({ id: 'r45', group: 'g', n: 0 });
     });
 
     it('forEachRecordBatch visits every record once, in batches bounded by count and bytes', async () => {
