@@ -111,6 +111,68 @@ describe('reads while the cast pass has not reached the records (SQLite)', () =>
   });
 });
 
+describe('reads while the pass of a migration (@migrate) has not reached the records (SQLite)', () => {
+  const before = `
+@public collection P {
+  id: string;
+  name: string;
+  constructor (id: string, name: string) { this.id = id; this.name = name; }
+}`;
+  const after = `
+@public collection P {
+  id: string;
+  first: string;
+  last: string;
+  tag?: string;
+  constructor (id: string) { this.id = id; this.first = ""; this.last = ""; }
+  function setTag(tag: string) { this.tag = tag; }
+  @migrate
+  splitName (old: { name: string; }) {
+    const space = old.name.indexOf(' ');
+    this.first = old.name.slice(0, space);
+    this.last = old.name.slice(space + 1);
+  }
+}`;
+
+  it('answer and call the migrated record, not only its cast', async () => {
+    const s = await startTestServer({ store: openSqliteStore(':memory:') });
+    try {
+      const store = s.server.service.store;
+      await s.createCollection('mr/P', before);
+      for (const [id, name] of [['a', 'Ada Lovelace'], ['b', 'Alan Turing'], ['c', 'Grace Hopper']]) {
+        expect((await s.create('mr/P', [id, name])).status).toBe(200);
+      }
+      const pass = holdPass(store);
+      try {
+        const update = s.updateCode('mr/P', after);
+        await pass.held;
+        expect((await store.get('mr/P', 'a')).record).toEqual({ id: 'a', name: 'Ada Lovelace' });
+        const got = await s.record('mr/P', 'a');
+        expect(got.status, got.text).toBe(200);
+        expect(got.json.data).toEqual({ id: 'a', first: 'Ada', last: 'Lovelace' });
+        const listed = await s.list('mr/P');
+        expect(listed.json.data.map((r: { data: JsonObject }) => r.data)).toEqual([
+          { id: 'a', first: 'Ada', last: 'Lovelace' },
+          { id: 'b', first: 'Alan', last: 'Turing' },
+          { id: 'c', first: 'Grace', last: 'Hopper' },
+        ]);
+        const called = await s.call('mr/P', 'b', 'setTag', ['x']);
+        expect(called.status, called.text).toBe(200);
+        expect((await store.get('mr/P', 'b')).record).toEqual({ id: 'b', first: 'Alan', last: 'Turing', tag: 'x' });
+        pass.release();
+        expect((await update).status).toBe(200);
+      } finally {
+        pass.release();
+        pass.restore();
+      }
+      expect((await store.get('mr/P', 'c')).record).toEqual({ id: 'c', first: 'Grace', last: 'Hopper' });
+      expect((await store.get('mr/P', 'b')).record).toEqual({ id: 'b', first: 'Alan', last: 'Turing', tag: 'x' });
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 /**
  * Reads `reader` continuously (gets of random records and list pages) and calls `setTag` through `writer` while
  * `update` runs; every answer's form must be the one of the schema current at its timestamp.
