@@ -115,13 +115,14 @@ describe('bad input changes nothing and gets a clear error', () => {
     const before = await snapshot();
     const body = JSON.stringify({ args: [] });
     const good = signRequest(KEYS.alice, body);
+    const signedAt = Date.now();
     const headers = [
       'nonsense',
       'v=0',
       'v=0,t=abc,h=eth-personal-sign,sig=0x00',
       good.replace(/sig=0x../, 'sig=0xzz'),
       // A changed t with pk: the key recovered from the signature is no longer the one claimed.
-      signRequest(KEYS.alice, body, Date.now(), { includePublicKey: true }).replace(/t=\d+/, `t=${Date.now() - 1}`),
+      signRequest(KEYS.alice, body, signedAt, { includePublicKey: true }).replace(/t=\d+/, `t=${signedAt - 1}`),
       `${good},pk=0x02${'00'.repeat(32)}`,
       'x'.repeat(5000),
     ];
