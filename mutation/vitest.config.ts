@@ -10,7 +10,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'test/lang/{body,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,typed-let,types}.test.ts',
-      'test/runtime/{builtins,cast-record,errors,execute,fast-paths,later-builtins,limits,mutation-gaps,sized-arithmetic}.test.ts',
+      'test/runtime/{builtins,cast-record,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps,sized-arithmetic}.test.ts',
     ],
   },
 });
