@@ -51,6 +51,7 @@ group('fits: whether a value of one type may be stored where another is declared
     [anyType, stringType, false, true],
     [neverType, stringType, false, true],
     [numberType, anyType, false, true],
+    [nullType, anyType, false, true],
     [nullType, stringType, true, true],
     [nullType, stringType, false, false],
     [undefinedType, numberType, true, true],
@@ -197,6 +198,8 @@ group('eitherOf: the type of a || b, a ?? b and c ? a : b', () => {
     [arrayOf(anyType), strings, undefined, strings],
     [strings, arrayOf(anyType), undefined, strings],
     [strings, arrayOf(numberType), undefined, anyType],
+    [strings, numberType, undefined, anyType],
+    [numberType, strings, undefined, anyType],
     [stringType, numberType, undefined, anyType],
   ])('%o or %o stored as %o', (left, right, expected, result) => {
     expect(show(eitherOf(left, right, expected))).toBe(show(result));

@@ -144,6 +144,14 @@ describe('log pays 1 per 16 characters of the line', () => {
     const base = gasOf('logs', ['']);
     for (const length of edges) expect(gasOf('logs', [text(length)]) - base, `length ${length}`).toBe(stringGas(length));
   });
+
+  it('a call may log maxStringLength characters, not one more', () => {
+    const [{ collection }] = collections;
+    const limits = { maxStringLength: 40 };
+    expect(execute(collection, 'logs', record(), [text(40)], {}, limits).ok).toBe(true);
+    const over = execute(collection, 'logs', record(), [text(41)], {}, limits);
+    expect(over.ok ? undefined : over.error).toMatchObject({ reason: 'function/limit-exceeded', message: expect.stringContaining('log too long: 41 characters') });
+  });
 });
 
 describe('running out of gas', () => {
