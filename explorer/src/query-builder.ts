@@ -12,6 +12,7 @@
 // (docs/service.md "Private records in lists"): a "Records" choice pins a PublicKey field that grants read (`@read`
 // or `@delegate`) to the key in use, which is the default; choosing "all" (or having no key) sends the where as
 // built, and the server's refusal is shown.
+import { WHERE_LIMITS, WHERE_OPERATORS } from 'vellum/client';
 import type { ListQuery } from './connection.ts';
 import type { SigningKey } from './key.ts';
 import { h, replaceChildren } from './dom.ts';
@@ -21,24 +22,15 @@ import { indexLabel, type CollectionInfo, type IndexField, type ReadField, type 
 type Where = Record<string, unknown>;
 type Sort = [string, 'asc' | 'desc'][];
 
-const OPERATORS = [
-  ['', 'any'],
-  ['eq', '='],
-  ['$ne', '≠'],
-  ['$in', 'in'],
-  ['$nin', 'not in'],
-  ['$gt', '>'],
-  ['$gte', '≥'],
-  ['$lt', '<'],
-  ['$lte', '≤'],
-] as const;
+/** The operators of the where language (vellum/client's table): `eq` sends the value bare, as an equality. */
+const SCALAR_OPERATORS = Object.entries(WHERE_OPERATORS).filter(([, operator]) => operator.on === 'scalar');
+const OPERATORS = [['', 'any'], ...SCALAR_OPERATORS.map(([name, { label }]) => [name === '$eq' ? 'eq' : name, label])] as const;
+const ARRAY_OPERATORS = Object.entries(WHERE_OPERATORS).filter(([, operator]) => operator.on === 'array').map(([name, { label }]) => [name, label] as const);
 
-const ARRAY_OPERATORS = [['$contains', 'contains']] as const;
-
-/** The server's bounds on list operators (src/store/where.ts MAX_IN_VALUES, MAX_NIN_VALUES). */
-const MAX_LIST_VALUES = { $in: 30, $nin: 10 } as const;
-/** The server reads at most 30 ranges for one where: more alternatives than that can never be served. */
-const MAX_ALTERNATIVES = 30;
+/** The server's bounds on list operators ($in, $nin). */
+const MAX_LIST_VALUES = { $in: WHERE_OPERATORS.$in.maxValues, $nin: WHERE_OPERATORS.$nin.maxValues } as const;
+/** The server reads at most this many ranges for one where: more alternatives than that can never be served. */
+const MAX_ALTERNATIVES = WHERE_LIMITS.ranges;
 
 /** An index and a condition for each of its fields: the main conditions, or one alternative of an `$or`. */
 class ConditionGroup {

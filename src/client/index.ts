@@ -17,6 +17,8 @@ export { ethPersonalSigner, publicKeyHex, randomPrivateKey, signatureHeader, SIG
 export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 export {
   COMPARISONS,
+  WHERE_LIMITS,
+  WHERE_OPERATORS,
   type Comparison,
   type ComparisonFor,
   type Direction,

@@ -2,9 +2,16 @@
 // index to the type of value a filter on it takes (the generated `…Schema['queryFields']`). An array field with
 // an `@index` is a query field typed as its array (`string[]`): it takes only `$contains` of one element.
 //
-// The operators the service accepts are listed once, here: `Operators` gives each one's operand type and
-// `COMPARISONS` the symbol the fluent `where(field, '>=', value)` takes for it (Firestore's names). A new operator
-// of the service is one line in each; the generated code does not change.
+// The operators the service accepts, their operands and limits are the store's table (src/store/where-operators.ts,
+// imported directly: it imports nothing, so no server code comes with it): `Operators` gives each one's operand
+// type and `COMPARISONS` the symbol the fluent `where(field, '>=', value)` takes for it (Firestore's names). A new
+// operator of the service is one line there; the generated code does not change.
+
+import { WHERE_OPERATORS } from '../store/where-operators.ts';
+
+export { WHERE_LIMITS, WHERE_OPERATORS } from '../store/where-operators.ts';
+
+type Table = typeof WHERE_OPERATORS;
 
 /** The element type of an array field's values; never for any other field. */
 export type ElementOf<T> = [T] extends [ReadonlyArray<infer E>] ? E : never;
@@ -12,40 +19,25 @@ export type ElementOf<T> = [T] extends [ReadonlyArray<infer E>] ? E : never;
 /** Whether `T` is an array field's type (checked as a whole, not member by member of a union). */
 type IsArray<T> = [T] extends [ReadonlyArray<unknown>] ? true : false;
 
-/** Each operator of a field's condition, with the type of its operand for a field whose values are `T`. */
-export interface Operators<T> {
-  $eq: T;
-  $ne: T;
-  $gt: T;
-  $gte: T;
-  $lt: T;
-  $lte: T;
-  /** One of these values (the service takes at most 30). */
-  $in: readonly T[];
-  /** None of these values (at most 10). */
-  $nin: readonly T[];
-  /** An array field with an element equal to this. */
-  $contains: ElementOf<T>;
-}
+/** What an operator takes on a field whose values are `T`: a value, a list of values, or an array's element. */
+type OperandOf<Kind, T> = Kind extends 'list' ? readonly T[] : Kind extends 'element' ? ElementOf<T> : T;
+
+/**
+ * Each operator of a field's condition, with the type of its operand for a field whose values are `T`. A list
+ * operator takes at most its `maxValues` values (`$in` 30, `$nin` 10); `$contains`, an element of an array field.
+ */
+export type Operators<T> = { -readonly [K in keyof Table]: OperandOf<Table[K]['operand'], T> };
 
 export type Operator = keyof Operators<unknown>;
 
 /** The operators of an array field: only `$contains`. The others are those of every other field. */
-type ArrayOperator = '$contains';
+type ArrayOperator = { [K in Operator]: Table[K]['on'] extends 'array' ? K : never }[Operator];
 type ScalarOperator = Exclude<Operator, ArrayOperator>;
 
 /** The symbols of `Query.where(field, symbol, value)`, and the operator each one means. */
-export const COMPARISONS = {
-  '==': '$eq',
-  '!=': '$ne',
-  '>': '$gt',
-  '>=': '$gte',
-  '<': '$lt',
-  '<=': '$lte',
-  in: '$in',
-  'not-in': '$nin',
-  'array-contains': '$contains',
-} as const satisfies Record<string, Operator>;
+export const COMPARISONS = Object.fromEntries(Object.entries(WHERE_OPERATORS).map(([operator, { symbol }]) => [symbol, operator])) as {
+  readonly [K in Operator as Table[K]['symbol']]: K;
+};
 
 export type Comparison = keyof typeof COMPARISONS;
 

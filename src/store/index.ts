@@ -42,6 +42,7 @@ export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } fro
 export { planQuery, type Plan } from './planner.ts';
 export { planUnion, MAX_RANGES, type UnionPlan } from './union-planner.ts';
 export type { FixedField, ScanBounds, ScanCheck, ScanRange } from './scan-bounds.ts';
+export { WHERE_LIMITS, WHERE_OPERATORS, WHERE_OPERATOR_NAMES, type WhereOperator } from './where-operators.ts';
 export { MAX_IN_VALUES, MAX_NIN_VALUES, MAX_BRANCHES, whereMatcher } from './where.ts';
 export { DEFAULT_COUNT_SCAN_LIMIT } from './union-read.ts';
 export { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type OverfullArrayField } from './index-entries.ts';

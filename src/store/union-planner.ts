@@ -19,10 +19,11 @@ import { invalidQuery, StoreError } from './errors.ts';
 import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 import { keyRange, matches, parseSort, type Condition, type SortRequirement } from './planner.ts';
 import { fixesExactly, type FixedField, type ScanRange } from './scan-bounds.ts';
+import { WHERE_LIMITS } from './where-operators.ts';
 import { branchesMatcher, exactKey, parseExtendedWhere, type Bound, type Branch, type FieldFilter } from './where.ts';
 
 /** The most index ranges one query may read: every `$in` value, `$ne`/`$nin` gap and `$or` branch is one. */
-export const MAX_RANGES = 30;
+export const MAX_RANGES = WHERE_LIMITS.ranges;
 
 export interface Segment {
   readonly index: IndexDefinition;

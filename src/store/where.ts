@@ -11,16 +11,17 @@ import { encodeValue, TAG, type KeyValue } from './encoding.ts';
 import { queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, invalidQueryValue } from './errors.ts';
 import { valueAtPath, type Layout } from './layout.ts';
+import { WHERE_LIMITS, WHERE_OPERATOR_NAMES, WHERE_OPERATORS } from './where-operators.ts';
 
-export const MAX_IN_VALUES = 30;
-export const MAX_NIN_VALUES = 10;
-export const MAX_BRANCHES = 30;
+export const MAX_IN_VALUES = WHERE_OPERATORS.$in.maxValues;
+export const MAX_NIN_VALUES = WHERE_OPERATORS.$nin.maxValues;
+export const MAX_BRANCHES = WHERE_LIMITS.branches;
 /** How deep `$or` may nest (each level is a where inside an `$or` array); deeper is refused, not recursed into. */
-export const MAX_OR_DEPTH = 4;
+export const MAX_OR_DEPTH = WHERE_LIMITS.orDepth;
 
 /** The operators only the extended planner serves; a where without any of them is planned as before. */
 const EXTENDED_OPERATORS = new Set(['$ne', '$in', '$nin', '$contains']);
-const FIELD_OPERATORS = ['$eq', '$gt', '$gte', '$lt', '$lte', '$ne', '$in', '$nin', '$contains'];
+const FIELD_OPERATORS: readonly string[] = WHERE_OPERATOR_NAMES;
 
 export interface Bound {
   readonly value: KeyValue;
