@@ -8,6 +8,9 @@ import type { JsonObject } from './index-entries.ts';
 import type { KeyRange } from './keys.ts';
 import type { KvStore } from './kv.ts';
 
+/** The most entries one range reads at once: a page's most records (MAX_LIMIT). */
+const MAX_BATCH = 1000;
+
 export interface MergeSource {
   /** The absolute key bytes before an entry's order key: the index prefix, then the equality prefix. */
   readonly base: Buffer;
@@ -29,6 +32,11 @@ export class MergedEntry {
 
   get record(): JsonObject {
     return (this.#record ??= JSON.parse(this.text) as JsonObject);
+  }
+
+  /** The record if it was parsed already (for a key or a check), else undefined. */
+  get parsed(): JsonObject | undefined {
+    return this.#record;
   }
 
   get orderKey(): Buffer {
@@ -101,7 +109,8 @@ export class MergedScan {
   async fill(wanted: number, bytes: number): Promise<void> {
     const empty = this.#sources.filter((s) => s.at === s.buffer.length && !s.ended);
     const share = Math.max(1, this.#sources.filter((s) => s.at < s.buffer.length || !s.ended).length);
-    const limit = Math.min(500, Math.max(8, Math.ceil(wanted / share)));
+    // One range reads exactly what is wanted (a page without conditions: its rest); several, at least a few each.
+    const limit = Math.min(MAX_BATCH, Math.max(share > 1 ? 8 : 1, Math.ceil(wanted / share)));
     const maxBytes = Math.max(1, Math.floor(bytes / share));
     await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
   }

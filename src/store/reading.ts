@@ -18,6 +18,13 @@ import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, uni
 import { checkCollectionId, checkRecordId, parseLimit } from './validation.ts';
 import { isExtendedWhere } from './where.ts';
 
+/**
+ * Which path plans and reads a plain where (no `$or`, `$in`, `$ne`, `$nin`, `$contains`): the union planner and
+ * merged reader, or the single-range planner and reader they replace. Only while both exist, for the
+ * differential test of one against the other (test/store/query-paths.test.ts); the single-range path goes next.
+ */
+export const queryPaths: { plainWhere: 'union' | 'single' } = { plainWhere: 'union' };
+
 /** How many index entries one list request may read, unless the caller says otherwise. */
 export const DEFAULT_SCAN_LIMIT = 5000;
 /**
@@ -203,7 +210,7 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    if (isExtendedWhere(query.where)) {
+    if (queryPaths.plainWhere === 'union' || isExtendedWhere(query.where)) {
       const union = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
       await options.confine?.(unionScanBounds(union));
       return { ...(await this.#listUnion(indexes, union, query, limit, readFilter, options, output)), timestamp };
@@ -334,7 +341,7 @@ export class RecordReader {
     const page = await readUnionPage(this.#kv, indexes, plan, {
       limit,
       backward,
-      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.order, sealKey),
+      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.cursor.index, sealKey),
       readFilter,
       scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
       pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
@@ -343,7 +350,7 @@ export class RecordReader {
     });
     // The cursors follow #list's rules: without a read filter, the entries read; with one, the records returned
     // (sealed), or, when the scan bound cut the page short, a fixed-length scan cursor (docs/store.md).
-    const at = (key: Buffer | undefined, seal?: Buffer) => (key === undefined ? (requestCursor ?? null) : encodeCursor(plan.order.id, key, seal));
+    const at = (key: Buffer | undefined, seal?: Buffer) => (key === undefined ? (requestCursor ?? null) : encodeCursor(plan.cursor.index.id, key, seal));
     let start: string | null;
     let end: string | null;
     if (!readFilter) {
@@ -351,7 +358,7 @@ export class RecordReader {
       end = at(page.read.last);
     } else {
       start = at(page.returned.first, sealKey);
-      end = page.cutShort ? scanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
+      end = page.cutShort ? scanCursor(plan.cursor.index.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records: page.records, cursor };
@@ -366,7 +373,7 @@ export class RecordReader {
     const layoutBytes = await this.#kv.get(layoutKey(collectionId));
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    if (isExtendedWhere(query.where)) await check(unionScanBounds(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
+    if (queryPaths.plainWhere === 'union' || isExtendedWhere(query.where)) await check(unionScanBounds(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
     else await check(planScanBounds(planQuery(indexes.layout, indexes.usable, query.where, query.sort)));
   }
 
@@ -382,7 +389,7 @@ export class RecordReader {
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
     let source: CountSource;
-    if (isExtendedWhere(query.where)) {
+    if (queryPaths.plainWhere === 'union' || isExtendedWhere(query.where)) {
       const union = planUnion(indexes.layout, indexes.usable, query.where, undefined);
       await options.confine?.(unionScanBounds(union));
       source = unionCountSource(indexes, union);

@@ -46,6 +46,15 @@ export interface UnionPlan {
   readonly segments: readonly Segment[];
   /** Whether a record matches the where (index keys hold truncated long strings, so every entry is re-checked). */
   readonly matches: (record: unknown) => boolean;
+  /** The where has no condition: every entry matches, and none needs re-checking. */
+  readonly matchesAll: boolean;
+  /**
+   * What the query's cursors name. When every range lies in one index under one equality prefix (every query
+   * without `$in`, `$contains` or `$or` on its prefix: one range, or the gaps of a `$ne`), that index, a position
+   * being the equality prefix and the order key, as an index entry's key is; otherwise the merged `order`, a
+   * position being the order key alone.
+   */
+  readonly cursor: { readonly index: IndexDefinition; readonly prefix: Buffer };
 }
 
 /** The shape of one branch: which fields the index starts with, which one is a range, and the order after. */
@@ -65,11 +74,11 @@ interface Interval {
 export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): UnionPlan {
   const branches = parseExtendedWhere(layout, where);
   const sorts = parseSort(layout, sort);
-  const order = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
+  const shared = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
   let target: { suffix: readonly IndexField[]; reverse: boolean } | undefined;
   const segments: Segment[] = [];
   for (const [number, branch] of branches.entries()) {
-    const shape = branchShape(branch, order ?? sorts, order !== undefined);
+    const shape = branchShape(branch, shared ?? sorts, shared !== undefined);
     const { index, reverse } = chooseIndex(layout, indexes, shape, target);
     target ??= { suffix: index.fields.slice(shape.prefix.length), reverse };
     for (const segment of expand(index, shape, number)) {
@@ -81,7 +90,17 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   }
   const suffix = target!.suffix;
   const orderId = createHash('sha256').update(JSON.stringify(['merged order', suffix])).digest('hex').slice(0, 16);
-  return { order: { id: orderId, fields: suffix, primary: false }, reverse: target!.reverse, segments, matches: branchesMatcher(branches) };
+  const order: IndexDefinition = { id: orderId, fields: suffix, primary: false };
+  const one = segments[0];
+  const inOne = one !== undefined && segments.every((s) => s.index === one.index && s.equalPrefix.equals(one.equalPrefix));
+  return {
+    order,
+    reverse: target!.reverse,
+    segments,
+    matches: branchesMatcher(branches),
+    matchesAll: branches.length === 1 && branches[0]!.length === 0,
+    cursor: inOne ? { index: one.index, prefix: one.equalPrefix } : { index: order, prefix: Buffer.alloc(0) },
+  };
 }
 
 /**
