@@ -1,4 +1,4 @@
-// Reading several key ranges as one sequence, merged by order key (union-planner.ts). Each range is read in
+// Reading several key ranges as one sequence, merged by order key (planner.ts). Each range is read in
 // batches; the next entry is the smallest head of all ranges (the largest, read backwards), and heads with the
 // same order key are one record, taken once. Memory is bounded by the ranges times a batch: each range reads at
 // most its share of the entries and bytes still wanted.

@@ -1,13 +1,12 @@
-// Reading a union plan (union-planner.ts): a list page, merged from its ranges in order, and a count of the
-// records a query matches.
+// Reading a plan (planner.ts: a union of index ranges, one range for a plain where): a list page, merged from its
+// ranges in order, and a count of the records a query matches.
 
 import { keySuccessor } from './encoding.ts';
 import { StoreError } from './errors.ts';
 import type { CollectionIndexes, JsonObject } from './index-entries.ts';
 import type { KvStore } from './kv.ts';
 import { MergedScan, type MergedEntry, type MergeSource } from './merged-scan.ts';
-import { absoluteRange } from './planner.ts';
-import { orderKeyOf, type UnionPlan } from './union-planner.ts';
+import { absoluteRange, orderKeyOf, type UnionPlan } from './planner.ts';
 
 export interface UnionPageRequest<T> {
   readonly limit: number;
