@@ -27,6 +27,8 @@ export class MergedEntry {
 
   constructor(
     readonly text: string,
+    /** The text's length in UTF-8 bytes (what page budgets count). */
+    readonly bytes: number,
     private readonly orderKeyOf: (record: JsonObject) => Buffer,
   ) {}
 
@@ -134,8 +136,9 @@ export class MergedScan {
     this.read += texts.length;
     let bytesRead = 0;
     source.buffer = texts.map((text) => {
-      bytesRead += Buffer.byteLength(text);
-      return new MergedEntry(text, orderKeyOf);
+      const bytes = Buffer.byteLength(text);
+      bytesRead += bytes;
+      return new MergedEntry(text, bytes, orderKeyOf);
     });
     source.at = 0;
     // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.

@@ -103,7 +103,7 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
       continue;
     }
     records.push(request.output(entry.text, entry.parsed));
-    bytes += Buffer.byteLength(entry.text);
+    bytes += entry.bytes;
     firstReturned ??= entry;
     lastReturned = entry;
     if (readFilter) recent = [entry];
