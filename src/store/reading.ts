@@ -10,7 +10,8 @@ import type { JsonObject } from './index-entries.ts';
 import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
 import type { KvStore } from './kv.ts';
 import type { LayoutCache } from './layout-cache.ts';
-import { planUnion, type UnionPlan } from './planner.ts';
+import { cachedPlan } from './plan-cache.ts';
+import type { UnionPlan } from './planner.ts';
 import type { RecentRecords } from './recent-records.ts';
 import { byteBudget, parseRecord, RECORD_JSON_START } from './record-value.ts';
 import type { ScanBounds, ScanCheck } from './scan-bounds.ts';
@@ -202,7 +203,7 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    const plan = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
+    const plan = cachedPlan(indexes, query.where, query.sort);
     await options.confine?.(scanBoundsOf(plan));
 
     const backward = hasBefore;
@@ -251,7 +252,7 @@ export class RecordReader {
     const layoutBytes = await this.#kv.get(layoutKey(collectionId));
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    await check(scanBoundsOf(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
+    await check(scanBoundsOf(cachedPlan(indexes, query.where, query.sort)));
   }
 
   /**
@@ -265,7 +266,7 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    const plan = planUnion(indexes.layout, indexes.usable, query.where, undefined);
+    const plan = cachedPlan(indexes, query.where, undefined);
     await options.confine?.(scanBoundsOf(plan));
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
     return { count: await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START), timestamp };
