@@ -84,6 +84,12 @@ export class MergedScan {
    * first (call `fill`). Taking buffered entries needs no await, so a page or a count costs no promise per entry.
    */
   take(): MergedEntry | undefined | null {
+    if (this.#sources.length === 1) {
+      // One range (every plain where): its entries in the order read, with nothing to compare or skip.
+      const source = this.#sources[0]!;
+      if (source.at < source.buffer.length) return source.buffer[source.at++]!;
+      return source.ended ? undefined : null;
+    }
     let best: SourceState | undefined;
     for (const source of this.#sources) {
       if (source.at === source.buffer.length) {
@@ -135,11 +141,14 @@ export class MergedScan {
     const texts = await this.#kv.scanText({ gte: source.gte, lt: source.lt }, { reverse, limit, maxBytes }, textStart);
     this.read += texts.length;
     let bytesRead = 0;
-    source.buffer = texts.map((text) => {
+    const buffer: MergedEntry[] = new Array<MergedEntry>(texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i]!;
       const bytes = Buffer.byteLength(text);
       bytesRead += bytes;
-      return new MergedEntry(text, bytes, orderKeyOf);
-    });
+      buffer[i] = new MergedEntry(text, bytes, orderKeyOf);
+    }
+    source.buffer = buffer;
     source.at = 0;
     // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
     if (texts.length < limit && bytesRead < maxBytes) {

@@ -195,7 +195,17 @@ export function whereMatcher(layout: Layout, where: unknown): (record: unknown) 
 /** A where's matcher: the branches' filters encoded once, then compared with each record's values. */
 export function branchesMatcher(branches: readonly Branch[]): (record: unknown) => boolean {
   const tests = branches.map((branch) => branch.map(filterTest));
+  // One alternative (every plain where) is its filters' conjunction, checked without a closure per filter.
+  if (tests.length === 1) return allOf(tests[0]!);
   return (record) => tests.some((branch) => branch.every((test) => test(record)));
+}
+
+function allOf(tests: readonly ((record: unknown) => boolean)[]): (record: unknown) => boolean {
+  if (tests.length === 1) return tests[0]!;
+  return (record) => {
+    for (const test of tests) if (!test(record)) return false;
+    return true;
+  };
 }
 
 function filterTest(filter: FieldFilter): (record: unknown) => boolean {
