@@ -74,9 +74,10 @@ export class MergedScan {
   constructor(kv: KvStore, sources: readonly MergeSource[], options: MergedScanOptions) {
     this.#kv = kv;
     this.#options = options;
-    this.#sources = sources
-      .filter((s) => Buffer.compare(s.range.gte, s.range.lt) < 0)
-      .map((s) => ({ base: s.base, gte: s.range.gte, lt: s.range.lt, buffer: [], at: 0, ended: false }));
+    this.#sources = [];
+    for (const s of sources) {
+      if (Buffer.compare(s.range.gte, s.range.lt) < 0) this.#sources.push({ base: s.base, gte: s.range.gte, lt: s.range.lt, buffer: [], at: 0, ended: false });
+    }
   }
 
   /**
@@ -115,12 +116,19 @@ export class MergedScan {
    * more bytes of text, the caller may take: each range reads its share.
    */
   async fill(wanted: number, bytes: number): Promise<void> {
-    const empty = this.#sources.filter((s) => s.at === s.buffer.length && !s.ended);
-    const share = Math.max(1, this.#sources.filter((s) => s.at < s.buffer.length || !s.ended).length);
+    // Plain loops: this runs once per batch of every page, and a plain where's page is one batch.
+    const empty: SourceState[] = [];
+    let share = 0;
+    for (const s of this.#sources) {
+      if (s.at === s.buffer.length && !s.ended) empty.push(s);
+      if (s.at < s.buffer.length || !s.ended) share++;
+    }
+    share = Math.max(1, share);
     // One range reads exactly what is wanted (a page without conditions: its rest); several, at least a few each.
     const limit = Math.min(MAX_BATCH, Math.max(share > 1 ? 8 : 1, Math.ceil(wanted / share)));
     const maxBytes = Math.max(1, Math.floor(bytes / share));
-    await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
+    if (empty.length === 1) await this.#refill(empty[0]!, limit, maxBytes);
+    else await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
   }
 
   /** `take`, reading on first when needed. */

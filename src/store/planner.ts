@@ -16,6 +16,7 @@ import { createHash } from 'node:crypto';
 import { encodeValue, prefixEnd, typeTag, type Direction, type KeyValue } from './encoding.ts';
 import { recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, StoreError } from './errors.ts';
+import type { JsonObject } from './index-entries.ts';
 import type { KeyRange } from './keys.ts';
 import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 import { fixesExactly, type FixedField, type ScanRange } from './scan-bounds.ts';
@@ -41,6 +42,8 @@ export interface UnionPlan {
    * with `id`. Its id (not any real index's) names the query's cursors, which hold an order key.
    */
   readonly order: IndexDefinition;
+  /** The order key of a record in `order` (made once with the plan, which plans of repeated queries share). */
+  readonly orderKeyOf: (record: JsonObject) => Buffer;
   /** Read every index from its largest key down. */
   readonly reverse: boolean;
   readonly segments: readonly Segment[];
@@ -93,6 +96,7 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   const inOne = one !== undefined && segments.every((s) => s.index === one.index && s.equalPrefix.equals(one.equalPrefix));
   return {
     order,
+    orderKeyOf: (record) => orderKeyOf(order, record),
     reverse: target!.reverse,
     segments,
     matches: branchesMatcher(branches),

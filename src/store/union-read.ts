@@ -6,7 +6,7 @@ import { StoreError } from './errors.ts';
 import type { CollectionIndexes, JsonObject } from './index-entries.ts';
 import type { KvStore } from './kv.ts';
 import { MergedScan, type MergedEntry, type MergeSource } from './merged-scan.ts';
-import { absoluteRange, orderKeyOf, type UnionPlan } from './planner.ts';
+import { absoluteRange, type UnionPlan } from './planner.ts';
 
 export interface UnionPageRequest<T> {
   readonly limit: number;
@@ -49,7 +49,8 @@ export const RECENT_KEYS = 64;
 
 /** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's position. */
 function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer | undefined, scanReverse: boolean): MergeSource[] {
-  return plan.segments.map((segment) => {
+  const sources: MergeSource[] = [];
+  for (const segment of plan.segments) {
     const prefix = indexes.prefixOf(segment.index);
     const base = Buffer.concat([prefix, segment.equalPrefix]);
     let { gte, lt } = absoluteRange(prefix, segment.range);
@@ -59,8 +60,9 @@ function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer
       if (!scanReverse) gte = maxKey(gte, keySuccessor(at));
       else lt = minKey(lt, at);
     }
-    return { base, range: { gte, lt } };
-  });
+    sources.push({ base, range: { gte, lt } });
+  }
+  return sources;
 }
 
 export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, plan: UnionPlan, request: UnionPageRequest<T>): Promise<UnionPage<T>> {
@@ -68,7 +70,7 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
   const scanReverse = plan.reverse !== request.backward;
   const scan = new MergedScan(kv, sourcesOf(indexes, plan, request.position, scanReverse), {
     reverse: scanReverse,
-    orderKeyOf: (record) => orderKeyOf(plan.order, record),
+    orderKeyOf: plan.orderKeyOf,
     textStart: request.textStart,
   });
   // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
@@ -111,14 +113,18 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
   // The bound stopped the read: a page neither full nor at the end of its ranges (take() tells whether any is left).
   const cutShort = !exhausted && records.length < limit && bytes < pageBytes && (scan.take() ?? (await scan.next(1, 1))) !== undefined;
   if (request.backward) records.reverse();
-  const position = (entry: MergedEntry | undefined) => entry && (plan.cursor.prefix.length === 0 ? entry.orderKey : Buffer.concat([plan.cursor.prefix, entry.orderKey]));
   return {
     records,
-    read: { first: position(first), last: position(last) },
-    returned: { first: position(firstReturned), last: position(lastReturned) },
+    read: { first: positionOf(plan, first), last: positionOf(plan, last) },
+    returned: { first: positionOf(plan, firstReturned), last: positionOf(plan, lastReturned) },
     cutShort,
-    recent: cutShort ? recent.map((entry) => position(entry)!) : [],
+    recent: cutShort ? recent.map((entry) => positionOf(plan, entry)!) : [],
   };
+}
+
+/** An entry's position in the plan's cursor index (`UnionPlan.cursor`). */
+function positionOf(plan: UnionPlan, entry: MergedEntry | undefined): Buffer | undefined {
+  return entry && (plan.cursor.prefix.length === 0 ? entry.orderKey : Buffer.concat([plan.cursor.prefix, entry.orderKey]));
 }
 
 /** How many index entries a count reads, unless the caller says otherwise. */
@@ -134,7 +140,7 @@ export interface CountSource {
 
 /** The sources of a union plan, for counting. */
 export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): CountSource {
-  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: (record) => orderKeyOf(plan.order, record), matches: plan.matches, matchesAll: plan.matchesAll };
+  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: plan.orderKeyOf, matches: plan.matches, matchesAll: plan.matchesAll };
 }
 
 /**
