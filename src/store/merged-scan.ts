@@ -1,4 +1,4 @@
-// Reading several key ranges as one sequence, merged by order key (union-planner.ts). Each range is read in
+// Reading several key ranges as one sequence, merged by order key (planner.ts). Each range is read in
 // batches; the next entry is the smallest head of all ranges (the largest, read backwards), and heads with the
 // same order key are one record, taken once. Memory is bounded by the ranges times a batch: each range reads at
 // most its share of the entries and bytes still wanted.
@@ -7,6 +7,9 @@ import { keySuccessor } from './encoding.ts';
 import type { JsonObject } from './index-entries.ts';
 import type { KeyRange } from './keys.ts';
 import type { KvStore } from './kv.ts';
+
+/** The most entries one range reads at once: a page's most records (MAX_LIMIT). */
+const MAX_BATCH = 1000;
 
 export interface MergeSource {
   /** The absolute key bytes before an entry's order key: the index prefix, then the equality prefix. */
@@ -24,11 +27,18 @@ export class MergedEntry {
 
   constructor(
     readonly text: string,
+    /** The text's length in UTF-8 bytes (what page budgets count). */
+    readonly bytes: number,
     private readonly orderKeyOf: (record: JsonObject) => Buffer,
   ) {}
 
   get record(): JsonObject {
     return (this.#record ??= JSON.parse(this.text) as JsonObject);
+  }
+
+  /** The record if it was parsed already (for a key or a check), else undefined. */
+  get parsed(): JsonObject | undefined {
+    return this.#record;
   }
 
   get orderKey(): Buffer {
@@ -64,9 +74,10 @@ export class MergedScan {
   constructor(kv: KvStore, sources: readonly MergeSource[], options: MergedScanOptions) {
     this.#kv = kv;
     this.#options = options;
-    this.#sources = sources
-      .filter((s) => Buffer.compare(s.range.gte, s.range.lt) < 0)
-      .map((s) => ({ base: s.base, gte: s.range.gte, lt: s.range.lt, buffer: [], at: 0, ended: false }));
+    this.#sources = [];
+    for (const s of sources) {
+      if (Buffer.compare(s.range.gte, s.range.lt) < 0) this.#sources.push({ base: s.base, gte: s.range.gte, lt: s.range.lt, buffer: [], at: 0, ended: false });
+    }
   }
 
   /**
@@ -74,6 +85,12 @@ export class MergedScan {
    * first (call `fill`). Taking buffered entries needs no await, so a page or a count costs no promise per entry.
    */
   take(): MergedEntry | undefined | null {
+    if (this.#sources.length === 1) {
+      // One range (every plain where): its entries in the order read, with nothing to compare or skip.
+      const source = this.#sources[0]!;
+      if (source.at < source.buffer.length) return source.buffer[source.at++]!;
+      return source.ended ? undefined : null;
+    }
     let best: SourceState | undefined;
     for (const source of this.#sources) {
       if (source.at === source.buffer.length) {
@@ -99,11 +116,19 @@ export class MergedScan {
    * more bytes of text, the caller may take: each range reads its share.
    */
   async fill(wanted: number, bytes: number): Promise<void> {
-    const empty = this.#sources.filter((s) => s.at === s.buffer.length && !s.ended);
-    const share = Math.max(1, this.#sources.filter((s) => s.at < s.buffer.length || !s.ended).length);
-    const limit = Math.min(500, Math.max(8, Math.ceil(wanted / share)));
+    // Plain loops: this runs once per batch of every page, and a plain where's page is one batch.
+    const empty: SourceState[] = [];
+    let share = 0;
+    for (const s of this.#sources) {
+      if (s.at === s.buffer.length && !s.ended) empty.push(s);
+      if (s.at < s.buffer.length || !s.ended) share++;
+    }
+    share = Math.max(1, share);
+    // One range reads exactly what is wanted (a page without conditions: its rest); several, at least a few each.
+    const limit = Math.min(MAX_BATCH, Math.max(share > 1 ? 8 : 1, Math.ceil(wanted / share)));
     const maxBytes = Math.max(1, Math.floor(bytes / share));
-    await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
+    if (empty.length === 1) await this.#refill(empty[0]!, limit, maxBytes);
+    else await Promise.all(empty.map((s) => this.#refill(s, limit, maxBytes)));
   }
 
   /** `take`, reading on first when needed. */
@@ -124,10 +149,14 @@ export class MergedScan {
     const texts = await this.#kv.scanText({ gte: source.gte, lt: source.lt }, { reverse, limit, maxBytes }, textStart);
     this.read += texts.length;
     let bytesRead = 0;
-    source.buffer = texts.map((text) => {
-      bytesRead += Buffer.byteLength(text);
-      return new MergedEntry(text, orderKeyOf);
-    });
+    const buffer: MergedEntry[] = new Array<MergedEntry>(texts.length);
+    for (let i = 0; i < texts.length; i++) {
+      const text = texts[i]!;
+      const bytes = Buffer.byteLength(text);
+      bytesRead += bytes;
+      buffer[i] = new MergedEntry(text, bytes, orderKeyOf);
+    }
+    source.buffer = buffer;
     source.at = 0;
     // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
     if (texts.length < limit && bytesRead < maxBytes) {

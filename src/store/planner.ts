@@ -1,95 +1,295 @@
-// The query planner: a list query's `where` and `sort` become one contiguous range of one index.
+// The query planner: every where (where.ts) is planned as a union of index ranges, merged in one order. A plain
+// where (equalities and at most one range) is a union of one range.
 //
-// A query is served by index [f1 .. fn] when
-//   - the equality fields are exactly its first k fields (in any order and direction),
-//   - then the range field, if any (it must also be the first sort field, if there is a sort),
-//   - then the remaining sort fields in order, all in the index's direction or all in the opposite one (the
-//     index is then read backwards). A sort on an equality field is dropped: every result has the same value.
-// Indexes are tried shortest first. Every index ends with `id`, so ties are broken by id and the position of a
-// record in an index is unique, which is what a cursor records.
+// Each branch of the where is served by one index: its single-valued equalities (and `$in` lists, one range per
+// value) fix the index's first fields, the "equality prefix"; at most one field is a range, and the fields after
+// the prefix are the branch's order. `$ne` and `$nin` are ranges with gaps (one range per gap); an `$in` on the
+// sort field is a range of single points. The ranges of every branch are read and merged by the key bytes after
+// their equality prefix, the "order key": it holds the order fields and ends with the record id, so entries of
+// different ranges compare in the query's order, and two entries with the same order key are one record (read
+// once, however many branches match it). That needs every branch's order fields to be the same, in the same
+// direction: the first branch decides them, and a later branch without an index of that order is refused with
+// `indexer/missing-index` naming the `@index` that would serve it. The record id is never part of an equality
+// prefix: an order key always ends with it.
 
-import { encodeValue, prefixEnd, TAG, typeTag, type Direction, type KeyValue } from './encoding.ts';
-import { queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
-import { invalidQuery, invalidQueryValue, StoreError } from './errors.ts';
-import { valueAtPath, type IndexDefinition, type Layout } from './layout.ts';
+import { createHash } from 'node:crypto';
+import { encodeValue, prefixEnd, typeTag, type Direction, type KeyValue } from './encoding.ts';
+import { recordKeyValue, type IndexableType } from './cast.ts';
+import { invalidQuery, StoreError } from './errors.ts';
+import type { JsonObject } from './index-entries.ts';
 import type { KeyRange } from './keys.ts';
+import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
+import { fixesExactly, type FixedField, type ScanRange } from './scan-bounds.ts';
+import { WHERE_LIMITS } from './where-operators.ts';
+import { branchesMatcher, exactKey, parseExtendedWhere, type Bound as FilterBound, type Branch, type FieldFilter } from './where.ts';
 
-export type Where = Record<string, unknown>;
-export type Sort = readonly (readonly [string, string])[];
+/** The most index ranges one query may read: every `$in` value, `$ne`/`$nin` gap and `$or` branch is one. */
+export const MAX_RANGES = WHERE_LIMITS.ranges;
 
-interface Bound {
-  readonly value: KeyValue;
-  readonly inclusive: boolean;
-  /** The value's full ascending encoding, for re-checks. */
-  readonly key: Buffer;
+export interface Segment {
+  readonly index: IndexDefinition;
+  /** The equality prefix: the keys of the index's first fields, relative to its prefix. The order key follows. */
+  readonly equalPrefix: Buffer;
+  /** The range of keys, relative to the index's prefix; `lt` undefined means "to the end of the index". */
+  readonly range: { readonly gte: Buffer; readonly lt: Buffer | undefined };
+  /** The alternative of the where this range serves, and the fields it fixes (scan-bounds.ts). */
+  readonly bounds: ScanRange;
 }
 
+export interface UnionPlan {
+  /**
+   * The order the ranges are merged in: the fields of every segment's index after its equality prefix, ending
+   * with `id`. Its id (not any real index's) names the query's cursors, which hold an order key.
+   */
+  readonly order: IndexDefinition;
+  /** The order key of a record in `order` (made once with the plan, which plans of repeated queries share). */
+  readonly orderKeyOf: (record: JsonObject) => Buffer;
+  /** Read every index from its largest key down. */
+  readonly reverse: boolean;
+  readonly segments: readonly Segment[];
+  /** Whether a record matches the where (index keys hold truncated long strings, so every entry is re-checked). */
+  readonly matches: (record: unknown) => boolean;
+  /** The where has no condition: every entry matches, and none needs re-checking. */
+  readonly matchesAll: boolean;
+  /**
+   * What the query's cursors name. When every range lies in one index under one equality prefix (every query
+   * without `$in`, `$contains` or `$or` on its prefix: one range, or the gaps of a `$ne`), that index, a position
+   * being the equality prefix and the order key, as an index entry's key is; otherwise the merged `order`, a
+   * position being the order key alone.
+   */
+  readonly cursor: { readonly index: IndexDefinition; readonly prefix: Buffer };
+}
+
+/** The shape of one branch: which fields the index starts with, which one is a range, and the order after. */
+interface BranchShape {
+  /** Filters of the equality prefix, each with the values it takes (one range per combination). */
+  readonly prefix: readonly { readonly filter: FieldFilter; readonly values: readonly KeyValue[] }[];
+  /** The range field and its intervals (points for an equality or `$in` on a sort field). */
+  readonly range: { readonly filter: FieldFilter; readonly intervals: readonly Interval[] } | undefined;
+  readonly requirements: readonly SortRequirement[];
+}
+
+interface Interval {
+  readonly lower?: FilterBound;
+  readonly upper?: FilterBound;
+}
+
+export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): UnionPlan {
+  const branches = parseExtendedWhere(layout, where);
+  const sorts = parseSort(layout, sort);
+  const shared = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
+  let target: { index: IndexDefinition; start: number; suffix: readonly IndexField[]; reverse: boolean } | undefined;
+  const segments: Segment[] = [];
+  for (const [number, branch] of branches.entries()) {
+    const shape = branchShape(branch, shared ?? sorts, shared !== undefined);
+    const { index, reverse } = chooseIndex(layout, indexes, shape, target);
+    target ??= { index, start: shape.prefix.length, suffix: index.fields.slice(shape.prefix.length), reverse };
+    for (const segment of expand(index, shape, number)) {
+      if (segments.length === MAX_RANGES) {
+        throw invalidQuery(`where: the query reads more than ${MAX_RANGES} index ranges (each $in value, each gap left by $ne or $nin, and each $or alternative is one); narrow it`);
+      }
+      segments.push(segment);
+    }
+  }
+  const order = orderOf(target!.index, target!.start);
+  const one = segments[0];
+  const inOne = one !== undefined && segments.every((s) => s.index === one.index && s.equalPrefix.equals(one.equalPrefix));
+  return {
+    order,
+    orderKeyOf: (record) => orderKeyOf(order, record),
+    reverse: target!.reverse,
+    segments,
+    matches: branchesMatcher(branches),
+    matchesAll: branches.length === 1 && branches[0]!.length === 0,
+    cursor: inOne ? { index: one.index, prefix: one.equalPrefix } : { index: order, prefix: Buffer.alloc(0) },
+  };
+}
+
+/** The merged orders made so far, by index and equality prefix length: a layout's indexes live as long as it does. */
+const orders = new WeakMap<IndexDefinition, Map<number, IndexDefinition>>();
+
+/**
+ * The merged order of a plan whose first branch reads `index` after `start` equality fields: those fields, ending
+ * with `id`. Its id (a hash of the fields, not any real index's) names the cursors of a union over several
+ * equality prefixes or indexes. Made once per index and prefix length (hashing it cost most of planning a query).
+ */
+function orderOf(index: IndexDefinition, start: number): IndexDefinition {
+  let byStart = orders.get(index);
+  if (!byStart) orders.set(index, (byStart = new Map()));
+  let order = byStart.get(start);
+  if (!order) {
+    const fields = index.fields.slice(start);
+    const id = createHash('sha256').update(JSON.stringify(['merged order', fields])).digest('hex').slice(0, 16);
+    byStart.set(start, (order = { id, fields, primary: false }));
+  }
+  return order;
+}
+
+/**
+ * A union's order, the same for every branch: the sort, or else the one field the branches range over (a query
+ * is ordered by its range field), or else none (each index's own, which the first branch decides).
+ */
+function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement[]): SortRequirement[] {
+  if (sorts.length > 0) return [...sorts];
+  const ranged = [...new Set(branches.flatMap((branch) => branch.filter((f) => f.kind === 'range').map((f) => f.path)))];
+  if (ranged.length > 1) {
+    throw inequalityNotLast(`the alternatives of $or filter ranges on different fields (${ranged.map((p) => `"${p}"`).join(' and ')}); results are ordered by the range field, so they must all range over the same one`);
+  }
+  return ranged.length === 1 ? [{ path: ranged[0]!, direction: null }] : [];
+}
+
+/**
+ * In a single branch, a sort on a single-valued equality field is dropped (every result has the same value);
+ * in a union the order is shared, so such a field stays in it as a range of one point.
+ */
+function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean): BranchShape {
+  const single = (f: FieldFilter) => f.kind === 'equal' || f.kind === 'contains';
+  const dropped = new Set(shared ? [] : branch.filter((f) => single(f) && f.path !== 'id').map((f) => f.path));
+  const requirements: SortRequirement[] = sorts.filter((s) => !dropped.has(s.path));
+  const ordered = new Set(requirements.map((r) => r.path));
+  const isRange = (f: FieldFilter) => f.kind === 'range' || f.path === 'id' || ordered.has(f.path);
+  const ranges = branch.filter(isRange);
+  if (ranges.length > 1) {
+    throw inequalityNotLast(
+      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
+    );
+  }
+  const range = ranges[0];
+  if (range) {
+    if (requirements.length > 0 && requirements[0]!.path !== range.path) {
+      throw inequalityNotLast(`the range filter on "${range.path}" needs "${range.path}" as the first sort field, but the sort starts with "${requirements[0]!.path}"`);
+    }
+    if (requirements.length === 0) requirements.push({ path: range.path, direction: null });
+  }
+  const prefix = branch.filter((f) => !isRange(f)).map((filter) => ({ filter, values: filter.kind === 'in' ? filter.values : [(filter as { value: KeyValue }).value] }));
+  return { prefix, range: range && { filter: range, intervals: intervalsOf(range) }, requirements };
+}
+
+function intervalsOf(filter: FieldFilter): Interval[] {
+  const point = (value: KeyValue): Interval => ({ lower: { value, inclusive: true }, upper: { value, inclusive: true } });
+  switch (filter.kind) {
+    case 'equal':
+    case 'contains':
+      return [point(filter.value)];
+    case 'in':
+      return filter.values.map(point);
+    case 'range': {
+      // The gaps between the excluded values that lie within the bounds (the matcher re-checks the rest).
+      const intervals: Interval[] = [];
+      let lower = filter.lower;
+      for (const value of filter.excluded) {
+        const key = exactKey(value);
+        if (filter.lower && Buffer.compare(key, exactKey(filter.lower.value)) < 0) continue;
+        if (filter.upper && Buffer.compare(key, exactKey(filter.upper.value)) > 0) continue;
+        intervals.push({ ...(lower ? { lower } : {}), upper: { value, inclusive: false } });
+        lower = { value, inclusive: false };
+      }
+      intervals.push({ ...(lower ? { lower } : {}), ...(filter.upper ? { upper: filter.upper } : {}) });
+      return intervals;
+    }
+  }
+}
+
+function chooseIndex(
+  layout: Layout,
+  indexes: readonly IndexDefinition[],
+  shape: BranchShape,
+  target: { suffix: readonly IndexField[]; reverse: boolean } | undefined,
+): { index: IndexDefinition; reverse: boolean } {
+  const prefixPaths = new Set(shape.prefix.map((p) => p.filter.path));
+  for (const index of indexes) {
+    const reverse = matches(index, prefixPaths, shape.requirements);
+    if (reverse === undefined) continue;
+    if (target && !(reverse === target.reverse && sameFields(index.fields.slice(prefixPaths.size), target.suffix))) continue;
+    return { index, reverse };
+  }
+  const parts = [...prefixPaths];
+  if (target) {
+    // The later branch needs the first branch's order after its own equalities.
+    const fields = target.suffix.map((f) => (target.reverse ? { ...f, direction: f.direction === 'asc' ? ('desc' as const) : ('asc' as const) } : f));
+    parts.push(...fields.map((f) => (f.direction === 'desc' ? `[${f.path}, desc]` : f.path)));
+  } else {
+    parts.push(...shape.requirements.map((r) => (r.direction === 'desc' ? `[${r.path}, desc]` : r.path)));
+  }
+  if (parts.length > 1 && parts.at(-1) === 'id') parts.pop();
+  throw new StoreError(
+    'failed-precondition',
+    'indexer/missing-index',
+    `no index found matching the query; add \`@index(${parts.join(', ')});\` to collection ${layout.collection}`,
+  );
+}
+
+function sameFields(a: readonly IndexField[], b: readonly IndexField[]): boolean {
+  return a.length === b.length && a.every((f, i) => JSON.stringify(f) === JSON.stringify(b[i]));
+}
+
+/** The branch's ranges: one per combination of its prefix values and its range's intervals (empty ones left out). */
+function expand(index: IndexDefinition, shape: BranchShape, branch: number): Segment[] {
+  let combinations: Map<string, KeyValue>[] = [new Map()];
+  for (const { filter, values } of shape.prefix) {
+    combinations = combinations.flatMap((combination) => values.map((value) => new Map(combination).set(filter.path, value)));
+    if (combinations.length > MAX_RANGES) break; // planUnion refuses the query
+  }
+  const k = shape.prefix.length;
+  const segments: Segment[] = [];
+  for (const values of combinations) {
+    const equalities: Condition[] = shape.prefix.map(({ filter }) => {
+      const value = values.get(filter.path)!;
+      return { path: filter.path, type: filter.type, equal: value };
+    });
+    const equalPrefix = Buffer.concat(index.fields.slice(0, k).map((f) => encodeValue(values.get(f.path)!, f.direction)));
+    const intervals = shape.range ? shape.range.intervals : [undefined];
+    for (const interval of intervals) {
+      const rangeCondition: Condition | undefined = interval && shape.range && { path: shape.range.filter.path, type: shape.range.filter.type, ...interval };
+      const range = keyRange(index, equalities, rangeCondition);
+      if (range.lt !== undefined && Buffer.compare(range.gte, range.lt) >= 0) continue;
+      // The prefix's values are fixed; so is the range field's when an equality, `$in` or `$contains` put it there
+      // (a field of the shared order): its interval is then one value.
+      const fixed: FixedField[] = index.fields.slice(0, k).map((f) => ({ path: f.path, value: values.get(f.path)! }));
+      if (interval && shape.range && shape.range.filter.kind !== 'range') fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
+      segments.push({ index, equalPrefix, range, bounds: { branch, fixed: fixed.filter((f) => fixesExactly(f.value)) } });
+    }
+  }
+  return segments;
+}
+
+/** The order key of a record: its values of the order's fields, encoded as its index entries encode them. */
+export function orderKeyOf(order: IndexDefinition, record: unknown): Buffer {
+  const last = order.fields.length - 1;
+  const parts = order.fields.map((field, i) =>
+    i === last
+      ? encodeValue({ kind: 'string', value: String((record as { id?: unknown }).id) }, field.direction, false)
+      : encodeValue(recordKeyValue(field.type, valueAtPath(record, field.path)), field.direction),
+  );
+  return Buffer.concat(parts);
+}
+
+function inequalityNotLast(message: string): StoreError {
+  return new StoreError('invalid-argument', 'indexer/query-inequality-not-last', `where: ${message}`);
+}
+
+// -------------------------------------------------------------------------------------------------------------
+// Index matching, key ranges and sorts
+//
+// A range of index [f1 .. fn] serves a branch when its equality fields are exactly the first k fields (in any
+// order and direction), then the range field, if any (also the first sort field, if there is a sort), then the
+// remaining sort fields in order, all in the index's direction or all in the opposite one (the index is then read
+// backwards). Indexes are tried shortest first. Every index ends with `id`, so ties are broken by id and the
+// position of a record in an index is unique, which is what a cursor records.
+
+/** One field's part of a range: an equality of the equality prefix, or the bounds of the range field. */
 export interface Condition {
   readonly path: string;
   readonly type: IndexableType;
   readonly equal?: KeyValue;
-  /** The equality value's full ascending encoding, for re-checks. */
-  readonly equalKey?: Buffer;
-  readonly lower?: Bound;
-  readonly upper?: Bound;
-}
-
-export interface Plan {
-  readonly index: IndexDefinition;
-  /** Read the index from its largest key down. */
-  readonly reverse: boolean;
-  /** The range of keys, relative to the index's prefix; `lt` undefined means "to the end of the index". */
-  readonly range: { readonly gte: Buffer; readonly lt: Buffer | undefined };
-  /** Every where condition, to re-check records against (index keys hold truncated long strings). */
-  readonly conditions: readonly Condition[];
+  readonly lower?: FilterBound;
+  readonly upper?: FilterBound;
 }
 
 export interface SortRequirement {
   readonly path: string;
   /** Null: either direction will do (a range filter with no sort on its field). */
   readonly direction: Direction | null;
-}
-
-const OPERATORS = new Set(['$eq', '$gt', '$gte', '$lt', '$lte']);
-
-export function planQuery(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): Plan {
-  const conditions = parseWhere(layout, where);
-  const sortEntries = parseSort(layout, sort);
-
-  const equalities = conditions.filter((c) => c.equal !== undefined);
-  const ranges = conditions.filter((c) => c.equal === undefined);
-  if (ranges.length > 1) {
-    throw new StoreError(
-      'invalid-argument',
-      'indexer/query-inequality-not-last',
-      `only one field may have a range filter ($gt, $gte, $lt, $lte), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
-    );
-  }
-  const range = ranges[0];
-  const equalPaths = new Set(equalities.map((c) => c.path));
-  const sorts = sortEntries.filter((s) => !equalPaths.has(s.path));
-  const requirements: SortRequirement[] = [...sorts];
-  if (range) {
-    if (sorts.length > 0 && sorts[0]!.path !== range.path) {
-      throw new StoreError(
-        'invalid-argument',
-        'indexer/query-inequality-not-last',
-        `the range filter on "${range.path}" needs "${range.path}" as the first sort field, but the sort starts with "${sorts[0]!.path}"`,
-      );
-    }
-    if (sorts.length === 0) requirements.push({ path: range.path, direction: null });
-  }
-
-  for (const index of indexes) {
-    const reverse = matches(index, equalPaths, requirements);
-    if (reverse === undefined) continue;
-    return { index, reverse, range: keyRange(index, equalities, range), conditions };
-  }
-  throw new StoreError(
-    'failed-precondition',
-    'indexer/missing-index',
-    `no index found matching the query; add \`@index(${suggestIndex(equalities, requirements)});\` to collection ${layout.collection}`,
-  );
 }
 
 /** Undefined when the index cannot serve the query, otherwise whether to read it backwards. */
@@ -113,7 +313,7 @@ export function matches(index: IndexDefinition, equalPaths: ReadonlySet<string>,
   return orientation === 'opposite';
 }
 
-export function keyRange(index: IndexDefinition, equalities: readonly Condition[], range: Condition | undefined): Plan['range'] {
+export function keyRange(index: IndexDefinition, equalities: readonly Condition[], range: Condition | undefined): Segment['range'] {
   const byPath = new Map(equalities.map((c) => [c.path, c.equal!]));
   const prefix = Buffer.concat(index.fields.slice(0, equalities.length).map((f) => encodeValue(byPath.get(f.path)!, f.direction)));
   if (!range) return { gte: prefix, lt: prefixEnd(prefix) };
@@ -121,7 +321,7 @@ export function keyRange(index: IndexDefinition, equalities: readonly Condition[
   const tag = Buffer.concat([prefix, typeTag(range.type.kind, field.direction)]);
   // In a descending field, the value's upper bound is the key's lower bound.
   const [low, high] = field.direction === 'asc' ? [range.lower, range.upper] : [range.upper, range.lower];
-  const at = (bound: Bound) => {
+  const at = (bound: FilterBound) => {
     const encoded = encodeValue(bound.value, field.direction);
     // A truncated long string is a lower-precision bound: include its whole run and let the re-check decide.
     const exact = encoded.equals(encodeValue(bound.value, field.direction, false));
@@ -140,69 +340,13 @@ export function keyRange(index: IndexDefinition, equalities: readonly Condition[
   return { gte, lt };
 }
 
-function suggestIndex(equalities: readonly Condition[], requirements: readonly SortRequirement[]): string {
-  const parts = [
-    ...equalities.map((c) => c.path),
-    ...requirements.map((r) => (r.direction === 'desc' ? `[${r.path}, desc]` : r.path)),
-  ];
-  if (parts.length > 1 && parts.at(-1) === 'id' && requirements.at(-1)?.direction !== 'desc') parts.pop();
-  return parts.join(', ');
-}
-
-// -------------------------------------------------------------------------------------------------------------
-// Parsing where and sort, as received over HTTP (already JSON-parsed)
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function fieldType(layout: Layout, path: unknown, context: string): IndexableType {
-  if (typeof path !== 'string') throw invalidQuery(`${context}: a field path must be a string, got ${JSON.stringify(path)}`);
+/** A sort field's type; an array field has no single place in an order. */
+function sortFieldType(layout: Layout, path: unknown): IndexableType {
+  if (typeof path !== 'string') throw invalidQuery(`sort: a field path must be a string, got ${JSON.stringify(path)}`);
   const field = Object.hasOwn(layout.fields, path) ? layout.fields[path] : undefined;
-  if (!field) throw invalidQuery(`${context}: collection ${layout.collection} has no field "${path}"`);
-  if (field.element && context === 'where') throw invalidQuery(`where: field "${path}" is an array (${field.typeText}); query it with {"$contains": value}`);
-  if (!field.indexable) throw invalidQuery(`${context}: cannot query field "${path}" of type ${field.typeText}`);
+  if (!field) throw invalidQuery(`sort: collection ${layout.collection} has no field "${path}"`);
+  if (!field.indexable) throw invalidQuery(`sort: cannot query field "${path}" of type ${field.typeText}`);
   return field.indexable;
-}
-
-export function parseWhere(layout: Layout, where: unknown): Condition[] {
-  if (where === undefined || where === null) return [];
-  if (!isPlainObject(where)) throw invalidQuery(`where must be a JSON object of field paths, got ${JSON.stringify(where)}`);
-  const conditions: Condition[] = [];
-  for (const [path, node] of Object.entries(where)) {
-    const type = fieldType(layout, path, 'where');
-    const keys = isPlainObject(node) ? Object.keys(node) : [];
-    const isOperators = keys.length > 0 && keys.every((key) => key.startsWith('$'));
-    if (!isOperators) {
-      if (isPlainObject(node) && keys.length === 0) throw invalidQueryValue(`where: field "${path}" has an empty object; expected a value or $eq, $gt, $gte, $lt, $lte`);
-      conditions.push(equality(path, type, queryKeyValue(type, node, path)));
-      continue;
-    }
-    const ops = node as Record<string, unknown>;
-    for (const key of keys) {
-      if (!OPERATORS.has(key)) throw invalidQuery(`where: unknown operator "${key}" at field "${path}"; expected $eq, $gt, $gte, $lt or $lte`);
-    }
-    if ('$eq' in ops) {
-      if (keys.length > 1) throw invalidQuery(`where: field "${path}" cannot combine $eq with other operators`);
-      conditions.push(equality(path, type, queryKeyValue(type, ops.$eq, path)));
-      continue;
-    }
-    if ('$gt' in ops && '$gte' in ops) throw invalidQuery(`where: field "${path}" has both $gt and $gte`);
-    if ('$lt' in ops && '$lte' in ops) throw invalidQuery(`where: field "${path}" has both $lt and $lte`);
-    const bound = (op: string): Bound | undefined => {
-      if (!(op in ops)) return undefined;
-      const value = queryKeyValue(type, ops[op], path);
-      return { value, inclusive: op.endsWith('e'), key: encodeValue(value, 'asc', false) };
-    };
-    const lower = bound('$gt') ?? bound('$gte');
-    const upper = bound('$lt') ?? bound('$lte');
-    conditions.push({ path, type, ...(lower ? { lower } : {}), ...(upper ? { upper } : {}) });
-  }
-  return conditions;
-}
-
-function equality(path: string, type: IndexableType, value: KeyValue): Condition {
-  return { path, type, equal: value, equalKey: encodeValue(value, 'asc', false) };
 }
 
 export function parseSort(layout: Layout, sort: unknown): SortRequirement[] {
@@ -211,7 +355,7 @@ export function parseSort(layout: Layout, sort: unknown): SortRequirement[] {
   const seen = new Set<string>();
   return sort.map((entry: unknown): SortRequirement => {
     const [path, direction = 'asc'] = Array.isArray(entry) ? entry : [entry];
-    fieldType(layout, path, 'sort');
+    sortFieldType(layout, path);
     const dir = typeof direction === 'string' ? direction.toLowerCase() : direction;
     if (dir !== 'asc' && dir !== 'desc') throw invalidQuery(`sort: direction of "${path}" must be "asc" or "desc", got ${JSON.stringify(direction)}`);
     if (seen.has(path as string)) throw invalidQuery(`sort: field "${path}" appears twice`);
@@ -220,31 +364,7 @@ export function parseSort(layout: Layout, sort: unknown): SortRequirement[] {
   });
 }
 
-// -------------------------------------------------------------------------------------------------------------
-// Re-checking a record against the conditions
-
-export function recordMatches(record: unknown, conditions: readonly Condition[]): boolean {
-  for (const c of conditions) {
-    const actual = encodeValue(recordKeyValue(c.type, valueAtPath(record, c.path)), 'asc', false);
-    if (c.equalKey !== undefined) {
-      if (!actual.equals(c.equalKey)) return false;
-      continue;
-    }
-    // A range never matches null or a value of another type: its key range is bounded by the type's tag.
-    if (actual[0] !== TAG[c.type.kind]) return false;
-    if (c.lower) {
-      const cmp = Buffer.compare(actual, c.lower.key);
-      if (cmp < 0 || (cmp === 0 && !c.lower.inclusive)) return false;
-    }
-    if (c.upper) {
-      const cmp = Buffer.compare(actual, c.upper.key);
-      if (cmp > 0 || (cmp === 0 && !c.upper.inclusive)) return false;
-    }
-  }
-  return true;
-}
-
-/** The plan's range under the index's key prefix. */
-export function absoluteRange(prefix: Buffer, range: Plan['range']): KeyRange {
+/** A segment's range under the index's key prefix. */
+export function absoluteRange(prefix: Buffer, range: Segment['range']): KeyRange {
   return { gte: Buffer.concat([prefix, range.gte]), lt: range.lt ? Buffer.concat([prefix, range.lt]) : prefixEnd(prefix)! };
 }

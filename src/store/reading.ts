@@ -1,22 +1,22 @@
-// The store's reading part: gets, lists (one index range or a union of them, paged with cursors, filtered by the
-// caller's read permission, bounded in entries scanned and bytes returned) and counts.
+// The store's reading part: gets, lists (every where planned as a union of index ranges, planner.ts, and read by
+// the merged reader, union-read.ts: paged with cursors, filtered by the caller's read permission, bounded in
+// entries scanned and bytes returned) and counts.
 
 import { randomBytes } from 'node:crypto';
-import { decodeU64, keySuccessor } from './encoding.ts';
+import { decodeU64 } from './encoding.ts';
 import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
 import { collectionNotFound, invalidCursor, invalidQuery } from './errors.ts';
-import type { CollectionIndexes, JsonObject } from './index-entries.ts';
+import type { JsonObject } from './index-entries.ts';
 import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
 import type { KvStore } from './kv.ts';
 import type { LayoutCache } from './layout-cache.ts';
-import { absoluteRange, planQuery, recordMatches } from './planner.ts';
+import { cachedPlan } from './plan-cache.ts';
+import type { UnionPlan } from './planner.ts';
 import type { RecentRecords } from './recent-records.ts';
 import { byteBudget, parseRecord, RECORD_JSON_START } from './record-value.ts';
-import { planScanBounds, type ScanBounds, type ScanCheck } from './scan-bounds.ts';
-import { planUnion, type UnionPlan } from './union-planner.ts';
-import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, RECENT_KEYS, unionCountSource, type CountSource } from './union-read.ts';
+import type { ScanBounds, ScanCheck } from './scan-bounds.ts';
+import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, unionCountSource } from './union-read.ts';
 import { checkCollectionId, checkRecordId, parseLimit } from './validation.ts';
-import { isExtendedWhere } from './where.ts';
 
 /** How many index entries one list request may read, unless the caller says otherwise. */
 export const DEFAULT_SCAN_LIMIT = 5000;
@@ -203,147 +203,33 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    if (isExtendedWhere(query.where)) {
-      const union = planUnion(indexes.layout, indexes.usable, query.where, query.sort);
-      await options.confine?.(unionScanBounds(union));
-      return { ...(await this.#listUnion(indexes, union, query, limit, readFilter, options, output)), timestamp };
-    }
-    const plan = planQuery(indexes.layout, indexes.usable, query.where, query.sort);
-    await options.confine?.(planScanBounds(plan));
-    const prefix = indexes.prefixOf(plan.index);
-    let { gte, lt } = absoluteRange(prefix, plan.range);
+    const plan = cachedPlan(indexes, query.where, query.sort);
+    await options.confine?.(scanBoundsOf(plan));
 
     const backward = hasBefore;
     const requestCursor = hasAfter || hasBefore ? ((backward ? query.before : query.after) as string) : undefined;
-    const scanReverse = plan.reverse !== backward;
     // With a read filter, the entries read may be the caller's to see or not: the cursors are sealed. A sealed
     // request cursor is opened whether or not this request has a filter (the caller's permissions may change).
     const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
-    if (requestCursor !== undefined) {
-      const position = Buffer.concat([prefix, decodeCursor(requestCursor, plan.index, sealKey)]);
-      if (!scanReverse) gte = maxKey(gte, keySuccessor(position));
-      else lt = minKey(lt, position);
-    }
-
-    const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
-    const pageBytes = byteBudget(options.pageBytes ?? this.#pageBytes);
-    const records: T[] = [];
-    /** The UTF-8 bytes of the texts of the records in the page. */
-    let bytes = 0;
-    const mustParse = plan.conditions.length > 0 || readFilter !== undefined;
-    // The first and last entries read, and the first and last returned (in the order read). An entry's key is a
-    // function of the record it holds (the commit that replaces a record relies on that to find its old
-    // entries), so the keys the cursors and the next range need are computed from these records instead of being
-    // read with every entry; a record already parsed for the filters is not parsed again for its key.
-    let first: Entry | undefined;
-    let last: Entry | undefined;
-    let firstReturned: Entry | undefined;
-    let lastReturned: Entry | undefined;
-    /**
-     * With a read filter: the latest records read from the last one returned on (from the start when none was),
-     * at most RECENT_KEYS of them, among which a scan-position cursor may step back (scanCursor), never to
-     * before a record returned.
-     */
-    let recent: JsonObject[] = [];
-    const keyOf = (entry: Entry) => indexes.keyOf(plan.index, entry.parsed ?? (JSON.parse(entry.text) as JsonObject));
-    let scanned = 0;
-    /** Whether the range has no entries left past the last one read. */
-    let exhausted = false;
-    while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
-      if (Buffer.compare(gte, lt) >= 0) {
-        exhausted = true;
-        break;
-      }
-      // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
-      // with them, at least 32 entries a round, as some may be left out.
-      const want = Math.min(scanLimit - scanned, mustParse ? Math.max(limit - records.length, 32) : limit - records.length);
-      // Index entries hold a copy of the record, so a page is one range read, however large the collection. The
-      // read stops at the rest of the byte budget too, so it never holds much more than a page's worth of texts.
-      const maxBytes = pageBytes - bytes;
-      const texts = await this.#kv.scanText({ gte, lt }, { reverse: scanReverse, limit: want, maxBytes }, RECORD_JSON_START);
-      let bytesRead = 0;
-      for (const text of texts) {
-        scanned++;
-        const size = Buffer.byteLength(text);
-        bytesRead += size;
-        const parsed: JsonObject | undefined = mustParse ? (JSON.parse(text) as JsonObject) : undefined;
-        const entry: Entry = { text, parsed };
-        first ??= entry;
-        last = entry;
-        if (parsed && !(recordMatches(parsed, plan.conditions) && (!readFilter || (await readFilter(parsed))))) {
-          if (readFilter) {
-            recent.push(parsed);
-            if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
-          }
-          continue;
-        }
-        records.push(output(text, parsed));
-        firstReturned ??= entry;
-        lastReturned = entry;
-        if (readFilter) recent = [parsed!];
-        bytes += size;
-        if (records.length === limit || bytes >= pageBytes) break;
-      }
-      // Fewer entries than asked for, and not because of the byte budget: the range is exhausted.
-      if ((texts.length < want && bytesRead < maxBytes) || last === undefined) {
-        exhausted = true;
-        break;
-      }
-      const lastKey = keyOf(last);
-      if (!scanReverse) gte = keySuccessor(lastKey);
-      else lt = lastKey;
-    }
-
-    if (backward) records.reverse();
-    const position = (entry: Entry) => keyOf(entry).subarray(prefix.length);
-    // Cursors in the order read: `start` goes back from the first entry, `end` on past the last.
-    let start: string | null;
-    let end: string | null;
-    if (!readFilter) {
-      start = first === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(first));
-      end = last === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(last));
-    } else {
-      // Only the records returned, which the caller sees anyway, place the cursors: the answer is the one a store
-      // holding only the records the caller may read would give (docs/store.md, "Lists with a read filter"). The one
-      // exception: the scan bound stopped the read before the page was full and before the range ended. The next
-      // request must go on from there, so `end` is that position, sealed at a fixed length.
-      start = firstReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(firstReturned), sealKey);
-      end = lastReturned === undefined ? (requestCursor ?? null) : encodeCursor(plan.index.id, position(lastReturned), sealKey);
-      const cutShort = !exhausted && records.length < limit && bytes < pageBytes;
-      if (cutShort) end = scanCursor(plan.index.id, recent.map((record) => position({ text: '', parsed: record })), sealKey!);
-    }
-    const cursor = backward ? { before: end, after: start } : { before: start, after: end };
-    return { records, cursor, timestamp };
-  }
-
-  /** A page of a union plan (`$ne`, `$in`, `$nin`, `$contains`, `$or`): its ranges merged in order (union-read.ts). */
-  async #listUnion<T>(
-    indexes: CollectionIndexes,
-    plan: UnionPlan,
-    query: ListQuery,
-    limit: number,
-    readFilter: ReadFilter | undefined,
-    options: ListOptions,
-    output: (text: string, parsed: JsonObject | undefined) => T,
-  ): Promise<{ records: T[]; cursor: ListResult['cursor'] }> {
-    const given = (cursor: unknown) => cursor !== undefined && cursor !== null && cursor !== '';
-    const backward = given(query.before);
-    const requestCursor = backward || given(query.after) ? ((backward ? query.before : query.after) as string) : undefined;
-    // As in #list: the entries read may be ones the caller may not see, so with a read filter the cursors are sealed.
-    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
+    // Index entries hold a copy of the record, so a page is one range read per range, however large the
+    // collection; the read stops at the byte budget too (union-read.ts).
     const page = await readUnionPage(this.#kv, indexes, plan, {
       limit,
       backward,
-      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.order, sealKey),
+      position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.cursor.index, sealKey),
       readFilter,
       scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
       pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
       textStart: RECORD_JSON_START,
       output,
     });
-    // The cursors follow #list's rules: without a read filter, the entries read; with one, the records returned
-    // (sealed), or, when the scan bound cut the page short, a fixed-length scan cursor (docs/store.md).
-    const at = (key: Buffer | undefined, seal?: Buffer) => (key === undefined ? (requestCursor ?? null) : encodeCursor(plan.order.id, key, seal));
+    // Cursors in the order read: `start` goes back from the first entry, `end` on past the last. Without a read
+    // filter they are the first and last entries read. With one, only the records returned, which the caller
+    // sees anyway, place them (docs/store.md, "Lists with a read filter"): the answer is the one a store holding
+    // only the records the caller may read would give. The one exception: the scan bound stopped the read before
+    // the page was full and before the ranges ended. The next request must go on from there, so `end` is that
+    // position, sealed at a fixed length. When nothing was read (returned), both repeat the request's cursor.
+    const at = (position: Buffer | undefined, seal?: Buffer) => (position === undefined ? (requestCursor ?? null) : encodeCursor(plan.cursor.index.id, position, seal));
     let start: string | null;
     let end: string | null;
     if (!readFilter) {
@@ -351,10 +237,10 @@ export class RecordReader {
       end = at(page.read.last);
     } else {
       start = at(page.returned.first, sealKey);
-      end = page.cutShort ? scanCursor(plan.order.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
+      end = page.cutShort ? scanCursor(plan.cursor.index.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
-    return { records: page.records, cursor };
+    return { records: page.records, cursor, timestamp };
   }
 
   /**
@@ -366,8 +252,7 @@ export class RecordReader {
     const layoutBytes = await this.#kv.get(layoutKey(collectionId));
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    if (isExtendedWhere(query.where)) await check(unionScanBounds(planUnion(indexes.layout, indexes.usable, query.where, query.sort)));
-    else await check(planScanBounds(planQuery(indexes.layout, indexes.usable, query.where, query.sort)));
+    await check(scanBoundsOf(cachedPlan(indexes, query.where, query.sort)));
   }
 
   /**
@@ -381,24 +266,10 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    let source: CountSource;
-    if (isExtendedWhere(query.where)) {
-      const union = planUnion(indexes.layout, indexes.usable, query.where, undefined);
-      await options.confine?.(unionScanBounds(union));
-      source = unionCountSource(indexes, union);
-    } else {
-      const plan = planQuery(indexes.layout, indexes.usable, query.where, undefined);
-      await options.confine?.(planScanBounds(plan));
-      const prefix = indexes.prefixOf(plan.index);
-      source = {
-        sources: [{ base: prefix, range: absoluteRange(prefix, plan.range) }],
-        orderKeyOf: (record) => indexes.keyOf(plan.index, record).subarray(prefix.length),
-        matches: (record) => recordMatches(record, plan.conditions),
-        matchesAll: plan.conditions.length === 0,
-      };
-    }
+    const plan = cachedPlan(indexes, query.where, undefined);
+    await options.confine?.(scanBoundsOf(plan));
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
-    return { count: await countRecords(this.#kv, source, readFilter, scanLimit, RECORD_JSON_START), timestamp };
+    return { count: await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START), timestamp };
   }
 
   /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */
@@ -424,12 +295,6 @@ export class RecordReader {
   }
 }
 
-/** An index entry read by a list: its record's text, and the record when it was parsed to be checked. */
-interface Entry {
-  readonly text: string;
-  readonly parsed: JsonObject | undefined;
-}
-
 /**
  * The cursor of a scan stopped by its bound, at the last entry read (`recent`: the positions of the latest
  * entries read that the next request may go on from, in the order read, at most RECENT_KEYS). Every such cursor
@@ -447,14 +312,7 @@ function scanCursor(indexId: string, recent: readonly Buffer[], sealKey: Buffer)
   return encodeScanCursor(indexId, last, sealKey, SCAN_CURSOR_SIZES.large) ?? encodeCursor(indexId, last, sealKey);
 }
 
-function unionScanBounds(plan: UnionPlan): ScanBounds {
+/** What a plan reads, for `confine`: each range, with the alternative it serves and the fields it fixes. */
+function scanBoundsOf(plan: UnionPlan): ScanBounds {
   return { ranges: plan.segments.map((segment) => segment.bounds) };
-}
-
-function maxKey(a: Buffer, b: Buffer): Buffer {
-  return Buffer.compare(a, b) >= 0 ? a : b;
-}
-
-function minKey(a: Buffer, b: Buffer): Buffer {
-  return Buffer.compare(a, b) <= 0 ? a : b;
 }

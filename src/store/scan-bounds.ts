@@ -5,7 +5,6 @@
 // read would not appear here.
 
 import { encodeValue, type KeyValue } from './encoding.ts';
-import type { Plan } from './planner.ts';
 
 /** A field every entry of a range holds exactly this value in (for an array field: holds as an element). */
 export interface FixedField {
@@ -33,17 +32,6 @@ export type ScanCheck = (bounds: ScanBounds) => void | Promise<void>;
  * than an index keeps is cut, and a range on it holds every value sharing the kept start, so it fixes nothing.
  */
 export function fixesExactly(value: KeyValue): boolean {
+  if (value.kind !== 'string' && value.kind !== 'reference') return true; // only strings are cut
   return encodeValue(value).equals(encodeValue(value, 'asc', false));
-}
-
-/** A single-range plan's fixed fields: its equalities, which its range fixes as its index's first fields. */
-export function planScanBounds(plan: Plan): ScanBounds {
-  const equalities = new Map(plan.conditions.filter((c) => c.equal !== undefined).map((c) => [c.path, c.equal!]));
-  const fixed: FixedField[] = [];
-  // The same fields keyRange (planner.ts) builds the range's prefix from.
-  for (const field of plan.index.fields.slice(0, equalities.size)) {
-    const value = equalities.get(field.path);
-    if (value !== undefined && fixesExactly(value)) fixed.push({ path: field.path, value });
-  }
-  return { ranges: [{ branch: 0, fixed }] };
 }

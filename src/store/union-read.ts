@@ -1,61 +1,68 @@
-// Reading a union plan (union-planner.ts): a list page, merged from its ranges in order, and a count of the
-// records a query matches.
+// Reading a plan (planner.ts: a union of index ranges, one range for a plain where): a list page, merged from its
+// ranges in order, and a count of the records a query matches.
 
 import { keySuccessor } from './encoding.ts';
 import { StoreError } from './errors.ts';
 import type { CollectionIndexes, JsonObject } from './index-entries.ts';
 import type { KvStore } from './kv.ts';
-import { MergedScan, type MergeSource } from './merged-scan.ts';
-import { absoluteRange } from './planner.ts';
-import { orderKeyOf, type UnionPlan } from './union-planner.ts';
+import { MergedScan, type MergedEntry, type MergeSource } from './merged-scan.ts';
+import { absoluteRange, type UnionPlan } from './planner.ts';
 
 export interface UnionPageRequest<T> {
   readonly limit: number;
   /** Going back from `position` (a `before` cursor) instead of on from it. */
   readonly backward: boolean;
-  /** The order key of the request's cursor. */
+  /** The position of the request's cursor, in the plan's cursor index (`UnionPlan.cursor`). */
   readonly position: Buffer | undefined;
   readonly readFilter: ((record: JsonObject) => boolean | Promise<boolean>) | undefined;
   readonly scanLimit: number;
   readonly pageBytes: number;
   readonly textStart: number;
-  readonly output: (text: string, parsed: JsonObject) => T;
+  /** Makes a result of a record's text, and of the record itself when it was already parsed. */
+  readonly output: (text: string, parsed: JsonObject | undefined) => T;
 }
 
 export interface UnionPage<T> {
   /** The records, in the query's order (reversed when reading backwards). */
   readonly records: T[];
-  /** Order keys in the order read: the first and last entries read, and the first and last records returned. */
+  /**
+   * Positions in the plan's cursor index (`UnionPlan.cursor`), in the order read: the first and last entries
+   * read, and the first and last records returned.
+   */
   readonly read: { readonly first: Buffer | undefined; readonly last: Buffer | undefined };
   readonly returned: { readonly first: Buffer | undefined; readonly last: Buffer | undefined };
   /** The scan bound stopped the read before the page was full and before the ranges ended. */
   readonly cutShort: boolean;
   /**
-   * When cut short: the order keys read since the last record returned, latest last (at most RECENT_KEYS), among
-   * which a fixed-length scan cursor may step back (record-store.ts), never to before a record returned.
+   * When cut short: the positions of the entries read since the last record returned, latest last (at most
+   * RECENT_KEYS), among which a fixed-length scan cursor may step back (reading.ts), never to before a record
+   * returned.
    */
   readonly recent: readonly Buffer[];
 }
 
 /**
- * How many of the latest entries' keys a page keeps for a scan cursor to step back among (record-store.ts's
- * #list too): the most entries the next request reads again.
+ * How many of the latest entries' keys a page keeps for a scan cursor to step back among: the most entries the
+ * next request reads again.
  */
 export const RECENT_KEYS = 64;
 
-/** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's order key. */
+/** The plan's ranges as merge sources, each starting after (or, backwards, before) the cursor's position. */
 function sourcesOf(indexes: CollectionIndexes, plan: UnionPlan, position: Buffer | undefined, scanReverse: boolean): MergeSource[] {
-  return plan.segments.map((segment) => {
+  const sources: MergeSource[] = [];
+  for (const segment of plan.segments) {
     const prefix = indexes.prefixOf(segment.index);
     const base = Buffer.concat([prefix, segment.equalPrefix]);
     let { gte, lt } = absoluteRange(prefix, segment.range);
     if (position !== undefined) {
-      const at = Buffer.concat([base, position]);
+      // A position in the segment's own index, or an order key under each range's equality prefix.
+      const at = Buffer.concat([plan.cursor.index === plan.order ? base : prefix, position]);
       if (!scanReverse) gte = maxKey(gte, keySuccessor(at));
       else lt = minKey(lt, at);
     }
-    return { base, range: { gte, lt } };
-  });
+    sources.push({ base, range: { gte, lt } });
+  }
+  return sources;
 }
 
 export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, plan: UnionPlan, request: UnionPageRequest<T>): Promise<UnionPage<T>> {
@@ -63,40 +70,61 @@ export async function readUnionPage<T>(kv: KvStore, indexes: CollectionIndexes, 
   const scanReverse = plan.reverse !== request.backward;
   const scan = new MergedScan(kv, sourcesOf(indexes, plan, request.position, scanReverse), {
     reverse: scanReverse,
-    orderKeyOf: (record) => orderKeyOf(plan.order, record),
+    orderKeyOf: plan.orderKeyOf,
     textStart: request.textStart,
   });
+  // Without conditions or a read filter every entry read is returned, so exactly the rest of the page is read;
+  // with them, at least 32 entries a round, as some may be left out.
+  const filtered = !plan.matchesAll || readFilter !== undefined;
   const records: T[] = [];
   let bytes = 0;
   let scanned = 0;
-  const read: { first: Buffer | undefined; last: Buffer | undefined } = { first: undefined, last: undefined };
-  const returned: { first: Buffer | undefined; last: Buffer | undefined } = { first: undefined, last: undefined };
-  let recent: Buffer[] = [];
+  // The entries that place the cursors. An entry's position is computed from its record only for these (its key
+  // is a function of the record it holds), so a page without conditions parses no record but the last.
+  let first: MergedEntry | undefined;
+  let last: MergedEntry | undefined;
+  let firstReturned: MergedEntry | undefined;
+  let lastReturned: MergedEntry | undefined;
+  let recent: MergedEntry[] = [];
   let exhausted = false;
   while (records.length < limit && bytes < pageBytes && scanned < scanLimit) {
-    const entry = scan.take() ?? (await scan.next(Math.min(limit - records.length, scanLimit - scanned), pageBytes - bytes));
+    const rest = Math.min(limit - records.length, scanLimit - scanned);
+    const entry = scan.take() ?? (await scan.next(filtered ? Math.min(Math.max(rest, 32), scanLimit - scanned) : rest, pageBytes - bytes));
     if (!entry) {
       exhausted = true;
       break;
     }
     scanned++;
-    read.first ??= entry.orderKey;
-    read.last = entry.orderKey;
-    if (!plan.matches(entry.record) || (readFilter && !(await readFilter(entry.record)))) {
-      recent.push(entry.orderKey);
-      if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
+    first ??= entry;
+    last = entry;
+    if (filtered && !((plan.matchesAll || plan.matches(entry.record)) && (!readFilter || (await readFilter(entry.record))))) {
+      if (readFilter) {
+        recent.push(entry);
+        if (recent.length > RECENT_KEYS) recent = recent.slice(-RECENT_KEYS);
+      }
       continue;
     }
-    records.push(request.output(entry.text, entry.record));
-    bytes += Buffer.byteLength(entry.text);
-    returned.first ??= entry.orderKey;
-    returned.last = entry.orderKey;
-    recent = [entry.orderKey];
+    records.push(request.output(entry.text, entry.parsed));
+    bytes += entry.bytes;
+    firstReturned ??= entry;
+    lastReturned = entry;
+    if (readFilter) recent = [entry];
   }
   // The bound stopped the read: a page neither full nor at the end of its ranges (take() tells whether any is left).
   const cutShort = !exhausted && records.length < limit && bytes < pageBytes && (scan.take() ?? (await scan.next(1, 1))) !== undefined;
   if (request.backward) records.reverse();
-  return { records, read, returned, cutShort, recent };
+  return {
+    records,
+    read: { first: positionOf(plan, first), last: positionOf(plan, last) },
+    returned: { first: positionOf(plan, firstReturned), last: positionOf(plan, lastReturned) },
+    cutShort,
+    recent: cutShort ? recent.map((entry) => positionOf(plan, entry)!) : [],
+  };
+}
+
+/** An entry's position in the plan's cursor index (`UnionPlan.cursor`). */
+function positionOf(plan: UnionPlan, entry: MergedEntry | undefined): Buffer | undefined {
+  return entry && (plan.cursor.prefix.length === 0 ? entry.orderKey : Buffer.concat([plan.cursor.prefix, entry.orderKey]));
 }
 
 /** How many index entries a count reads, unless the caller says otherwise. */
@@ -112,7 +140,7 @@ export interface CountSource {
 
 /** The sources of a union plan, for counting. */
 export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): CountSource {
-  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: (record) => orderKeyOf(plan.order, record), matches: plan.matches };
+  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: plan.orderKeyOf, matches: plan.matches, matchesAll: plan.matchesAll };
 }
 
 /**

@@ -1,5 +1,6 @@
-// The extended `where` language: besides equality and one range (planner.ts), `$ne`, `$in`, `$nin`,
-// `$contains` (an element of an array field) and `$or` (a disjunction of where objects). A where is turned into
+// The `where` language (its operators: where-operators.ts): equality (a bare value or `$eq`), ranges (`$gt`,
+// `$gte`, `$lt`, `$lte`), `$ne`, `$in`, `$nin`, `$contains` (an element of an array field) and `$or` (a
+// disjunction of where objects). A where is turned into
 // its disjunctive normal form: a list of branches, each a conjunction of at most one filter per field, and a
 // record matches when it matches any branch. The sizes are bounded like Firestore's: `$in` at most 30 values,
 // `$nin` at most 10, and at most 30 branches once every `$or` is multiplied out.
@@ -18,9 +19,6 @@ export const MAX_NIN_VALUES = WHERE_OPERATORS.$nin.maxValues;
 export const MAX_BRANCHES = WHERE_LIMITS.branches;
 /** How deep `$or` may nest (each level is a where inside an `$or` array); deeper is refused, not recursed into. */
 export const MAX_OR_DEPTH = WHERE_LIMITS.orDepth;
-
-/** The operators only the extended planner serves; a where without any of them is planned as before. */
-const EXTENDED_OPERATORS = new Set(['$ne', '$in', '$nin', '$contains']);
 const FIELD_OPERATORS: readonly string[] = WHERE_OPERATOR_NAMES;
 
 export interface Bound {
@@ -48,16 +46,6 @@ export type Branch = readonly FieldFilter[];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-/** Whether the where uses `$or` or an operator that only the extended planner serves. */
-export function isExtendedWhere(where: unknown): boolean {
-  if (!isPlainObject(where)) return false;
-  for (const [key, node] of Object.entries(where)) {
-    if (key === '$or') return true;
-    if (isPlainObject(node) && Object.keys(node).some((op) => EXTENDED_OPERATORS.has(op))) return true;
-  }
-  return false;
 }
 
 /** The where's branches (one when it has no `$or`); every problem is a 400 naming the field and operator. */
@@ -207,7 +195,17 @@ export function whereMatcher(layout: Layout, where: unknown): (record: unknown) 
 /** A where's matcher: the branches' filters encoded once, then compared with each record's values. */
 export function branchesMatcher(branches: readonly Branch[]): (record: unknown) => boolean {
   const tests = branches.map((branch) => branch.map(filterTest));
+  // One alternative (every plain where) is its filters' conjunction, checked without a closure per filter.
+  if (tests.length === 1) return allOf(tests[0]!);
   return (record) => tests.some((branch) => branch.every((test) => test(record)));
+}
+
+function allOf(tests: readonly ((record: unknown) => boolean)[]): (record: unknown) => boolean {
+  if (tests.length === 1) return tests[0]!;
+  return (record) => {
+    for (const test of tests) if (!test(record)) return false;
+    return true;
+  };
 }
 
 function filterTest(filter: FieldFilter): (record: unknown) => boolean {

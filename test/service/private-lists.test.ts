@@ -216,7 +216,7 @@ describe('the planted-records attack (reaching the scan bound with records of a 
     await s.createCollection('pl/Secret', SCHEMA);
     const store = s.server.service.store;
     const record = (id: string, key: string, text: string): JsonObject => ({ id, owner: publicKeyOf(key).toJwk() as unknown as JsonObject, text });
-    const planted = Array.from({ length: 4998 }, (_, i) => record(`p${String(i).padStart(4, '0')}`, planter, `QZm planted ${i}`));
+    const planted = Array.from({ length: 4999 }, (_, i) => record(`p${String(i).padStart(4, '0')}`, planter, `QZm planted ${i}`));
     for (let i = 0; i < planted.length; i += 500) {
       await store.commit({ writes: planted.slice(i, i + 500).map((r) => ({ kind: 'put' as const, collectionId: 'pl/Secret', record: r })) });
     }
@@ -258,8 +258,8 @@ describe('the planted-records attack (reaching the scan bound with records of a 
     const [without, withVictim] = await answers('filtered', { where: range, limit: '5' });
     expect(ids(without)).toEqual(['own1']);
     expect(ids(withVictim)).toEqual(['own1']);
-    // The range ended within the bound without the victim; with it, the 5,000th entry cut the page, whose `after`
-    // is then a scan cursor (of the fixed scan length, not the length of the returned record's cursor).
+    // Without the victim the range's 5,000 entries end at the bound; with it, the bound cut the page before the
+    // 5,001st, whose `after` is then a scan cursor (of the fixed scan length, not the length of the returned record's cursor).
     expect(cursorShape(withVictim)).not.toEqual(cursorShape(without));
   }, 60_000);
 });

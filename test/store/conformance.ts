@@ -18,10 +18,9 @@ import {
 import { decodeU64, encodeU64 } from '../../src/store/encoding.ts';
 import { CollectionIndexes, type StoredLayout } from '../../src/store/index-entries.ts';
 import { clockKey, changeLogRange, collectionIndexesPrefix, indexPrefix, layoutKey, layoutVersionKey, prefixRange, recordPrefix } from '../../src/store/keys.ts';
-import { planQuery } from '../../src/store/planner.ts';
 import { expectPagingBack, inFieldOrder, pageForward } from './paging.ts';
 import { collection, itemLayout, personLayout } from './schemas.ts';
-import { layoutOf } from '../../src/store/index.ts';
+import { layoutOf, planUnion } from '../../src/store/index.ts';
 
 export interface Database {
   readonly kv: KvStore;
@@ -119,7 +118,7 @@ function toListQuery(q: ItemQuery): ListQuery {
 /** The records a query must return, in order: filtered by value, ordered like the index the planner picks. */
 function expectedOrder(records: readonly JsonObject[], q: ItemQuery): JsonObject[] {
   const query = toListQuery(q);
-  const plan = planQuery(itemLayout, itemLayout.indexes, query.where, query.sort);
+  const plan = planUnion(itemLayout, itemLayout.indexes, query.where, query.sort);
   const matching = records.filter((r) => {
     if (q.group !== undefined && r.group !== q.group) return false;
     if (q.flag !== undefined && r.flag !== q.flag) return false;
@@ -131,7 +130,7 @@ function expectedOrder(records: readonly JsonObject[], q: ItemQuery): JsonObject
     }
     return true;
   });
-  return inFieldOrder(matching, plan.index.fields, plan.reverse);
+  return inFieldOrder(matching, plan.order.fields, plan.reverse);
 }
 
 const groups = ['a', 'b', 'ä', ''];

@@ -173,8 +173,9 @@ function sealedCursorSuite(backend: Backend): void {
       expect(new Set(lengths.slice(3)).size).toBe(1);
       expect(lengths[3]).toBeGreaterThan(lengths[0]!);
 
-      // Paging back, the `before` cursor is the one cut short, of the same length.
-      await put([0, 1, 2, 3].map((i) => entry(i, 1, 1)));
+      // Paging back, the `before` cursor is the one cut short, of the same length (a fifth entry is left before it:
+      // a read that ends its range with the bound is not cut short).
+      await put([0, 1, 2, 3, 4].map((i) => entry(i, 1, 1)));
       const end = (await store.list(WIDE, { ...query, limit: 10 }, everyone)).cursor.after!;
       const back = await store.list(WIDE, { ...query, before: end }, nobody, { scanLimit: 3 });
       expect(back.records).toEqual([]);
@@ -183,7 +184,7 @@ function sealedCursorSuite(backend: Backend): void {
 
       // A page that returned a record before it was cut: the cursor never steps back to before that record (here
       // the entry before it fits the small size, and the record and the entry after it do not).
-      await store.commit({ writes: [0, 1, 2, 3].map((i) => ({ kind: 'delete' as const, collectionId: WIDE, id: entry(i, 1, 1).id as string })) });
+      await store.commit({ writes: [0, 1, 2, 3, 4].map((i) => ({ kind: 'delete' as const, collectionId: WIDE, id: entry(i, 1, 1).id as string })) });
       const mixed = [entry(0, 1, 1), entry(1, 250, 400), entry(2, 250, 400), entry(3, 1, 1)];
       await put(mixed);
       const readable = new Set([mixed[1]!.id, mixed[3]!.id]);
