@@ -181,8 +181,13 @@ for (const backend of BACKENDS) {
             : s.post('/v0/collections/lim%2FItem/records/b/call/bump', undefined, { raw: '{"args":[]}', headers: { 'content-type': 'text/plain' } }),
         );
         const servedCalls = calls.filter((answer) => answer.status === 200).length;
-        expect(servedCalls).toBeGreaterThanOrEqual(10);
-        expect(servedCalls).toBeLessThan(100);
+        // The burst (10) is let through; on PostgreSQL one of four concurrent bumps of one record may still end in
+        // a write conflict after its retries, which is not the limiter's answer (seen once in CI: 9 served).
+        const admitted = calls.filter((answer) => answer.status !== 429);
+        const statuses = calls.map((answer) => answer.status).join(' ');
+        expect(admitted.length, statuses).toBeGreaterThanOrEqual(10);
+        expect(servedCalls, statuses).toBeGreaterThanOrEqual(1);
+        expect(servedCalls, statuses).toBeLessThan(100);
         expectLimited(calls.find((answer) => answer.status === 429)!, /^too many writes from client address 127\.0\.0\.1/);
         // Every call answered 200 was applied once, and no refused one was.
         await new Promise((resolve) => setTimeout(resolve, 1100));
