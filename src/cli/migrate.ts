@@ -7,16 +7,14 @@
 // `history <Name>` lists every schema the collection had (version, time, signer, what its change did);
 // `revert <Name> --to <version>` goes back to that version's code as a planned change under the same rules.
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { parse } from '../lang/index.ts';
 import {
   checkCollectionSchema,
   checkPlan,
-  describeDiagnostics,
   describePlan,
   openStore,
-  readBoundedText,
-  MAX_SCHEMA_FILE_BYTES,
+  readSchemaFiles,
   RecordService,
+  type SchemaFileCollection,
   type SchemaPlan,
   type SchemaVersion,
 } from '../service/index.ts';
@@ -168,9 +166,9 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
     process.stderr.write(`vellum migrate ${mode}: ${message}\n`);
     return 1;
   };
-  let schemas: { id: string; name: string; code: string; file: string }[];
+  let schemas: SchemaFileCollection[];
   try {
-    schemas = readSchemas(files, flags.namespace);
+    schemas = readSchemaFiles(files, flags.namespace);
   } catch (error) {
     return fail((error as Error).message);
   }
@@ -189,8 +187,7 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
     const service = new RecordService(store);
     await service.initialise();
     const plans: SchemaPlan[] = [];
-    for (const { id, name, code, file } of schemas) {
-      const checked = checkCollectionSchema(id, code);
+    for (const { id, name, code, file, checked } of schemas) {
       const plan = await service.planSchema(checked);
       plans.push(plan);
       if (mode === 'plan') {
@@ -219,25 +216,3 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
   }
 }
 
-/** Each collection of the files with its code, as `vellum serve --schema` reads them; throws on errors. */
-function readSchemas(files: readonly string[], ns: string): { id: string; name: string; code: string; file: string }[] {
-  const schemas = new Map<string, { id: string; name: string; code: string; file: string }>();
-  for (const file of files) {
-    const code = readBoundedText(file, MAX_SCHEMA_FILE_BYTES, `schema file ${file}`);
-    const parsed = parse(code, file);
-    if (!parsed.program) throw new Error(describeDiagnostics(parsed.diagnostics, parsed.source) || `${file}: cannot parse`);
-    for (const collection of parsed.program.collections) {
-      const name = collection.name.name;
-      const id = `${ns}/${name}`;
-      const earlier = schemas.get(id);
-      if (earlier) throw new Error(`collection ${id} is defined in both ${earlier.file} and ${file}`);
-      try {
-        checkCollectionSchema(id, code);
-      } catch (error) {
-        throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
-      }
-      schemas.set(id, { id, name, code, file });
-    }
-  }
-  return [...schemas.values()];
-}

@@ -12,6 +12,7 @@ export { checkPlan, describePlan, planSchemaChange, type FieldPlan, type Permiss
 export { HISTORY_COLLECTION_ID, type SchemaVersion } from './schema-history.ts';
 export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
+export { readSchemaFiles, type SchemaFileCollection } from './schema-files.ts';
 export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';
 export { DEFAULT_EXPLORER_DIR, EXPLORER_PATH, registerExplorer, type ExplorerOptions } from './explorer.ts';
 export {

@@ -6,7 +6,6 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
-import { parse } from '../lang/index.ts';
 import { openPostgresStore, openSqliteStore, type RecordStore } from '../store/index.ts';
 import { buildApp } from './app.ts';
 import type { CorsOptions } from './cors.ts';
@@ -14,9 +13,9 @@ import type { RateLimitOptions } from './rate-limit.ts';
 import type { ExplorerOptions } from './explorer.ts';
 import type { Logger } from './log.ts';
 import { createMetricsServer, ServiceMetrics } from './metrics.ts';
-import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
-import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
+import { META_COLLECTION_ID } from './meta-collection.ts';
 import { createRecordService, type PrivateLists, type RecordService } from './records.ts';
+import { readSchemaFiles } from './schema-files.ts';
 import type { SchemaAccessOptions } from './schema-access.ts';
 import { watchUnusedConnections } from './unused-connections.ts';
 
@@ -160,30 +159,17 @@ function withoutPassword(url: string): string {
  * refuse (stored records that cannot be cast to the new schema) stops the start before anything is installed.
  */
 export async function installSchemaFiles(service: RecordService, files: readonly string[], namespace: string): Promise<string[]> {
-  const defined = new Map<string, { file: string; code: string; where: string }>();
-  for (const file of files) {
-    const code = readBoundedText(file, MAX_SCHEMA_FILE_BYTES, `schema file ${file}`);
-    const parsed = parse(code, file);
-    if (!parsed.program) throw new Error(describeDiagnostics(parsed.diagnostics, parsed.source) || `${file}: cannot parse`);
-    for (const collection of parsed.program.collections) {
-      const id = `${namespace}/${collection.name.name}`;
-      const { line, column } = parsed.source.position(collection.name.span.start);
-      const where = `${file}:${line}:${column}`;
-      const earlier = defined.get(id);
-      if (earlier && earlier.file !== file) throw new Error(`collection ${id} is defined in both ${earlier.where} and ${where}`);
-      if (earlier) continue;
-      try {
-        const checked = checkCollectionSchema(id, code);
-        const { record: current } = await service.store.get(META_COLLECTION_ID, id);
-        if (current && current.code !== code) await service.checkRecordsFollow(checked);
-      } catch (error) {
-        throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
-      }
-      defined.set(id, { file, code, where });
+  const defined = readSchemaFiles(files, namespace);
+  for (const { id, code, file, checked } of defined) {
+    try {
+      const { record: current } = await service.store.get(META_COLLECTION_ID, id);
+      if (current && current.code !== code) await service.checkRecordsFollow(checked);
+    } catch (error) {
+      throw new Error(`${file}: collection ${id}: ${(error as Error).message}`);
     }
   }
   const lines: string[] = [];
-  for (const [id, { file, code }] of defined) {
+  for (const { id, file, code } of defined) {
     try {
       const outcome = await service.installSchema(id, code);
       lines.push(`${id} ${outcome} (from ${file})`);
