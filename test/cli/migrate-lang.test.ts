@@ -2,14 +2,13 @@
 // counts, apply prints its progress, and a process killed (SIGKILL) half-way leaves the collection marked; the next
 // apply finishes the pass, migrating only the records left (a migrated record is never migrated twice). Both
 // backends, small record counts (migrate.test.ts covers the cast pass at 20,000).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { VELLUM } from '../support/cli.ts';
+import { migrateBackends, vellumMigrate } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-lang-'));
@@ -39,30 +38,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.stop(), 60_000);
 
-const vellum = (...args: string[]) => spawnSync(process.execPath, [...VELLUM, 'migrate', ...args], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
-
-async function freshDatabase(): Promise<string> {
-  const name = `migrate_lang_${Math.random().toString(36).slice(2, 10)}`;
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  return server.url.replace(/\/postgres$/, `/${name}`);
-}
-
-const backends: [string, () => Promise<{ where: string[]; open: () => Promise<RecordStore> }>][] = [
-  [
-    'SQLite (--data)',
-    async () => {
-      const data = mkdtempSync(join(dir, 'data-'));
-      return { where: ['--data', data], open: async () => openSqliteStore(join(data, 'vellum.sqlite')) };
-    },
-  ],
-  ['PostgreSQL (--db)', async () => {
-    const url = await freshDatabase();
-    return { where: ['--db', url], open: () => openPostgresStore({ connectionString: url }) };
-  }],
-];
+const vellum = vellumMigrate;
+const backends = migrateBackends(dir, () => server, 'migrate_lang');
 
 const N = 4_000;
 const idOf = (i: number) => `p${String(i).padStart(5, '0')}`;

@@ -1,15 +1,14 @@
 // `vellum migrate plan|apply`, run as a user runs it, against a data folder (SQLite) and a PostgreSQL database
 // seeded through the service: the plan names what the change does to the stored records and writes nothing;
 // apply refuses a loss (exit 1, the records unchanged) until --accept-data-loss names the fields.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startTestServer } from '../service/support.ts';
-import { CLI_TIMEOUT_MS, VELLUM } from '../support/cli.ts';
+import { VELLUM } from '../support/cli.ts';
+import { migrateBackends, vellumMigrate } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-'));
@@ -24,34 +23,8 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => server?.stop(), 60_000);
 
-const vellum = (...args: string[]) => spawnSync(process.execPath, [...VELLUM, 'migrate', ...args], { encoding: 'utf8', timeout: CLI_TIMEOUT_MS });
-
-/** A database of its own on the test server (the CLI uses the default table). */
-async function freshDatabase(): Promise<string> {
-  const name = `migrate_${Math.random().toString(36).slice(2, 10)}`;
-  const client = new pg.Client({ connectionString: server.url });
-  await client.connect();
-  await client.query(`CREATE DATABASE ${name}`);
-  await client.end();
-  return server.url.replace(/\/postgres$/, `/${name}`);
-}
-
-const backends: [string, () => Promise<{ where: string[]; open: () => Promise<RecordStore> }>][] = [
-  [
-    'SQLite (--data)',
-    async () => {
-      const data = mkdtempSync(join(dir, 'data-'));
-      return { where: ['--data', data], open: async () => openSqliteStore(join(data, 'vellum.sqlite')) };
-    },
-  ],
-  [
-    'PostgreSQL (--db)',
-    async () => {
-      const url = await freshDatabase();
-      return { where: ['--db', url], open: () => openPostgresStore({ connectionString: url }) };
-    },
-  ],
-];
+const vellum = vellumMigrate;
+const backends = migrateBackends(dir, () => server, 'migrate');
 
 describe.each(backends)('on %s', (_name, prepare) => {
   it('plans, refuses the loss, and applies it once the fields are named', async () => {
