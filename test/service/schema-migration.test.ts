@@ -4,8 +4,7 @@
 // schema does not have, refuses the change and nothing changes; it runs once per schema change (the history
 // records it), never twice over a record. Both backends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, startTestServer, type TestServer } from './support.ts';
 
 let pg: TestPostgres;
@@ -14,10 +13,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => pg?.stop(), 60_000);
 
-const backends: [string, () => Promise<RecordStore>][] = [
-  ['SQLite', async () => openSqliteStore(':memory:')],
-  ['PostgreSQL', () => openPostgresStore({ connectionString: pg.url, table: uniqueTableName(), pool: { max: 4 } })],
-];
+const backends = storeBackends(() => pg);
 
 const plan = (s: TestServer, id: string, code: string) =>
   s.post(`/v0/collections/Collection/records/${encodeURIComponent(id)}/plan/updateCode`, { args: [code] }, { key: KEYS.admin });

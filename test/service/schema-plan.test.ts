@@ -2,8 +2,7 @@
 // stored records first; a change that loses values is a 400 naming each field, the count and an example, unless
 // the request names the fields in `acceptDataLoss`; the plan itself is served by its own route. Both backends.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, hexOf, startTestServer, type TestServer } from './support.ts';
 
 let pg: TestPostgres;
@@ -12,10 +11,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => pg?.stop(), 60_000);
 
-const backends: [string, () => Promise<RecordStore>][] = [
-  ['SQLite', async () => openSqliteStore(':memory:')],
-  ['PostgreSQL', () => openPostgresStore({ connectionString: pg.url, table: uniqueTableName(), pool: { max: 4 } })],
-];
+const backends = storeBackends(() => pg);
 
 // Signed by the admin key unless a test names another (an unsigned request never changes or plans a schema).
 const plan = (s: TestServer, id: string, code: string, key: string = KEYS.admin) =>

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { installSchemaFiles } from '../../src/service/server.ts';
-import { MAX_INDEXED_ARRAY_ELEMENTS, openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { MAX_INDEXED_ARRAY_ELEMENTS } from '../../src/store/index.ts';
+import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { errorOf, startTestServer } from './support.ts';
 
 const tagged = (index: string) =>
@@ -29,10 +29,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 }, 60_000);
 
-const backends: [string, () => Promise<RecordStore>][] = [
-  ['SQLite', async () => openSqliteStore(':memory:')],
-  ['PostgreSQL', () => openPostgresStore({ connectionString: pg.url, table: uniqueTableName(), pool: { max: 4 } })],
-];
+const backends = storeBackends(() => pg);
 
 describe.each(backends)('on %s', (name, openStore) => {
   it('updateCode adding @index on an array field that a record overfills is a 400 naming the field and the count, and changes nothing', async () => {

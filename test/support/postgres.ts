@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 
 export interface TestPostgres {
   /** A connection URL for the server. */
@@ -103,6 +104,17 @@ function freePort(): Promise<number> {
 /** A fresh table name for one test (letters, digits, underscores). */
 export function uniqueTableName(prefix = 'vellum_test'): string {
   return `${prefix}_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+}
+
+/**
+ * The two stores for `describe.each`: SQLite in memory, and a table of its own on `server()` (read when a test opens
+ * it, after the suite's `beforeAll` started the server).
+ */
+export function storeBackends(server: () => TestPostgres): [string, () => Promise<RecordStore>][] {
+  return [
+    ['SQLite', async () => openSqliteStore(':memory:')],
+    ['PostgreSQL', () => openPostgresStore({ connectionString: server().url, table: uniqueTableName(), pool: { max: 4 } })],
+  ];
 }
 
 /** Drops a suite's tables (IF EXISTS: a test may have failed before making one), then stops the server. */
