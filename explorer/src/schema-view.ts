@@ -8,6 +8,7 @@ import { diagnosticsOf } from './diagnostics.ts';
 import { SchemaEditor } from './editor.ts';
 import { errorBox } from './format.ts';
 import { highlighted } from './highlight.ts';
+import { watchMigration } from './migration-progress.ts';
 import { planPanel, type SchemaPlan } from './schema-plan.ts';
 
 export const META_COLLECTION = 'Collection';
@@ -66,11 +67,14 @@ export class SchemaView {
   /** Makes the change the plan showed, accepting the loss of the fields the user named. */
   private async apply(code: string, acceptDataLoss: string[], editor: SchemaEditor, result: HTMLElement): Promise<void> {
     replaceChildren(result, h('span', { class: 'muted' }, 'Saving…'));
+    const stopWatching = watchMigration(this.connection, this.record.id, result);
     try {
       const body = { args: [code], ...(acceptDataLoss.length > 0 ? { acceptDataLoss } : {}) };
       await this.connection.send({ method: 'POST', path: `${this.#recordPath()}/call/updateCode`, body: JSON.stringify(body), sign: true });
+      stopWatching();
       this.onSaved();
     } catch (error) {
+      stopWatching();
       showSchemaError(error, editor, result);
     }
   }

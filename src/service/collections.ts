@@ -300,7 +300,15 @@ export class CollectionRegistry {
     if (!castsRecords) return this.#defineWithSchema(collectionId, layout, schema, onStored);
     let switched!: () => void;
     const stored = new Promise<void>((resolve) => (switched = resolve));
-    const pass = this.#defineWithSchema(collectionId, layout, schema, () => {
+    const report = schema.onProgress;
+    const reporting: Schema = {
+      ...schema,
+      onProgress: (progress) => {
+        this.migrations.report(collectionId, progress.done, progress.total);
+        report?.(progress);
+      },
+    };
+    const pass = this.#defineWithSchema(collectionId, layout, reporting, () => {
       switched();
       onStored();
     });

@@ -5,7 +5,7 @@ export { vellum, createVellumHandler, type EmbedOptions, type VellumHandler } fr
 export { RecordService, createRecordService, ServiceNotReadyError, type PrivateLists, type RecordServiceOptions } from './records.ts';
 export { UNCONFINED_REASON } from './confinement.ts';
 export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
-export { MigrationStatus, type MigrationEvent } from './migration-status.ts';
+export { MigrationStatus, type MigrationEvent, type MigrationProgress } from './migration-status.ts';
 export { ERROR_CATALOGUE, ServiceError, toErrorResponse, type ErrorBody, type ErrorCode, type ErrorReason } from './errors.ts';
 export { META_COLLECTION_ID, META_COLLECTION_CODE, checkCollectionSchema, describeDiagnostics } from './meta-collection.ts';
 export { checkPlan, describePlan, planSchemaChange, type FieldPlan, type PermissionChange, type SchemaPlan } from './schema-plan.ts';

@@ -13,8 +13,20 @@ export interface MigrationEvent {
   readonly switching: boolean;
 }
 
+/** How far this process's pass over a collection has got (`GET …/Collection/records/<id>/migration`). */
+export interface MigrationProgress {
+  readonly collectionId: string;
+  readonly running: boolean;
+  /** Still storing the new layout (requests of the collection wait for it). */
+  readonly switching: boolean;
+  /** Records passed through so far, and the records the pass will go through (both 0 until the first batch). */
+  readonly done: number;
+  readonly total: number;
+}
+
 export class MigrationStatus {
   readonly #running = new Map<string, number>();
+  readonly #counts = new Map<string, { done: number; total: number }>();
   readonly #switching = new Map<string, number>();
   readonly #listeners = new Set<(event: MigrationEvent) => void>();
 
@@ -26,6 +38,18 @@ export class MigrationStatus {
   /** The collections whose pass is still storing its new layout. */
   get switching(): readonly string[] {
     return [...this.#switching.keys()];
+  }
+
+  /** Records how far the collection's running pass has got (the store's progress of its batches). */
+  report(collectionId: string, done: number, total: number): void {
+    if (this.#running.has(collectionId)) this.#counts.set(collectionId, { done, total });
+  }
+
+  /** The collection's pass as this process runs it (not running: no pass here now, or it ended). */
+  progress(collectionId: string): MigrationProgress {
+    const running = this.#running.has(collectionId);
+    const counts = (running && this.#counts.get(collectionId)) || { done: 0, total: 0 };
+    return { collectionId, running, switching: this.#switching.has(collectionId), ...counts };
   }
 
   /** Calls `listener` when a pass starts, has switched, or ends; returns the function that stops it. */
@@ -63,6 +87,7 @@ export class MigrationStatus {
       const left = this.#running.get(collectionId)! - 1;
       if (left === 0) {
         this.#running.delete(collectionId);
+        this.#counts.delete(collectionId);
         this.#emit({ collectionId, running: false, switching: this.#switching.has(collectionId) });
       } else this.#running.set(collectionId, left);
     }

@@ -25,6 +25,7 @@ import { ConflictError, isStoreError, type CountResult, type RebuildProgress, ty
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
+import type { MigrationProgress } from './migration-status.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
@@ -658,6 +659,17 @@ export class RecordService {
     const checked = checkCollectionSchema(id, code);
     updatedCollectionRecord(current, checked);
     return this.planSchema(checked);
+  }
+
+  /**
+   * `GET /v0/collections/Collection/records/{id}/migration`: how far this server's pass over the collection's
+   * stored records has got after a schema change (cast or `@migrate`), for a caller who may change the schema.
+   */
+  async migrationProgress(id: string, caller: Caller): Promise<MigrationProgress> {
+    const { record: current } = await this.store.get(META_COLLECTION_ID, id);
+    if (!current) throw notFound('record/not-found', `record "${id}" was not found in collection "${META_COLLECTION_ID}"`);
+    this.schemaAccess.checkChange(id, current.publicKey, caller.publicKey, `reading the migration progress of collection ${id} (as changing its schema)`);
+    return this.collections.migrations.progress(id);
   }
 
   // -------------------------------------------------------------------------------------------------------

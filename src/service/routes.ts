@@ -310,6 +310,12 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
     return { data: await service.call(collectionId, id, functionName, args, caller, acceptDataLoss === undefined ? {} : { acceptDataLoss }) };
   });
 
+  // How far the pass over the stored records after a schema change has got on this server (migration-status.ts).
+  app.get('/v0/collections/Collection/records/:id/migration', async (request) => {
+    const caller = await callerOf(request, context, 'read');
+    return { data: await service.migrationProgress(param(request, 'id'), caller) };
+  });
+
   // The plan of a schema change (schema-plan.ts), for the body the `updateCode` call would send; nothing is written.
   app.post('/v0/collections/Collection/records/:id/plan/updateCode', async (request) => {
     const id = param(request, 'id');

@@ -155,14 +155,14 @@ export class SchemaAccess {
    * Throws 403 `permission/change-schema` unless `signer` may change the schema of the collection whose record
    * has `owner` as its `publicKey` (undefined or null: no owner).
    */
-  checkChange(collectionId: string, owner: unknown, signer: PublicKey | undefined): void {
+  checkChange(collectionId: string, owner: unknown, signer: PublicKey | undefined, action = `changing the schema of collection ${collectionId}`): void {
     if (this.#admins.has(signer)) return;
     const ownerKey = owner === undefined || owner === null ? undefined : jwkKey(owner);
     if (ownerKey && signer?.equals(ownerKey)) return;
     const allowed = ownerKey ? `its owner ${ownerKey.toHex()} and admin keys` : 'admin keys (it has no owner: it was installed by the operator or created unsigned)';
     throw forbidden(
       'permission/change-schema',
-      `changing the schema of collection ${collectionId} is allowed only to ${allowed}${signer ? `; the request is signed by ${signer.toHex()}` : '; the request is not signed'}`,
+      `${action} is allowed only to ${allowed}${signer ? `; the request is signed by ${signer.toHex()}` : '; the request is not signed'}`,
     );
   }
 

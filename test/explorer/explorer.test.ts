@@ -13,7 +13,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PublicKey, publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { startServer, type RunningServer } from '../../src/service/index.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
+import { openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { buildIntoTemp, launchChromium, type TestBrowser } from './browser.ts';
 
 const BROKEN = `@public
@@ -60,6 +60,7 @@ const ADMIN_KEY = `0x${'ad'.repeat(32)}`;
 
 let build: Awaited<ReturnType<typeof buildIntoTemp>>;
 let server: RunningServer;
+let store: RecordStore;
 let browser: TestBrowser;
 let page: Page;
 /** The private key of the first key the page generated, which owns app/Task and task-1. */
@@ -68,9 +69,10 @@ const pageErrors: string[] = [];
 
 beforeAll(async () => {
   build = await buildIntoTemp();
+  store = openSqliteStore(':memory:');
   server = await startServer({
     port: 0,
-    store: openSqliteStore(':memory:'),
+    store,
     explorer: { dir: build.outDir },
     schemaAccess: { adminKeys: [publicKeyOf(ADMIN_KEY)], createPolicy: 'anyone' },
     rateLimits: false,
@@ -528,4 +530,36 @@ describe('the explorer in Chromium', () => {
     await expect.poll(() => apiRecord('task-1')).toEqual({ id: 'task-1', done: before.done, priority: String(before.priority), owner: before.owner });
     expect(pageErrors).toEqual([]);
   });
+
+  it('shows how far a schema change has got through the stored records while it is made', async () => {
+    const PERSON = '@public\ncollection Person {\n  id: string;\n  age?: string;\n\n  constructor (id: string) {\n    this.id = id;\n  }\n}\n';
+    await apiCreateCollection('app/Person', PERSON);
+    const N = 30_000;
+    for (let start = 0; start < N; start += 5_000) {
+      const writes = [];
+      for (let i = start; i < start + 5_000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: `p${String(i).padStart(5, '0')}`, age: String(i % 90) } });
+      await store.commit({ writes });
+    }
+    await page.goto(`${server.url}/explorer/#/c/app%2FPerson`);
+    await page.click('a[role="tab"]:has-text("Schema")');
+    await page.click('#edit-schema');
+    await page.fill('.editor-input', PERSON.replace('age?: string;', 'age?: number;'));
+    await page.click('#save-schema');
+    await expect.poll(() => page.locator('#schema-plan').count()).toBe(1);
+    // Every text the progress line shows, kept as the page changes it (the change may be quick).
+    await page.evaluate(`{
+      const seen = (window.progressSeen = []);
+      new MutationObserver(() => {
+        const line = document.getElementById('migration-progress');
+        if (line?.textContent && seen.at(-1) !== line.textContent) seen.push(line.textContent);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    }`);
+    await page.click('#confirm-schema');
+    await page.waitForURL(/#\/c\/app%2FPerson$/, { timeout: 60_000 });
+    const seen = (await page.evaluate('window.progressSeen')) as string[];
+    expect(seen.some((text) => /Updating stored records: [\d,]+ of 30,000/.test(text)), JSON.stringify(seen)).toBe(true);
+    const response = await fetch(`${server.url}/v0/collections/app%2FPerson/records/p00007`);
+    expect(((await response.json()) as { data: { age: unknown } }).data.age).toBe(7);
+    expect(pageErrors).toEqual([]);
+  }, 120_000);
 });
