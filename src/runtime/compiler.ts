@@ -637,6 +637,20 @@ export class FunctionCompiler {
         return this.member(e);
       case 'index': {
         const receiver = this.operand(e.object);
+        const keyLocal = this.fast ? this.local(e.index) : undefined;
+        if (receiver.kind === 'slot' && keyLocal) {
+          // `m[k]` of two variables: both read here, without a closure for either.
+          const slot = receiver.slot;
+          const keySlot = keyLocal.slot;
+          return (f) => {
+            const slots = f.slots;
+            const target = slots[slot];
+            const key = slots[keySlot];
+            if (typeof key === 'number' && Array.isArray(target)) return Number.isInteger(key) && key >= 0 ? target[key] : undefined;
+            if (typeof key === 'string' && key.length <= 64 && isPlainMap(target)) return target[key];
+            return getIndex(f.st, target, key);
+          };
+        }
         const index = this.expression(e.index);
         if (receiver.kind === 'slot') {
           const slot = receiver.slot;
@@ -951,6 +965,12 @@ export class FunctionCompiler {
     const operator = e.operator;
     const size = this.sizeOf(e);
     if (size) return sizedBinary(operator as SizedOperator, size, this.expression(e.left), this.expression(e.right));
+    if (operator === '+' && e.left.kind === 'string' && this.fast) {
+      // `'k' + x`: a string on the left always concatenates (what the general `+` does, without a closure for it).
+      const text = e.left.value;
+      const right = this.expression(e.right);
+      return (f) => add(f.st, text, right(f));
+    }
     if (isFastOperator(operator)) return fastBinary(operator, this.operand(e.left), this.operand(e.right));
     const left = this.expression(e.left);
     const right = this.expression(e.right);
@@ -1022,6 +1042,21 @@ export class FunctionCompiler {
         const v = value(f);
         if (!(name in self)) setIndex(f.st, self, name, v);
         else self[name] = v;
+        return v;
+      };
+    }
+    const objectLocal = this.fast && target.kind === 'index' ? this.local(target.object) : undefined;
+    const keyLocal = this.fast && target.kind === 'index' ? this.local(target.index) : undefined;
+    if (!combine && objectLocal && keyLocal) {
+      // `m[k] = v` of two variables: both read (before v, as above) without a closure for either.
+      const objectSlot = objectLocal.slot;
+      const keySlot = keyLocal.slot;
+      return (f) => {
+        const o = f.slots[objectSlot];
+        const k = f.slots[keySlot];
+        const v = value(f);
+        if (typeof k === 'string' && k.length <= 64 && isPlainMap(o) && k in o) o[k] = v;
+        else setIndex(f.st, o, k, v);
         return v;
       };
     }
@@ -1120,7 +1155,9 @@ function pushOne(st: ExecState, array: unknown[], value: unknown, cost: number):
 
 /** A map, inline object or record (not an array, bytes or key), without calling out of the closure. */
 function isPlainMap(value: unknown): value is RuntimeObject {
-  return typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === null;
+  // Runtime objects are the only values without Object.prototype in their chain (values.ts); `instanceof`
+  // compiles to a walk of the chain, where Object.getPrototypeOf of a dictionary-mode object is a call.
+  return typeof value === 'object' && value !== null && !(value instanceof Object);
 }
 
 function argumentEvaluator(args: Eval[]): (f: Frame) => unknown[] {
