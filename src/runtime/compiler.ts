@@ -769,7 +769,9 @@ export class FunctionCompiler {
 
   private call(e: CallExpression): Eval {
     const argumentEvals = e.arguments.map((a) => this.expression(a));
-    const evalArgs = argumentEvaluator(argumentEvals);
+    const literals = this.fast && e.arguments.every((a) => a.kind === 'number' || a.kind === 'string') ? e.arguments.map((a) => (a as { value: unknown }).value) : null;
+    // Literal arguments (`xs.splice(0, 25)`, `s.slice(100)`): a fresh array of them, without a closure per argument.
+    const evalArgs = literals && literals.length > 0 ? () => literals.slice() : argumentEvaluator(argumentEvals);
     const callee = e.callee;
     const calleeText = printExpression(callee);
 
@@ -861,6 +863,11 @@ export class FunctionCompiler {
       };
     }
     const call = this.genericMethodCall(name, evalArgs, calleeText, method);
+    const receiver = this.fast ? this.local(callee.object) : undefined;
+    if (receiver) {
+      const slot = receiver.slot;
+      return (f) => call(f, f.slots[slot]);
+    }
     return (f) => call(f, object(f));
   }
 
@@ -1215,6 +1222,7 @@ function comparisonBranch(comparison: SimpleComparison, consequent: Exec, altern
   const rightSlot = right.kind === 'slot' ? right.slot : -1;
   const rightValue = right.kind === 'number' ? right.value : 0;
   const operator = COMPARISONS[code]!;
+  if (leftLength && right.kind === 'number' && code <= 3) return lengthBranch(code, leftSlot, rightValue, consequent, alternate, cost, span);
   return (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -1243,6 +1251,52 @@ function comparisonBranch(comparison: SimpleComparison, consequent: Exec, altern
     if (go) return consequent(f);
     return alternate ? alternate(f) : NORMAL;
   };
+}
+
+/**
+ * `if (xs.length > n)` (or `<`, `<=`, `>=`), the guard of most loops that trim a list or a string: one
+ * closure per operator, so that each compares without a switch (same gas and results as comparisonBranch).
+ */
+function lengthBranch(code: number, slot: number, bound: number, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
+  const otherwise = alternate ?? (() => NORMAL);
+  switch (code) {
+    case 0:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    case 1:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    case 2:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    default:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : otherwise(f);
+      };
+  }
 }
 
 interface CountedLoop {

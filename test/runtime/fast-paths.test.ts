@@ -131,6 +131,22 @@ collection T {
     return counts + (list[none] === undefined ? 1000 : 0);
   }
 
+  lengths (n: number, s: string): number {
+    let c = 0;
+    let m = { length: n };
+    let none;
+    let xs = [1, 2, 3];
+    if (xs.length < n) { c += 1; }
+    if (s.length <= n) { c += 2; }
+    if (m.length > 2) { c += 4; }
+    if (xs.length >= 3) { c += 8; } else { c += 16; }
+    let t = s.slice(1) + xs.splice(0, 1).length + s.padStart(6, '-');
+    c += t.length * 100;
+    if (n > 4) { c += none.slice(1); }
+    if (none.length > 1) { c += 32; }
+    return c;
+  }
+
   mapArrayKey (n: number): number {
     let m = {};
     let list = [n];
@@ -219,6 +235,7 @@ const calls: Call[] = [
   { fn: 'mapsOnText', args: ['abc'] },
   { fn: 'mapsOnText', args: [''] },
   { fn: 'mapArrayKey', args: [1] },
+  ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
   { fn: 'pushString', args: ['s'] },
