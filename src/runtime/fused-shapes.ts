@@ -134,6 +134,7 @@ export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]:
   const boundSlot = bound.kind === 'slot' ? bound.slot : -1;
   const boundValue = bound.kind === 'number' ? bound.value : 0;
   const operator = inclusive ? '<=' : '<';
+  if (boundSlot >= 0 && !inclusive && delta === 1) return upTo(slot, boundSlot, init, first, rest, cost, span);
   return (f) => {
     const st = f.st;
     const slots = f.slots;
@@ -151,6 +152,50 @@ export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]:
       if (completion === RETURN) return RETURN;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, delta > 0 ? '++' : '--')) + delta;
+    }
+  };
+}
+
+/**
+ * `for (…; i < n; i++)` over two variables, the most common loop, as countedLoop does it without its
+ * branches on the shape: one closure for a body of one statement, one for a longer body.
+ */
+function upTo(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+  if (rest === null) {
+    return (f) => {
+      const st = f.st;
+      const slots = f.slots;
+      if (init) init(f);
+      for (;;) {
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const a = slots[slot];
+        const b = slots[boundSlot];
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        const completion = first(f);
+        if (completion === BREAK) return NORMAL;
+        if (completion === RETURN) return RETURN;
+        const current = slots[slot];
+        slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
+      }
+    };
+  }
+  return (f) => {
+    const st = f.st;
+    const slots = f.slots;
+    if (init) init(f);
+    for (;;) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      const a = slots[slot];
+      const b = slots[boundSlot];
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      let completion = first(f);
+      if (completion === NORMAL) completion = rest(f);
+      if (completion === BREAK) return NORMAL;
+      if (completion === RETURN) return RETURN;
+      const current = slots[slot];
+      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
     }
   };
 }
