@@ -1,6 +1,7 @@
 // The baseline of `npm run bench -- http`: what a user would write instead of Vellum for the bench's `Item`
-// records, a small fastify service over better-sqlite3 with the same routes and answers (record-service.md's
-// envelopes), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
+// records, a small fastify service over better-sqlite3 with the same routes and answers, byte for byte (Polybase's
+// envelopes, a block hash per record, a list's cursor pair encoded as Vellum's: bench/http.ts checks the bytes
+// before it times anything), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
 // beside it (through tsx's loader, or from dist/ without it: see bench/http.ts); the one thing it takes from
 // Vellum is the signature check, the same library function on the same header.
 //
@@ -52,6 +53,25 @@ const byNDesc = db.prepare('SELECT id, n, label, owner FROM items ORDER BY n DES
 const byLabel = db.prepare('SELECT id, n, label, owner FROM items WHERE label = ? ORDER BY id LIMIT ?');
 
 const BLOCK = { hash: `0x${'0'.repeat(64)}` };
+
+// Cursors as Vellum hands them out (src/store/cursor.ts, src/service/cursor.ts), written by hand: base64url of a
+// version byte, the index's id (the first 8 bytes of the SHA-256 of its fields) and the position, the index key of
+// the row (src/store/encoding.ts: a string is 0x04, its UTF-8, 0x00 0x01; a number 0x05 and its IEEE-754 bytes,
+// sign bit flipped, as every number here is at least 0); then a dot and base64url of the JSON [where, sort, limit]
+// of the query.
+const indexId = (fields) => createHash('sha256').update(JSON.stringify(fields.map(([path, kind]) => [path, 'asc', { kind }]))).digest().subarray(0, 8);
+const BY_N = indexId([['n', 'number'], ['id', 'string']]);
+const BY_LABEL = indexId([['label', 'string'], ['id', 'string']]);
+const keyString = (text) => Buffer.concat([Buffer.of(0x04), Buffer.from(text), Buffer.of(0x00, 0x01)]);
+function keyNumber(n) {
+  const bytes = Buffer.alloc(9);
+  bytes[0] = 0x05;
+  bytes.writeDoubleBE(n, 1);
+  bytes[1] ^= 0x80;
+  return bytes;
+}
+const position = (index, parts) => Buffer.concat([Buffer.of(1), index, ...parts]).toString('base64url');
+const carried = (where, sort, limit) => `.${Buffer.from(JSON.stringify([where ?? null, sort ?? null, limit ?? null])).toString('base64url')}`;
 const replayGuard = new MemoryReplayGuard();
 
 function record(row) {
@@ -109,8 +129,11 @@ app.get('/v0/collections/:collection/records', async (request, reply) => {
     rows = byLabel.all(label, count);
   } else if (sort === '[["n","desc"]]') rows = byNDesc.all(count);
   else return fail(reply, 400, 'index/missing-index', 'only sort=[["n","desc"]] is served');
+  const query = carried(where === undefined ? undefined : JSON.parse(where), sort === undefined ? undefined : JSON.parse(sort), limit);
+  const cursor = where === undefined ? (row) => position(BY_N, [keyNumber(row.n), keyString(row.id)]) + query : (row) => position(BY_LABEL, [keyString(row.label), keyString(row.id)]) + query;
+  const first = rows[0];
   const last = rows.at(-1);
-  return { data: rows.map((row) => ({ data: record(row), block: BLOCK })), cursor: { before: rows[0]?.id ?? null, after: last?.id ?? null } };
+  return { data: rows.map((row) => ({ data: record(row), block: BLOCK })), cursor: { before: first ? cursor(first) : null, after: last ? cursor(last) : null } };
 });
 
 app.post('/v0/collections/:collection/records', async (request, reply) => {

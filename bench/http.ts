@@ -183,12 +183,15 @@ export function itemId(i: number): string {
   return `item-${String(i).padStart(4, '0')}`;
 }
 
-/** All servers must give the same records for every read scenario, or the comparison means nothing. */
+/**
+ * All servers must send the same bytes for every read scenario (Polybase's envelope: each record with its block
+ * hash, and a list's cursor pair, encoded as Vellum encodes them), or the comparison means nothing.
+ */
 async function checkSameAnswers(servers: readonly Server[], paths: readonly string[]): Promise<void> {
   for (const path of paths) {
-    const answers = await Promise.all(servers.map(async (server) => JSON.stringify(((await (await fetch(`${server.url}${path}`)).json()) as { data: unknown }).data)));
-    const other = answers.findIndex((answer) => answer !== answers[0]);
-    if (other >= 0) throw new Error(`${servers[other]!.name} answers ${path} with other records than ${servers[0]!.name}`);
+    const answers = await Promise.all(servers.map(async (server) => Buffer.from(await (await fetch(`${server.url}${path}`)).arrayBuffer())));
+    const other = answers.findIndex((answer) => !answer.equals(answers[0]!));
+    if (other >= 0) throw new Error(`${servers[other]!.name} answers ${path} with other bytes than ${servers[0]!.name}:\n${answers[other]!.toString().slice(0, 400)}\n${answers[0]!.toString().slice(0, 400)}`);
   }
 }
 

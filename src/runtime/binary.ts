@@ -6,7 +6,7 @@
 // V8 optimises the arithmetic inline instead of calling through a shared helper. Every operator has
 // the same six shapes in the same order; keep them uniform when editing.
 
-import type { Eval } from './compiler.ts';
+import type { Eval } from './frame.ts';
 import { add, compare, getMember, numeric, strictEquals } from './operations.ts';
 
 /** An operand known at compile time: a variable's slot, the `.length` of one, a number literal, or code. */

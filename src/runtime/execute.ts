@@ -4,7 +4,7 @@
 
 import { typeText, type FunctionDeclaration, type Parameter } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
-import { invoke } from './compiler.ts';
+import { invoke } from './frame.ts';
 import { argumentCollection } from './references.ts';
 import { RuntimeFault, invalidArgs, limitFault, type RuntimeError } from './errors.ts';
 import { resolveLimits, type ExecutionLimits } from './limits.ts';

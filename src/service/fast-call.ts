@@ -94,14 +94,15 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
     headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
-    // Logged when the answer is handed to the system, as fastify's onResponse hook logs.
-    if (context.logRequests) {
-      response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client, reason });
-      });
-    }
     response.writeHead(status, headers);
     response.end(body);
+    // Logged when the answer is handed to the system, as fastify's onResponse hook logs: most often at once, the
+    // socket having taken the whole answer.
+    if (context.logRequests) {
+      const log = (): void => logRequest(context.logger, { reqId, method: 'POST', url: loggedUrl(request.url!), route: CALL_ROUTE, status, ms: performance.now() - started, client, reason });
+      if (response.writableFinished && !response.destroyed) log();
+      else response.once('finish', log);
+    }
     context.metrics?.request('POST', CALL_ROUTE, status, performance.now() - started);
   };
 

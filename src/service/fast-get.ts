@@ -95,15 +95,15 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     headers['x-request-id'] = reqId;
     if (context.shutdown.aborted) headers.connection = 'close';
     headers['content-length'] = Buffer.byteLength(body);
-    // Logged when the answer is handed to the system, as fastify's onResponse hook logs (not at all for an answer
-    // whose connection was destroyed before).
-    if (context.logRequests) {
-      response.once('finish', () => {
-        logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client });
-      });
-    }
     response.writeHead(200, headers);
     response.end(body);
+    // Logged when the answer is handed to the system, as fastify's onResponse hook logs (not at all for an answer
+    // whose connection was destroyed before): most often at once, the socket having taken the whole answer.
+    if (context.logRequests) {
+      const log = (): void => logRequest(context.logger, { reqId, method: 'GET', url: loggedUrl(request.url!), route: GET_ROUTE, status: 200, ms: performance.now() - started, client });
+      if (response.writableFinished && !response.destroyed) log();
+      else response.once('finish', log);
+    }
     context.metrics?.request('GET', GET_ROUTE, 200, performance.now() - started);
   };
 

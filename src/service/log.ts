@@ -165,14 +165,29 @@ export function logRequest(logger: Logger, entry: RequestEntry): void {
   // 503 is the service saying it cannot serve now (not ready, draining, too many streams, the database away):
   // a warning; any other 5xx is an error.
   const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
-  if (!logger.isLevelEnabled(level)) return;
+  if (logger.levelVal > LEVEL_VALUES[level]) return;
   let line = `{"level":"${level}","time":${Date.now()},"reqId":${jsonString(entry.reqId)},"method":${jsonString(entry.method)},"url":${jsonString(entry.url)}`;
   if (entry.route !== undefined) line += `,"route":${jsonString(entry.route)}`;
   line += `,"status":${entry.status},"ms":${Math.round(entry.ms * 100) / 100}`;
   if (entry.client !== undefined) line += `,"client":${jsonString(entry.client)}`;
   if (entry.signer !== undefined) line += `,"signer":${jsonString(entry.signer)}`;
   if (entry.reason !== undefined) line += `,"reason":${jsonString(entry.reason)}`;
-  (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!.write(`${line},"msg":"request"}\n`);
+  destinationOf(logger).write(`${line},"msg":"request"}\n`);
+}
+
+/** pino's numbers of the levels a request's entry is written at. */
+const LEVEL_VALUES = { info: 30, warn: 40, error: 50 } as const;
+
+const destinations = new WeakMap<Logger, DestinationStream>();
+
+/** The logger's destination (pino's stream), looked up once per logger. */
+function destinationOf(logger: Logger): DestinationStream {
+  let destination = destinations.get(logger);
+  if (destination === undefined) {
+    destination = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+    destinations.set(logger, destination);
+  }
+  return destination;
 }
 
 /** Printable ASCII but `"` and `\`: the characters a JSON string holds as they are. */

@@ -6,8 +6,8 @@
 //
 // Where the buckets live (docs/service.md, "Securing a deployment"): a key's write and gas budgets, the
 // expensive work, are kept in the store's shared buckets when it has them (PostgreSQL: one statement per signed
-// write, and one per call that used gas, charged without waiting), so they hold across every server on the
-// database. Everything else is counted in this process: reads (a statement per read would cost about as much as
+// write, which also charges the gas the key's calls used since its last write through this server; gas not
+// charged so within GAS_FOLD_MS gets a statement of its own), so they hold across every server on the database. Everything else is counted in this process: reads (a statement per read would cost about as much as
 // the read), and everything per client address (an address is a connection's, which a balancer usually keeps on
 // one server; and the address limits are the cheap first line in front of signature recovery). On SQLite every
 // bucket is in the process, which is the only one serving the file. Each map of buckets here is bounded
@@ -53,6 +53,12 @@ export const DEFAULT_RATE_LIMITS: Readonly<Required<RateLimitOptions>> = Object.
 
 /** What a take must find in a gas bucket: more than nothing (it checks, and takes nothing). */
 const ANY_GAS = 1e-9;
+
+/**
+ * The longest a key's spent gas waits in the process for its next write's statement to charge it (`spendKeyGas`)
+ * before it is charged by a statement of its own: how late other servers may see it.
+ */
+export const GAS_FOLD_MS = 100;
 
 interface Bucket {
   tokens: number;
@@ -156,6 +162,9 @@ export class RateLimiter {
   readonly #shared: TokenBuckets | undefined;
   /** Keys the shared buckets refused, until when (ms of the clock): refused here with no statement till then. */
   readonly #refusedUntil = new Map<string, { until: number; refusal: Refusal }>();
+  /** Gas keys' calls used and not yet charged to the shared buckets (`spendKeyGas`), by key. */
+  readonly #unchargedGas = new Map<string, number>();
+  #gasFlush: NodeJS.Timeout | undefined;
 
   /** `sharedBuckets`: the store's (used unless `options.shared` is false). */
   constructor(options: RateLimitOptions = {}, now: () => number = () => performance.now(), sharedBuckets?: TokenBuckets) {
@@ -205,8 +214,9 @@ export class RateLimiter {
   }
 
   /**
-   * A signed write's budgets of its key (hex) in the shared buckets: gas left (checked, nothing taken), then a
-   * write taken. The address's write bucket is `addressWrite`'s. Only when `shared`.
+   * A signed write's budgets of its key (hex) in the shared buckets, in one statement: the gas the key's earlier
+   * calls used and not yet charged (`spendKeyGas`) taken, then gas left checked (the take must find more than what
+   * it charges), then a write taken. The address's write bucket is `addressWrite`'s. Only when `shared`.
    */
   async keyWrite(key: string): Promise<Refusal | undefined> {
     const known = this.#refusedUntil.get(key);
@@ -216,10 +226,24 @@ export class RateLimiter {
       this.#refusedUntil.delete(key);
     }
     const o = this.options;
-    const refused = await this.#shared!.take([
-      { bucket: `gas:${key}`, rate: o.gasPerMinute / 60, capacity: o.gasPerMinute, cost: 0, need: ANY_GAS },
-      { bucket: `write:${key}`, rate: o.writesPerKey, capacity: o.writesPerKey * o.burstSeconds, cost: 1 },
-    ]);
+    let gas = this.#unchargedGas.get(key) ?? 0;
+    this.#unchargedGas.delete(key);
+    if (gas + ANY_GAS > o.gasPerMinute) {
+      this.#charge(key, gas); // more than a take could charge and find more than
+      gas = 0;
+    }
+    let refused;
+    try {
+      refused = await this.#shared!.take([
+        { bucket: `gas:${key}`, rate: o.gasPerMinute / 60, capacity: o.gasPerMinute, cost: gas, need: gas + ANY_GAS },
+        { bucket: `write:${key}`, rate: o.writesPerKey, capacity: o.writesPerKey * o.burstSeconds, cost: 1 },
+      ]);
+    } catch (error) {
+      this.#leaveUncharged(key, gas);
+      throw error;
+    }
+    // A refused take takes nothing: a refusal of the gas leaves its charge for the next write (or the flush).
+    if (refused?.index === 0) this.#leaveUncharged(key, gas);
     if (refused === undefined) return undefined;
     const refusal: Refusal =
       refused.index === 0 ? { kind: 'gas', of: 'key', retryAfter: refused.retryAfter, rate: o.gasPerMinute } : { kind: 'write', of: 'key', retryAfter: refused.retryAfter, rate: o.writesPerKey };
@@ -237,11 +261,39 @@ export class RateLimiter {
   }
 
   /**
-   * Charges the gas a signed write's functions used to its key (hex) in the shared buckets, without waiting for
-   * the statement (the answer does not depend on it; a failure leaves the gas uncharged). Only when `shared`.
+   * Charges the gas a signed write's functions used to its key (hex) in the shared buckets, without the answer
+   * waiting for it: with the key's next write's statement (`keyWrite`), or within GAS_FOLD_MS by a statement of
+   * its own (a failure leaves the gas uncharged). Gas that a take could not both charge and find more than (over
+   * the budget) is charged at once: into debt of at most the budget, as the buckets spend. Only when `shared`.
    */
   spendKeyGas(key: string, gas: number): void {
     if (!(gas > 0)) return;
+    const uncharged = (this.#unchargedGas.get(key) ?? 0) + gas;
+    if (uncharged + ANY_GAS > this.options.gasPerMinute) {
+      this.#unchargedGas.delete(key);
+      this.#charge(key, uncharged);
+      return;
+    }
+    this.#leaveUncharged(key, gas);
+  }
+
+  /** Charges every key's uncharged gas now, each in a statement of its own. */
+  flushGas(): void {
+    clearTimeout(this.#gasFlush);
+    this.#gasFlush = undefined;
+    for (const [key, gas] of this.#unchargedGas) this.#charge(key, gas);
+    this.#unchargedGas.clear();
+  }
+
+  #leaveUncharged(key: string, gas: number): void {
+    if (!(gas > 0)) return;
+    if (!this.#unchargedGas.has(key) && this.#unchargedGas.size >= this.options.maxTracked) this.flushGas();
+    this.#unchargedGas.set(key, (this.#unchargedGas.get(key) ?? 0) + gas);
+    // Unreferenced: a process with nothing else to do may exit (the gas of its last GAS_FOLD_MS then goes uncharged).
+    this.#gasFlush ??= setTimeout(() => this.flushGas(), GAS_FOLD_MS).unref();
+  }
+
+  #charge(key: string, gas: number): void {
     const o = this.options;
     this.#shared!.take([{ bucket: `gas:${key}`, rate: o.gasPerMinute / 60, capacity: o.gasPerMinute, cost: gas, need: -Infinity }]).catch(() => {});
   }

@@ -110,6 +110,56 @@ collection T {
     return a.push(n) + a.length;
   }
 
+  maps (n: number): number {
+    let m = {};
+    let list = [5, 6];
+    let counts = 0;
+    for (let i = 0; i < n; i++) {
+      let k = 'k' + (i % 3);
+      if (m[k]) { m[k] = m[k] + 1; } else { m[k] = 1; }
+      let j = i % 4;
+      list[j] = i;
+      counts += list[j];
+      let other = k;
+      m[other] = (other = 'x' + i);
+      counts += m[other] === undefined ? 1 : 0;
+    }
+    let key = 'long'.repeat(20);
+    m[key] = 1;
+    counts += m[key];
+    let none;
+    return counts + (list[none] === undefined ? 1000 : 0);
+  }
+
+  lengths (n: number, s: string): number {
+    let c = 0;
+    let m = { length: n };
+    let none;
+    let xs = [1, 2, 3];
+    if (xs.length < n) { c += 1; }
+    if (s.length <= n) { c += 2; }
+    if (m.length > 2) { c += 4; }
+    if (xs.length >= 3) { c += 8; } else { c += 16; }
+    let t = s.slice(1) + xs.splice(0, 1).length + s.padStart(6, '-');
+    c += t.length * 100;
+    if (n > 4) { c += none.slice(1); }
+    if (none.length > 1) { c += 32; }
+    return c;
+  }
+
+  mapArrayKey (n: number): number {
+    let m = {};
+    let list = [n];
+    return m[list];
+  }
+
+  mapsOnText (s: string): string {
+    let k = 0;
+    let t = s[k];
+    if (s.length > 2) { s[k] = 'z'; }
+    return t + s;
+  }
+
   pushFieldArray (n: number): number {
     let count = this.items.push(n);
     this.items.push(n + 1);
@@ -181,6 +231,11 @@ const calls: Call[] = [
   ...[0, 1, 2, 7, 30].map((n) => ({ fn: 'arrays', args: [n] })),
   { fn: 'arrays', args: [10], limits: { maxArrayLength: 6 } },
   { fn: 'arrays', args: [10], limits: { maxArrayLength: 7 } },
+  ...[0, 1, 5, 12].map((n) => ({ fn: 'maps', args: [n] })),
+  { fn: 'mapsOnText', args: ['abc'] },
+  { fn: 'mapsOnText', args: [''] },
+  { fn: 'mapArrayKey', args: [1] },
+  ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
   { fn: 'pushString', args: ['s'] },
@@ -208,7 +263,7 @@ describe('fast paths against the general path', () => {
   });
 
   it('random inputs and gas limits give the same results', () => {
-    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'mixedAdd', 'pushFieldArray'];
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray'];
     fc.assert(
       fc.property(
         fc.constantFrom(...functions),

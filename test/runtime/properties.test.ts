@@ -2,8 +2,8 @@
 // within gas, and agreement with JavaScript for well-typed bodies.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkSchema } from '../../src/lang/index.ts';
-import { execute } from '../../src/runtime/index.ts';
+import { checkSchema, parse } from '../../src/lang/index.ts';
+import { compileCollection, execute, type ExecuteResult } from '../../src/runtime/index.ts';
 import { body, load } from './helpers.ts';
 
 // ---------------------------------------------------------------------------------------------
@@ -129,6 +129,63 @@ describe('determinism', () => {
         expect(second).toEqual(first);
         const gasUsed = first.ok ? first.transition.gasUsed : first.gasUsed;
         expect(gasUsed).toBeLessThanOrEqual(gas);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('gas is the same in every build', () => {
+  // Bodies with bounded and unbounded loops, so that some calls end with a result and others run out of gas at
+  // any point (the gas limit is drawn too): every build must use the same gas and end the same way, down to the
+  // error's message and position.
+  const bodies = fc.oneof(
+    program,
+    fc
+      .array(
+        fc.oneof(
+          statement(1),
+          statement(1).map((x) => `while (true) { ${x} }`),
+          // The shapes of bench/runtime.ts, to a bound that may end them or never does.
+          fc.tuple(fc.constantFrom('b', '1e9'), fc.constantFrom(
+            `s += 'ab'; if (s.length > 30) { s = s.slice(10); }`,
+            `arr.push(k); if (arr.length > 20) { arr.splice(0, 7); }`,
+            `a = (a + k * 3 - (k % 7)) % 1000003;`,
+            `let key = 'k' + (k % 5); if (m[key]) { m[key] = m[key] + 1; } else { m[key] = 1; }`,
+          )).map(([bound, x]) => `for (let k = 0; k < ${bound}; k++) { ${x} }`),
+        ),
+        { minLength: 1, maxLength: 4 },
+      )
+      .map((ss) => `let arr = []; let m = {}; ${ss.join('\n')}\nreturn [a, s, arr, m];`),
+  );
+
+  function schemaOf(text: string): string {
+    return `collection T { id: string; f (${PARAMS}) {\n${text}\n} }`;
+  }
+
+  /** What a call did, as the caller sees it: result or error (with its position) and the gas used. */
+  function outcome(result: ExecuteResult): unknown {
+    return JSON.parse(JSON.stringify(result));
+  }
+
+  it('fast paths and the general path, fresh and cached compiles, checked and parsed programs agree', () => {
+    fc.assert(
+      fc.property(bodies, inputs, fc.integer({ min: 20, max: 20_000 }), (text, args, gas) => {
+        const parsed = parse(schemaOf(text), 'gas.polylang');
+        const checked = checkSchema(schemaOf(text), 'gas.polylang');
+        const builds = [
+          compileCollection(parsed, 'T', { collectionId: 'ns/T' }),
+          compileCollection(parse(schemaOf(text), 'gas.polylang'), 'T', { collectionId: 'ns/T' }),
+          compileCollection(parsed, 'T', { collectionId: 'ns/T', fastPaths: false }),
+          compileCollection(checked, 'T', { collectionId: 'ns/T' }),
+          compileCollection(checked, 'T', { collectionId: 'ns/T', fastPaths: false }),
+        ];
+        // The cache gives the same compiled collection back; it must run like a fresh one.
+        expect(compileCollection(parsed, 'T', { collectionId: 'ns/T' })).toBe(builds[0]);
+        const reference = outcome(execute(builds[0]!, 'f', { id: 'r' }, args, {}, { gas }));
+        for (const build of [...builds, builds[0]!]) {
+          expect(outcome(execute(build, 'f', { id: 'r' }, args, {}, { gas }))).toEqual(reference);
+        }
       }),
       { numRuns: 200 },
     );

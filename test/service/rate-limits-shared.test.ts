@@ -3,9 +3,10 @@
 // twice it, while another key's writes keep succeeding; the limits documented as per process (reads, everything
 // per client address, and key budgets with `shared: false`) are counted by each server on its own. Counts and
 // statuses are asserted, never timings.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresStore } from '../../src/store/index.ts';
-import type { RateLimitOptions } from '../../src/service/index.ts';
+import { RateLimiter, type RateLimitOptions } from '../../src/service/index.ts';
+import type { TokenTake } from '../../src/store/index.ts';
 import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, hexOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
@@ -106,6 +107,41 @@ describe('limits shared by two servers on one PostgreSQL', () => {
       await b.close();
     }
   }, 120_000);
+
+  it("a key's gas is charged with its next write's statement, or by one of its own when no write follows", async () => {
+    const table = uniqueTableName('vellum_fold');
+    tables.push(table);
+    const store = await openPostgresStore({ connectionString: pg.url, table });
+    const buckets = store.kv.tokenBuckets!;
+    const takes: TokenTake[][] = [];
+    const take = buckets.take.bind(buckets);
+    vi.spyOn(buckets, 'take').mockImplementation((given) => {
+      takes.push([...given]);
+      return take(given);
+    });
+    const limiter = new RateLimiter({ gasPerMinute: 1000 }, undefined, buckets);
+    const gasTakes = () => takes.map((list) => list.filter((one) => one.bucket === 'gas:k').map((one) => one.cost));
+    try {
+      expect(await limiter.keyWrite('k')).toBeUndefined();
+      limiter.spendKeyGas('k', 100); // a call's gas: charged by the next write's take, no statement of its own
+      expect(await limiter.keyWrite('k')).toBeUndefined();
+      expect(gasTakes()).toEqual([[0], [100]]);
+      expect(takes.map((list) => list.length)).toEqual([2, 2]);
+      // More than the bucket holds after the charge: refused for gas, the charge left for the next take.
+      limiter.spendKeyGas('k', 990);
+      expect(await limiter.keyWrite('k')).toMatchObject({ kind: 'gas', of: 'key', rate: 1000 });
+      expect(gasTakes()).toEqual([[0], [100], [990]]);
+      // No write follows (refused, it waits): the gas is charged by a statement of its own within GAS_FOLD_MS.
+      await vi.waitFor(() => expect(gasTakes()).toEqual([[0], [100], [990], [990]]));
+      expect(takes.at(-1)).toHaveLength(1);
+      const { rows } = await (store.kv as unknown as { pool: { query: (text: string) => Promise<{ rows: { tokens: number }[] }> } }).pool.query(`SELECT tokens FROM ${table}_buckets WHERE name = 'gas:k'`);
+      // 1000 - 100 - 990, plus what refilled meanwhile (1000 a minute): far below the 900 left without the charge.
+      expect(rows[0]!.tokens).toBeLessThan(100);
+    } finally {
+      vi.restoreAllMocks();
+      await store.close();
+    }
+  }, 60_000);
 
   it('reads, and limits per client address, are counted by each server on its own', async () => {
     const [a, b] = await twoServers({ readsPerKey: 3, writesPerAddress: 3, burstSeconds: 1 });

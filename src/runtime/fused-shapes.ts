@@ -1,0 +1,261 @@
+// Fused closures for the common shapes of statements: a counted `for` loop with its test and update
+// inlined, an `if` over a simple comparison or a length guard, `list.push(x)`. Each does exactly what the
+// general closures do (same order of evaluation, checks and gas); test/runtime/fast-paths.test.ts and the
+// build property of test/runtime/properties.test.ts hold them to the general path (`fastPaths: false`).
+
+import type { Operand } from './binary.ts';
+import { limitFault } from './errors.ts';
+import { BREAK, NORMAL, RETURN, type Eval, type Exec, type Frame } from './frame.ts';
+import { GAS } from './limits.ts';
+import { add, compare, getMember, numeric, strictEquals, toNumeric } from './operations.ts';
+import { allocateString, outOfGas, type ExecState } from './state.ts';
+import type { RuntimeObject } from './values.ts';
+
+/** `array.push(value)` as the built-in does it (gas first, then the length cap), for one item. */
+export function pushOne(st: ExecState, array: unknown[], value: unknown, cost: number): number {
+  if ((st.gas -= cost) < 0) throw outOfGas(st);
+  if (array.length >= st.limits.maxArrayLength) {
+    throw limitFault(`array too long: ${array.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
+  }
+  return array.push(value);
+}
+
+/** A map, inline object or record (not an array, bytes or key), without calling out of the closure. */
+export function isPlainMap(value: unknown): value is RuntimeObject {
+  // Runtime objects are the only values without Object.prototype in their chain (values.ts); `instanceof`
+  // compiles to a walk of the chain, where Object.getPrototypeOf of a dictionary-mode object is a call.
+  return typeof value === 'object' && value !== null && !(value instanceof Object);
+}
+
+export const COMPARISONS = ['<', '<=', '>', '>=', '===', '!=='] as const;
+
+export interface SimpleComparison {
+  /** Index into COMPARISONS. */
+  code: number;
+  left: Extract<Operand, { kind: 'slot' | 'length' }>;
+  right: Extract<Operand, { kind: 'slot' | 'number' }>;
+}
+
+/** An `if` over a simple comparison, with the comparison inlined (same gas and results as the general `if`). */
+export function comparisonBranch(comparison: SimpleComparison, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
+  const { code, left, right } = comparison;
+  const leftSlot = left.slot;
+  const leftLength = left.kind === 'length';
+  const rightSlot = right.kind === 'slot' ? right.slot : -1;
+  const rightValue = right.kind === 'number' ? right.value : 0;
+  const operator = COMPARISONS[code]!;
+  if (leftLength && right.kind === 'number' && code <= 3) return lengthBranch(code, leftSlot, rightValue, consequent, alternate, cost, span);
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.at = span;
+    const slots = f.slots;
+    let a = slots[leftSlot];
+    if (leftLength) a = typeof a === 'string' || Array.isArray(a) ? a.length : getMember(a, 'length');
+    const b = rightSlot >= 0 ? slots[rightSlot] : rightValue;
+    let go: boolean;
+    if (typeof a === 'number' && typeof b === 'number') {
+      switch (code) {
+        case 0: go = a < b; break;
+        case 1: go = a <= b; break;
+        case 2: go = a > b; break;
+        case 3: go = a >= b; break;
+        case 4: go = a === b; break;
+        default: go = a !== b;
+      }
+    } else if (code === 4) {
+      go = strictEquals(st, a, b);
+    } else if (code === 5) {
+      go = !strictEquals(st, a, b);
+    } else {
+      go = compare(st, operator as '<' | '<=' | '>' | '>=', a, b);
+    }
+    if (go) return consequent(f);
+    return alternate ? alternate(f) : NORMAL;
+  };
+}
+
+/**
+ * `if (xs.length > n)` (or `<`, `<=`, `>=`), the guard of most loops that trim a list or a string: one
+ * closure per operator, so that each compares without a switch (same gas and results as comparisonBranch).
+ */
+function lengthBranch(code: number, slot: number, bound: number, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
+  const otherwise = alternate ?? (() => NORMAL);
+  switch (code) {
+    case 0:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    case 1:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    case 2:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : otherwise(f);
+      };
+    default:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : otherwise(f);
+      };
+  }
+}
+
+export interface CountedLoop {
+  slot: number;
+  inclusive: boolean;
+  bound: Operand;
+  delta: number;
+}
+
+/** A `for` loop over a counter, with its test and update inlined (same gas and results as the general loop). */
+export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]: [Exec, Exec | null], cost: number, span: number): Exec {
+  const { slot, inclusive, bound, delta } = loop;
+  const boundSlot = bound.kind === 'slot' ? bound.slot : -1;
+  const boundValue = bound.kind === 'number' ? bound.value : 0;
+  const operator = inclusive ? '<=' : '<';
+  if (boundSlot >= 0 && !inclusive && delta === 1) return upTo(slot, boundSlot, init, first, rest, cost, span);
+  return (f) => {
+    const st = f.st;
+    const slots = f.slots;
+    if (init) init(f);
+    for (;;) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      const a = slots[slot];
+      const b = boundSlot >= 0 ? slots[boundSlot] : boundValue;
+      const go = typeof a === 'number' && typeof b === 'number' ? (inclusive ? a <= b : a < b) : compare(st, operator, a, b);
+      if (!go) return NORMAL;
+      let completion = first(f);
+      if (completion === NORMAL && rest !== null) completion = rest(f);
+      if (completion === BREAK) return NORMAL;
+      if (completion === RETURN) return RETURN;
+      const current = slots[slot];
+      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, delta > 0 ? '++' : '--')) + delta;
+    }
+  };
+}
+
+/**
+ * `for (…; i < n; i++)` over two variables, the most common loop, as countedLoop does it without its
+ * branches on the shape: one closure for a body of one statement, one for a longer body.
+ */
+function upTo(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+  if (rest === null) {
+    return (f) => {
+      const st = f.st;
+      const slots = f.slots;
+      if (init) init(f);
+      for (;;) {
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const a = slots[slot];
+        const b = slots[boundSlot];
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        const completion = first(f);
+        if (completion === BREAK) return NORMAL;
+        if (completion === RETURN) return RETURN;
+        const current = slots[slot];
+        slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
+      }
+    };
+  }
+  return (f) => {
+    const st = f.st;
+    const slots = f.slots;
+    if (init) init(f);
+    for (;;) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      const a = slots[slot];
+      const b = slots[boundSlot];
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      let completion = first(f);
+      if (completion === NORMAL) completion = rest(f);
+      if (completion === BREAK) return NORMAL;
+      if (completion === RETURN) return RETURN;
+      const current = slots[slot];
+      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
+    }
+  };
+}
+
+/** `x += v` on a variable (`literal`: v is the number or string `fixed`), as the general statement and assignment do it. */
+export function addToSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.at = span;
+    const slots = f.slots;
+    const a = slots[slot];
+    const b = literal ? fixed : value(f);
+    if (typeof a === 'number' && typeof b === 'number') slots[slot] = a + b;
+    else if (typeof a === 'string' && typeof b === 'string') {
+      const length = a.length + b.length;
+      if (length >= GAS.charsPerGas) allocateString(st, length);
+      slots[slot] = a + b;
+    } else slots[slot] = add(st, a, b);
+    return NORMAL;
+  };
+}
+
+/** `x -= v` on a variable, as addToSlot. */
+export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.at = span;
+    const slots = f.slots;
+    const a = slots[slot];
+    const b = literal ? fixed : value(f);
+    slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
+    return NORMAL;
+  };
+}
+
+/**
+ * `list.push(item);` on a variable: an array takes the item here (`itemSlot` when it is a variable, else
+ * `item`'s code), anything else takes the general method call (`generic`), which fails as it would.
+ */
+export function pushStatement(
+  receiverSlot: number,
+  itemSlot: number,
+  item: Eval,
+  generic: (f: Frame, receiver: unknown) => unknown,
+  pushCost: number,
+  cost: number,
+  span: number,
+): Exec {
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.at = span;
+    const target = f.slots[receiverSlot];
+    if (!Array.isArray(target)) {
+      generic(f, target);
+      return NORMAL;
+    }
+    pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : item(f), pushCost);
+    return NORMAL;
+  };
+}
