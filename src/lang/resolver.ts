@@ -168,6 +168,28 @@ function membersOf(collection: Collection | undefined): Members {
 
 /** Every function of a program resolved, and the collection names used as types. */
 export function resolveProgram(program: Program): ProgramResolution {
+  const resolution: ProgramResolution = { ...newTables(), functions: new Map(), typeReferences: new Map() };
+  for (const collection of program.collections) resolveCollectionInto(resolution, collection);
+  resolution.typeReferences = typeReferencesOf(program, resolution.functions);
+  return resolution;
+}
+
+/** Resolves the functions of one collection into a program's tables (and remembers them for the compiler). The
+ *  language server calls it for the collections an edit changed, after forgetting their old nodes. */
+export function resolveCollectionInto(resolution: ProgramResolution, collection: Collection): void {
+  const members = membersOf(collection);
+  for (const item of collection.items) {
+    if (item.kind !== 'function') continue;
+    const { declared, uses, visibleAt, members: memberUses } = resolution;
+    const functionResolution = new FunctionResolver(item, members, { declared, uses, visibleAt, members: memberUses }).run();
+    resolved.set(item, functionResolution);
+    resolution.functions.set(item, functionResolution);
+  }
+}
+
+/** A collection's name used as a type (in a field, a parameter, a return type or a typed local): the collection
+ *  it names, the first declaration when a name is declared twice. */
+export function typeReferencesOf(program: Program, functions: ReadonlyMap<FunctionDeclaration, FunctionResolution>): Map<Identifier, Collection> {
   const collectionsByName = new Map<string, Collection>();
   for (const collection of program.collections) if (!collectionsByName.has(collection.name.name)) collectionsByName.set(collection.name.name, collection);
   const typeReferences = new Map<Identifier, Collection>();
@@ -191,23 +213,16 @@ export function resolveProgram(program: Program): ProgramResolution {
         return;
     }
   };
-  const functions = new Map<FunctionDeclaration, FunctionResolution>();
-  const tables = newTables();
   for (const collection of program.collections) {
-    const members = membersOf(collection);
     for (const item of collection.items) {
       if (item.kind === 'field') typeReference(item.type);
       if (item.kind !== 'function') continue;
       for (const parameter of item.parameters) typeReference(parameter.type);
       typeReference(item.returnType);
-      // Resolved afresh into the program's tables (and remembered for the compiler).
-      const resolution = new FunctionResolver(item, members, tables).run();
-      resolved.set(item, resolution);
-      functions.set(item, resolution);
-      for (const local of resolution.locals) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
+      for (const local of functions.get(item)?.locals ?? []) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
     }
   }
-  return { ...tables, functions, typeReferences };
+  return typeReferences;
 }
 
 class FunctionResolver {
