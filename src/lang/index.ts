@@ -27,4 +27,4 @@ export {
 } from './checker.ts';
 export { checkSchemaRules } from './schema-rules.ts';
 export type * from './checked.ts';
-export { resolveFunction, resolveProgram, resolveCollectionInto, typeReferencesOf, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';
+export { resolveFunction, resolveProgram, resolveCollectionInto, typeReferencesOf, fieldReferencesOf, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';

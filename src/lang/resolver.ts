@@ -14,6 +14,7 @@
 
 import type {
   Collection,
+  Decorator,
   Expression,
   FieldDeclaration,
   ForOfStatement,
@@ -86,6 +87,10 @@ export interface ProgramResolution extends ResolutionTables {
   /** A collection's name used as a type (a field's, a parameter's, a return or a `let` type): the collection.
    *  The first declaration when a name is declared twice; absent when no collection has the name. */
   typeReferences: Map<Identifier, Collection>;
+  /** A name in a decorator's or an index's arguments (`@call(owner)`, `@index(name, [info.city, desc])`): the field
+   *  of its collection it names (the first of a repeated name); an index path's later segments name the fields of
+   *  the object type before them. Absent when it names no field. */
+  fieldReferences: Map<Identifier, FieldDeclaration>;
 }
 
 const UNDEFINED: Resolved = { kind: 'undefined' };
@@ -168,10 +173,43 @@ function membersOf(collection: Collection | undefined): Members {
 
 /** Every function of a program resolved, and the collection names used as types. */
 export function resolveProgram(program: Program): ProgramResolution {
-  const resolution: ProgramResolution = { ...newTables(), functions: new Map(), typeReferences: new Map() };
+  const resolution: ProgramResolution = { ...newTables(), functions: new Map(), typeReferences: new Map(), fieldReferences: new Map() };
   for (const collection of program.collections) resolveCollectionInto(resolution, collection);
   resolution.typeReferences = typeReferencesOf(program, resolution.functions);
+  resolution.fieldReferences = fieldReferencesOf(program);
   return resolution;
+}
+
+/** The fields named in the decorators and indexes of every collection (see ProgramResolution.fieldReferences). */
+export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclaration> {
+  const references = new Map<Identifier, FieldDeclaration>();
+  for (const collection of program.collections) {
+    const { fields } = membersOf(collection);
+    const named = (decorators: readonly Decorator[]) => {
+      for (const decorator of decorators) {
+        for (const argument of decorator.arguments ?? []) {
+          const field = fields.get(argument.name);
+          if (field) references.set(argument, field);
+        }
+      }
+    };
+    named(collection.decorators);
+    for (const item of collection.items) {
+      if (item.kind !== 'index') {
+        named(item.decorators);
+        continue;
+      }
+      for (const indexField of item.fields) {
+        let field: FieldDeclaration | undefined;
+        for (const [i, segment] of indexField.path.entries()) {
+          field = i === 0 ? fields.get(segment.name) : field?.type.kind === 'objectType' ? field.type.fields.find((f) => f.name.name === segment.name) : undefined;
+          if (!field) break;
+          references.set(segment, field);
+        }
+      }
+    }
+  }
+  return references;
 }
 
 /** Resolves the functions of one collection into a program's tables (and remembers them for the compiler). The

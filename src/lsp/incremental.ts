@@ -16,6 +16,7 @@ import {
   checkBodies,
   checkParts,
   checkSchemaRules,
+  fieldReferencesOf,
   hasErrors,
   parse,
   resolveCollectionInto,
@@ -134,7 +135,7 @@ function edited(old: Reusable, before: string, text: string, fileName: string | 
     program,
     collections: checkedCollections,
     collectionsByName,
-    resolution: { ...resolution, typeReferences: typeReferencesOf(program, resolution.functions) },
+    resolution: { ...resolution, typeReferences: typeReferencesOf(program, resolution.functions), fieldReferences: fieldReferencesOf(program) },
   };
   const bodyDiagnostics = new Map<Collection, Diagnostic[]>();
   for (const c of checkedCollections) {

@@ -125,3 +125,29 @@ describe('resolver', () => {
     expect(resolution.locals).toHaveLength(20_000);
   });
 });
+
+describe('names in decorator and index arguments', () => {
+  it('ties @call arguments and index paths to the fields they name, inner segments to the object type\'s fields', () => {
+    const text = `collection A {
+  id: string;
+  owner: PublicKey;
+  age: number;
+  info: { city: string; };
+  @index(owner, [age, desc], info.city, nope, info.nope);
+  @call(owner, missing)
+  f () {}
+}`;
+    const resolution = resolveProgram(program(text));
+    const named = [...resolution.fieldReferences].map(([name, field]) => `${name.name}@${name.span.start}->${field.name.name}@${field.name.span.start}`);
+    const at = (word: string, from = 0) => text.indexOf(word, from);
+    const index = at('@index');
+    expect(named).toEqual([
+      `owner@${at('owner', index)}->owner@${at('owner')}`,
+      `age@${at('age', index)}->age@${at('age')}`,
+      `info@${at('info', index)}->info@${at('info')}`,
+      `city@${at('city', index)}->city@${at('city')}`,
+      `info@${at('info.nope')}->info@${at('info')}`,
+      `owner@${at('owner', at('@call'))}->owner@${at('owner')}`,
+    ]);
+  });
+});

@@ -92,6 +92,7 @@ function tables(result: CheckSchemaResult): unknown {
     members: sorted([...resolution.members].map(([e, m]) => `${at(e)} ${at(m)}`)),
     functions: sorted([...resolution.functions].map(([fn, r]) => `${at(fn)} ${r.slotCount}`)),
     typeReferences: sorted([...resolution.typeReferences].map(([name, c]) => `${at(name)} ${at(c)}`)),
+    fieldReferences: sorted([...resolution.fieldReferences].map(([name, f]) => `${at(name)} ${at(f)}`)),
   };
 }
 
