@@ -140,8 +140,11 @@ class Scope {
 const resolved = new WeakMap<FunctionDeclaration, FunctionResolution>();
 
 /**
- * The resolution of a function body, computed once per declaration (the checker, the compiler and the language
- * server share it). With its collection, `this.x` is tied to the field or function it names.
+ * The resolution of one function body, computed once per declaration (the runtime's compiler asks for it). With its
+ * collection, `this.x` is tied to the field or function it names. The checker and the language server read a
+ * program's resolution (resolveProgram) instead: remembering every function of every checked program here cost
+ * more than the check itself (a weak map of short-lived keys is expensive to collect), so a program's resolution
+ * is not remembered, and the compiler resolves a body once more (the same pass, the same result).
  */
 export function resolveFunction(fn: FunctionDeclaration, collection?: Collection): FunctionResolution {
   let resolution = resolved.get(fn);
@@ -212,15 +215,13 @@ export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclar
   return references;
 }
 
-/** Resolves the functions of one collection into a program's tables (and remembers them for the compiler). The
- *  language server calls it for the collections an edit changed, after forgetting their old nodes. */
+/** Resolves the functions of one collection into a program's tables. The language server calls it for the collections an edit changed, after forgetting their old nodes. */
 export function resolveCollectionInto(resolution: ProgramResolution, collection: Collection): void {
   const members = membersOf(collection);
   for (const item of collection.items) {
     if (item.kind !== 'function') continue;
     const { declared, uses, visibleAt, members: memberUses } = resolution;
     const functionResolution = new FunctionResolver(item, members, { declared, uses, visibleAt, members: memberUses }).run();
-    resolved.set(item, functionResolution);
     resolution.functions.set(item, functionResolution);
   }
 }
