@@ -95,7 +95,8 @@ import {
 /** A name read or written before its declaration (the resolver's dead zone). */
 const UNINITIALISED = 'uninitialised';
 
-export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties'>;
+/** What the body checker fills in (types, bindings, calls, properties) and reads (the program's resolution). */
+export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties' | 'resolution'>;
 
 /** Array methods that need a callback: named specifically, since JavaScript users reach for them. */
 const callbackMethods = new Set([
@@ -259,7 +260,7 @@ class BodyChecker {
     this.isConstructor = fn.name === 'constructor';
     this.trackedFields = this.isConstructor ? tracked.inConstructor : tracked.elsewhere;
     this.thisType = recordOf(collection.name);
-    this.resolution = resolveFunction(fn.node, collection.node);
+    this.resolution = tables.resolution.functions.get(fn.node) ?? resolveFunction(fn.node, collection.node);
   }
 
   run(): void {

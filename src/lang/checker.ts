@@ -1,11 +1,11 @@
 // The checker: schema rules (schema-rules.ts), then every function body (check-body.ts). Returns
 // the checked program even when there are errors, so tools can show everything at once.
 
-import type { Program } from './ast.ts';
+import type { Collection, Program } from './ast.ts';
 import { checkFunctionBody, trackedFieldsOf } from './check-body.ts';
 import { resolveProgram } from './resolver.ts';
 import { checkSchemaRules } from './schema-rules.ts';
-import type { CheckedProgram } from './checked.ts';
+import type { CheckedCollection, CheckedProgram } from './checked.ts';
 import { type Diagnostic, diagnostic, hasErrors } from './diagnostics.ts';
 import { parse } from './parse.ts';
 import type { SourceFile } from './source.ts';
@@ -16,8 +16,22 @@ export interface CheckResult {
 }
 
 export function check(program: Program): CheckResult {
-  const diagnostics: Diagnostic[] = [];
-  const { collections, collectionsByName } = checkSchemaRules(program, diagnostics);
+  const { checked, schemaDiagnostics, bodyDiagnostics } = checkParts(program);
+  return { checked, diagnostics: sortChecked([...schemaDiagnostics, ...checked.collections.flatMap((c) => bodyDiagnostics.get(c.node)!)]) };
+}
+
+/** What check() finds, kept apart: the schema rules' diagnostics, and each collection's bodies' (an editor
+ *  re-checks only the bodies an edit can have changed, see src/lsp/incremental.ts). */
+export interface CheckParts {
+  checked: CheckedProgram;
+  schemaDiagnostics: Diagnostic[];
+  /** By collection, for every collection the schema rules kept (a repeated name is not checked). */
+  bodyDiagnostics: Map<Collection, Diagnostic[]>;
+}
+
+export function checkParts(program: Program): CheckParts {
+  const schemaDiagnostics: Diagnostic[] = [];
+  const { collections, collectionsByName } = checkSchemaRules(program, schemaDiagnostics);
   const checked: CheckedProgram = {
     program,
     collections,
@@ -28,23 +42,38 @@ export function check(program: Program): CheckResult {
     calls: new Map(),
     properties: new Map(),
   };
-  for (const collection of collections) {
-    const tracked = trackedFieldsOf(collection);
-    for (const fn of collection.functions) {
-      const { assignsId, idMissingAt } = checkFunctionBody(collectionsByName, collection, fn, tracked, checked, diagnostics);
-      // Without an id field, V2003 already says what is wrong.
-      if (fn.name !== 'constructor' || !collection.fieldsByName.has('id')) continue;
-      if (!assignsId) {
-        diagnostics.push(diagnostic('constructorMissingId', fn.node.name.span, [collection.name]));
-      } else if (idMissingAt) {
-        // A warning, not an error: the rule is that the constructor assigns this.id somewhere, and
-        // the runtime rejects a run that did not (constructor/no-id-assigned).
-        diagnostics.push(diagnostic('constructorIdOnSomePaths', idMissingAt, [collection.name]));
-      }
+  const bodyDiagnostics = new Map<Collection, Diagnostic[]>();
+  for (const collection of collections) bodyDiagnostics.set(collection.node, checkBodies(collection, checked));
+  return { checked, schemaDiagnostics, bodyDiagnostics };
+}
+
+/** Checks the function bodies of one collection, recording into the program's side tables. */
+export function checkBodies(collection: CheckedCollection, checked: CheckedProgram): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const tracked = trackedFieldsOf(collection);
+  for (const fn of collection.functions) {
+    const { assignsId, idMissingAt } = checkFunctionBody(checked.collectionsByName, collection, fn, tracked, checked, diagnostics);
+    // Without an id field, V2003 already says what is wrong.
+    if (fn.name !== 'constructor' || !collection.fieldsByName.has('id')) continue;
+    if (!assignsId) {
+      diagnostics.push(diagnostic('constructorMissingId', fn.node.name.span, [collection.name]));
+    } else if (idMissingAt) {
+      // A warning, not an error: the rule is that the constructor assigns this.id somewhere, and
+      // the runtime rejects a run that did not (constructor/no-id-assigned).
+      diagnostics.push(diagnostic('constructorIdOnSomePaths', idMissingAt, [collection.name]));
     }
   }
-  diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
-  return { checked, diagnostics };
+  return diagnostics;
+}
+
+/** The checker's order: by place (a stable sort, so equal places keep the order they were found in). */
+export function sortChecked(diagnostics: Diagnostic[]): Diagnostic[] {
+  return diagnostics.sort((a, b) => a.span.start - b.span.start || a.span.end - b.span.end);
+}
+
+/** The parser's diagnostics and the checker's (already sorted), in one list by place. */
+export function withParseDiagnostics(parsed: readonly Diagnostic[], checked: readonly Diagnostic[]): Diagnostic[] {
+  return [...parsed, ...checked].sort((a, b) => a.span.start - b.span.start);
 }
 
 export interface CheckSchemaResult {
@@ -64,6 +93,5 @@ export function checkSchema(text: string, fileName?: string): CheckSchemaResult 
     return { program: parsed.program, diagnostics: parsed.diagnostics, source: parsed.source };
   }
   const { checked, diagnostics } = check(parsed.program);
-  const all = [...parsed.diagnostics, ...diagnostics].sort((a, b) => a.span.start - b.span.start);
-  return { program: parsed.program, checked, diagnostics: all, source: parsed.source };
+  return { program: parsed.program, checked, diagnostics: withParseDiagnostics(parsed.diagnostics, diagnostics), source: parsed.source };
 }

@@ -14,6 +14,17 @@ export * from './types.ts';
 export * from './words.ts';
 export * from './sized-numbers.ts';
 export * from './builtins.ts';
-export { check, checkSchema, type CheckResult, type CheckSchemaResult } from './checker.ts';
+export {
+  check,
+  checkSchema,
+  checkParts,
+  checkBodies,
+  sortChecked,
+  withParseDiagnostics,
+  type CheckParts,
+  type CheckResult,
+  type CheckSchemaResult,
+} from './checker.ts';
+export { checkSchemaRules } from './schema-rules.ts';
 export type * from './checked.ts';
-export { resolveFunction, resolveProgram, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';
+export { resolveFunction, resolveProgram, resolveCollectionInto, typeReferencesOf, fieldReferencesOf, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';

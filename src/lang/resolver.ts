@@ -14,6 +14,7 @@
 
 import type {
   Collection,
+  Decorator,
   Expression,
   FieldDeclaration,
   ForOfStatement,
@@ -86,6 +87,10 @@ export interface ProgramResolution extends ResolutionTables {
   /** A collection's name used as a type (a field's, a parameter's, a return or a `let` type): the collection.
    *  The first declaration when a name is declared twice; absent when no collection has the name. */
   typeReferences: Map<Identifier, Collection>;
+  /** A name in a decorator's or an index's arguments (`@call(owner)`, `@index(name, [info.city, desc])`): the field
+   *  of its collection it names (the first of a repeated name); an index path's later segments name the fields of
+   *  the object type before them. Absent when it names no field. */
+  fieldReferences: Map<Identifier, FieldDeclaration>;
 }
 
 const UNDEFINED: Resolved = { kind: 'undefined' };
@@ -135,8 +140,11 @@ class Scope {
 const resolved = new WeakMap<FunctionDeclaration, FunctionResolution>();
 
 /**
- * The resolution of a function body, computed once per declaration (the checker, the compiler and the language
- * server share it). With its collection, `this.x` is tied to the field or function it names.
+ * The resolution of one function body, computed once per declaration (the runtime's compiler asks for it). With its
+ * collection, `this.x` is tied to the field or function it names. The checker and the language server read a
+ * program's resolution (resolveProgram) instead: remembering every function of every checked program here cost
+ * more than the check itself (a weak map of short-lived keys is expensive to collect), so a program's resolution
+ * is not remembered, and the compiler resolves a body once more (the same pass, the same result).
  */
 export function resolveFunction(fn: FunctionDeclaration, collection?: Collection): FunctionResolution {
   let resolution = resolved.get(fn);
@@ -168,6 +176,59 @@ function membersOf(collection: Collection | undefined): Members {
 
 /** Every function of a program resolved, and the collection names used as types. */
 export function resolveProgram(program: Program): ProgramResolution {
+  const resolution: ProgramResolution = { ...newTables(), functions: new Map(), typeReferences: new Map(), fieldReferences: new Map() };
+  for (const collection of program.collections) resolveCollectionInto(resolution, collection);
+  resolution.typeReferences = typeReferencesOf(program, resolution.functions);
+  resolution.fieldReferences = fieldReferencesOf(program);
+  return resolution;
+}
+
+/** The fields named in the decorators and indexes of every collection (see ProgramResolution.fieldReferences). */
+export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclaration> {
+  const references = new Map<Identifier, FieldDeclaration>();
+  for (const collection of program.collections) {
+    const { fields } = membersOf(collection);
+    const named = (decorators: readonly Decorator[]) => {
+      for (const decorator of decorators) {
+        for (const argument of decorator.arguments ?? []) {
+          const field = fields.get(argument.name);
+          if (field) references.set(argument, field);
+        }
+      }
+    };
+    named(collection.decorators);
+    for (const item of collection.items) {
+      if (item.kind !== 'index') {
+        named(item.decorators);
+        continue;
+      }
+      for (const indexField of item.fields) {
+        let field: FieldDeclaration | undefined;
+        for (const [i, segment] of indexField.path.entries()) {
+          field = i === 0 ? fields.get(segment.name) : field?.type.kind === 'objectType' ? field.type.fields.find((f) => f.name.name === segment.name) : undefined;
+          if (!field) break;
+          references.set(segment, field);
+        }
+      }
+    }
+  }
+  return references;
+}
+
+/** Resolves the functions of one collection into a program's tables. The language server calls it for the collections an edit changed, after forgetting their old nodes. */
+export function resolveCollectionInto(resolution: ProgramResolution, collection: Collection): void {
+  const members = membersOf(collection);
+  for (const item of collection.items) {
+    if (item.kind !== 'function') continue;
+    const { declared, uses, visibleAt, members: memberUses } = resolution;
+    const functionResolution = new FunctionResolver(item, members, { declared, uses, visibleAt, members: memberUses }).run();
+    resolution.functions.set(item, functionResolution);
+  }
+}
+
+/** A collection's name used as a type (in a field, a parameter, a return type or a typed local): the collection
+ *  it names, the first declaration when a name is declared twice. */
+export function typeReferencesOf(program: Program, functions: ReadonlyMap<FunctionDeclaration, FunctionResolution>): Map<Identifier, Collection> {
   const collectionsByName = new Map<string, Collection>();
   for (const collection of program.collections) if (!collectionsByName.has(collection.name.name)) collectionsByName.set(collection.name.name, collection);
   const typeReferences = new Map<Identifier, Collection>();
@@ -191,23 +252,16 @@ export function resolveProgram(program: Program): ProgramResolution {
         return;
     }
   };
-  const functions = new Map<FunctionDeclaration, FunctionResolution>();
-  const tables = newTables();
   for (const collection of program.collections) {
-    const members = membersOf(collection);
     for (const item of collection.items) {
       if (item.kind === 'field') typeReference(item.type);
       if (item.kind !== 'function') continue;
       for (const parameter of item.parameters) typeReference(parameter.type);
       typeReference(item.returnType);
-      // Resolved afresh into the program's tables (and remembered for the compiler).
-      const resolution = new FunctionResolver(item, members, tables).run();
-      resolved.set(item, resolution);
-      functions.set(item, resolution);
-      for (const local of resolution.locals) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
+      for (const local of functions.get(item)?.locals ?? []) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
     }
   }
-  return { ...tables, functions, typeReferences };
+  return typeReferences;
 }
 
 class FunctionResolver {

@@ -1,8 +1,10 @@
 // One parse and check per version of a document, shared by every request on it (diagnostics, hover, definition,
-// symbols): the language server's view of a schema.
-import { checkSchema, resolveProgram, type CheckSchemaResult, type ProgramResolution } from '../lang/index.ts';
+// symbols): the language server's view of a schema. Each version is checked from the previous one, redoing only
+// what the edit can have changed (incremental.ts); only the latest version of a document is kept.
+import { resolveProgram, type ProgramResolution } from '../lang/index.ts';
+import { checkIncrementally, type IncrementalResult } from './incremental.ts';
 
-export interface Analysis extends CheckSchemaResult {
+export interface Analysis extends IncrementalResult {
   version: number;
   /** Names tied to declarations (resolutionOf); the checker's, or the program's own when it did not check. */
   resolution?: ProgramResolution;
@@ -18,11 +20,11 @@ export function resolutionOf(analysis: Analysis): ProgramResolution | undefined 
 export class Analyses {
   private readonly byUri = new Map<string, Analysis>();
 
-  /** The analysis of this text, computed once per version. */
+  /** The analysis of this text, computed once per version (the previous version's is no longer valid after). */
   get(uri: string, version: number, text: string): Analysis {
     const known = this.byUri.get(uri);
     if (known !== undefined && known.version === version) return known;
-    const analysis = { ...checkSchema(text, uri), version };
+    const analysis = { ...checkIncrementally(known, text, uri), version };
     this.byUri.set(uri, analysis);
     return analysis;
   }

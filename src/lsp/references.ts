@@ -1,6 +1,7 @@
 // Every place a symbol is named, for find references and rename: the symbol at the offset (symbol-at.ts), then
 // every name the resolver (src/lang/resolver.ts) tied to the same declaration: the uses of a parameter or variable,
-// `this.x` for a field or function, the types naming a collection; and the declaration itself.
+// `this.x` for a field or function, a field's name in decorators and indexes (`@call(owner)`, `@index(name)`), the
+// types naming a collection; and the declaration itself.
 import type { CheckedProgram, Program, ProgramResolution, Span } from '../lang/index.ts';
 import { symbolAt } from './symbol-at.ts';
 
@@ -25,6 +26,7 @@ export function references(
     case 'field':
     case 'function':
       for (const [member, declaration] of resolution.members) if (declares(declaration.name.span)) found.push(member.property.span);
+      for (const [name, field] of resolution.fieldReferences) if (declares(field.name.span)) found.push(name.span);
       break;
     case 'collection':
       for (const [name, collection] of resolution.typeReferences) if (declares(collection.name.span)) found.push(name.span);

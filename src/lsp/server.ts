@@ -1,5 +1,5 @@
 // `vellum lsp`: a Language Server over stdio (vscode-languageserver), built on the checker. Each concern has its
-// file: analysis.ts (one check per document version), diagnostics.ts, symbol-at.ts (hover and definition),
+// file: analysis.ts (one check per document version, incremental.ts redoing only what an edit changed), diagnostics.ts, symbol-at.ts (hover and definition),
 // references.ts (references and rename), completion.ts and member-completion.ts, symbols.ts (outline), semantic-tokens.ts; formatting is the formatter's
 // (src/lang/format.ts).
 import { createConnection, ProposedFeatures, ResponseError, TextDocuments, TextDocumentSyncKind, MarkupKind } from 'vscode-languageserver/node.js';
@@ -37,7 +37,7 @@ export function startServer(): void {
     serverInfo: { name: 'vellum' },
   }));
 
-  // Diagnostics as you type: every change is checked once and published.
+  // Diagnostics as you type: every change is checked once (from the previous version, incremental.ts) and published.
   documents.onDidChangeContent(({ document }) => {
     const { diagnostics, checked } = analysisOf(document);
     if (checked) lastChecked.set(document.uri, checked);

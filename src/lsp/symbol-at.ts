@@ -1,5 +1,5 @@
-// The symbol at an offset, for hover and go to definition: a collection, a field, a function, a parameter or a
-// variable, with where it is declared (as the resolver tied it, src/lang/resolver.ts), its type (the checker's) and
+// The symbol at an offset, for hover and go to definition: a collection, a field (also where a decorator or an
+// index names it), a function, a parameter or a variable, with where it is declared (as the resolver tied it, src/lang/resolver.ts), its type (the checker's) and
 // its doc comment; or else the innermost expression and its type.
 import {
   typeToString,
@@ -50,6 +50,15 @@ export function symbolAt(
         return collectionSymbol(program, name, node.span);
       case 'field':
         return memberSymbol(checkedCollection, name, node.span);
+      // `@call(owner)`, `@index(name, [info.city, desc])`: the field the resolver tied the name to.
+      case 'decorator':
+      case 'indexField': {
+        const field = resolution?.fieldReferences.get(node as Identifier);
+        if (field === undefined) return undefined;
+        if (checkedCollection?.fieldsByName.get(name)?.node === field) return memberSymbol(checkedCollection, name, node.span);
+        const signature = `(field) ${name}${field.optional ? '?' : ''}: ${printType(field.type)}`;
+        return { kind: 'field', name, span: node.span, declaration: field.name.span, signature, doc: field.doc };
+      }
       case 'function':
         return memberSymbol(checkedCollection, name, node.span);
       case 'parameter': {

@@ -1,7 +1,7 @@
 // The resolver (src/lang/resolver.ts): every name of a body tied to its declaration, each local's slot, the dead
-// zone, and `this.x` and collection names tied to their declarations; one result shared by checker and compiler.
+// zone, and `this.x` and collection names tied to their declarations; one pass read by checker and compiler.
 import { describe, expect, it } from 'vitest';
-import { check, parse, resolveFunction, resolveProgram, type FunctionDeclaration, type IdentifierExpression, type Program } from '../../src/lang/index.ts';
+import { check, parse, resolveFunction, resolveProgram, type FunctionDeclaration, type FunctionResolution, type IdentifierExpression, type Program } from '../../src/lang/index.ts';
 
 function program(text: string): Program {
   const parsed = parse(text, 'test.polylang');
@@ -109,11 +109,13 @@ describe('resolver', () => {
     expect([...resolution.typeReferences.values()]).toEqual([b, b, b]);
   });
 
-  it('is one result: the checker reads the same resolution the program resolution holds', () => {
-    const parsed = program(`collection A { id: string; constructor(id: string) { this.id = id; } }`);
+  it('is one pass: the checker reads the program resolution, and the compiler\'s resolveFunction gives the same slots', () => {
+    const parsed = program(`collection A { id: string; constructor(id: string) { let x = id; { const y = x; this.id = y; } } }`);
     const { checked } = check(parsed);
     const fn = parsed.collections[0]!.items[1] as FunctionDeclaration;
-    expect(checked.resolution.functions.get(fn)).toBe(resolveFunction(fn));
+    const slots = (r: FunctionResolution) => [r.slotCount, r.locals.map((l) => `${l.kind} ${l.name}#${l.slot}@${l.depth}`)];
+    expect(slots(resolveFunction(fn))).toEqual(slots(checked.resolution.functions.get(fn)!));
+    expect(resolveFunction(fn)).toBe(resolveFunction(fn));
   });
 
   it('costs one walk for many unknown names among many locals', () => {
@@ -123,5 +125,31 @@ describe('resolver', () => {
     const resolution = resolveFunction(fn);
     expect(resolution.visibleAt.size).toBe(20_000);
     expect(resolution.locals).toHaveLength(20_000);
+  });
+});
+
+describe('names in decorator and index arguments', () => {
+  it('ties @call arguments and index paths to the fields they name, inner segments to the object type\'s fields', () => {
+    const text = `collection A {
+  id: string;
+  owner: PublicKey;
+  age: number;
+  info: { city: string; };
+  @index(owner, [age, desc], info.city, nope, info.nope);
+  @call(owner, missing)
+  f () {}
+}`;
+    const resolution = resolveProgram(program(text));
+    const named = [...resolution.fieldReferences].map(([name, field]) => `${name.name}@${name.span.start}->${field.name.name}@${field.name.span.start}`);
+    const at = (word: string, from = 0) => text.indexOf(word, from);
+    const index = at('@index');
+    expect(named).toEqual([
+      `owner@${at('owner', index)}->owner@${at('owner')}`,
+      `age@${at('age', index)}->age@${at('age')}`,
+      `info@${at('info', index)}->info@${at('info')}`,
+      `city@${at('city', index)}->city@${at('city')}`,
+      `info@${at('info.nope')}->info@${at('info')}`,
+      `owner@${at('owner', at('@call'))}->owner@${at('owner')}`,
+    ]);
   });
 });

@@ -100,6 +100,54 @@ describe('vellum lsp over stdio', () => {
     expect([definition.range.start.line, definition.range.start.character]).toEqual([10, 11]);
   });
 
+  it('ties names in @call and @index arguments to their fields: hover, definition, references and rename', async () => {
+    const other = 'file:///tmp/person.polylang';
+    const person = `collection Person {
+  id: string;
+  name: string;
+  age: number;
+  owner: PublicKey;
+  info: { city: string; };
+
+  @index(name, [age, desc]);
+  @index(info.city);
+
+  constructor (id: string) {
+    this.id = id;
+    this.name = id;
+    this.age = 0;
+    this.owner = ctx.publicKey;
+    this.info = { city: 'Oslo' };
+  }
+
+  @call(owner)
+  rename (name: string) {
+    this.name = name;
+  }
+}
+`;
+    await connection.sendNotification('textDocument/didOpen', { textDocument: { uri: other, languageId: 'polylang', version: 1, text: person } });
+    const on = (line: number, character: number) => ({ textDocument: { uri: other }, position: { line, character } });
+    const where = (r: { range: { start: { line: number; character: number } } }) => [r.range.start.line, r.range.start.character];
+    type Located = { range: { start: { line: number; character: number } } };
+
+    // `owner` in `@call(owner)` (line 18): its field, its type, every use.
+    const hover = await connection.sendRequest<{ contents: { value: string } }>('textDocument/hover', on(18, 8));
+    expect(hover.contents.value).toContain('(field) Person.owner: PublicKey');
+    expect(where(await connection.sendRequest<Located>('textDocument/definition', on(18, 8)))).toEqual([4, 2]);
+    const ownerRefs = await connection.sendRequest<Located[]>('textDocument/references', { ...on(4, 3), context: { includeDeclaration: true } });
+    expect(ownerRefs.map(where)).toEqual([[4, 2], [14, 9], [18, 8]]);
+
+    // `age` in `[age, desc]` and `city` in `info.city`: definition goes to the field (the inner one for `city`).
+    expect(where(await connection.sendRequest<Located>('textDocument/definition', on(7, 17)))).toEqual([3, 2]);
+    expect(where(await connection.sendRequest<Located>('textDocument/definition', on(8, 14)))).toEqual([5, 10]);
+    expect(where(await connection.sendRequest<Located>('textDocument/definition', on(8, 9)))).toEqual([5, 2]);
+
+    // Renaming `name` from the index renames the field, the index and `this.name`, but not the parameter `name`.
+    const edit = await connection.sendRequest<{ changes: Record<string, (Located & { newText: string })[]> }>('textDocument/rename', { ...on(7, 9), newName: 'fullName' });
+    expect(edit.changes[other]!.map(where)).toEqual([[2, 2], [7, 9], [12, 9], [20, 9]]);
+  });
+
   it('completes fields and functions after this., decorators after @', async () => {
     const afterThis = await connection.sendRequest<{ label: string }[]>('textDocument/completion', at(11, 9));
     expect(afterThis.map((c) => c.label)).toEqual(['id', 'balance', 'deposit', 'check']);
