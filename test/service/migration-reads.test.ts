@@ -358,7 +358,7 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('records a request loads while 
     }
   });
 
-  it('a permission walk through a @delegate field the migration fills decides on the new form', async () => {
+  it('a permission walk through a @delegate field the migration fills decides on the new form; expand embeds it', async () => {
     const store = s.server.service.store;
     for (const name of ['User', 'Team', 'Doc']) await s.createCollection(`ml/${name}`, LOADED('old'));
     expect((await s.create('ml/User', ['alice'], KEYS.alice)).status).toBe(200);
@@ -374,6 +374,10 @@ describe.each(['SQLite', 'PostgreSQL'] as const)('records a request loads while 
       // The new schema delegates through `lead`, which only the migrated team has.
       const read = await s.record('ml/Doc', 'd', KEYS.alice);
       expect(read.status, read.text).toBe(200);
+      // An expanded reference is the migrated team too.
+      const expanded = await s.get('/v0/collections/ml%2FDoc/records/d?expand=team', { key: KEYS.alice });
+      expect(expanded.status, expanded.text).toBe(200);
+      expect(expanded.json.expand).toEqual({ team: { data: { id: 't', lead: { collectionId: 'ml/User', id: 'alice' } } } });
       const written = await s.call('ml/Doc', 'd', 'write', ['hello'], KEYS.alice);
       expect(written.status, written.text).toBe(200);
       expect((await s.record('ml/Doc', 'd', KEYS.bob)).status).toBe(403);
