@@ -1,8 +1,10 @@
-// The one way the service reads a stored record for a request: a get's answer, a call's record argument, a record
+// How the service reads one stored record by id for a request: a get's answer, a call's record argument, a record
 // a permission check walks to through a reference, an expanded reference, a stream's event. A schema change's
 // cast pass (or migration) rewrites the stored records in batches while requests go on, so a record it has not
-// reached yet may still be in the old schema's form; read here, it is answered in the form of the schema current
-// at the read (collections.ts `inForm`), so that nothing the service answers, checks or runs on is of two forms.
+// reached yet may still be in the old schema's form; read here, it comes in the form of the schema current at the
+// read (collections.ts `inForm`), so that nothing the service answers, checks or runs on is of two forms. (The
+// record a call runs on is read with the meta collection's stamp, and a list page as a page, in records.ts; both
+// pass through the same `inForm`.)
 import { isStoreError, type RawGetResult, type RecordStore } from '../store/index.ts';
 import { textInForm, type CollectionRegistry, type ResolvedCollection } from './collections.ts';
 import { ServiceError } from './errors.ts';
