@@ -10,6 +10,7 @@ import type { LoadedRecord, PermissionLoader, WireRecord } from '../runtime/inde
 import type { RecordStore } from '../store/index.ts';
 import type { CollectionRegistry } from './collections.ts';
 import { ServiceError } from './errors.ts';
+import { isUnknownCollection, readInForm, type FormRead } from './read-in-form.ts';
 import type { ReadSet } from './read-set.ts';
 
 /** How many references the permission checks of one request may follow (each check follows at most 256). */
@@ -48,11 +49,17 @@ export class RequestLoader {
     const key = `${collectionId}\u0000${id}`;
     const cached = this.#cache?.get(key);
     if (cached !== undefined) return cached;
-    const collection = await this.collections.find(collectionId);
-    if (!collection) return this.#keep(key, null, 0);
-    // (A collection that does not exist has no records to note: whether it exists is the meta collection's, whose
-    // stamp a write's commit expects.)
-    const { text, version } = await this.store.getJson(collectionId, id);
+    // In the form of the collection's schema, as a get would answer it (a cast pass may not have reached it yet).
+    let read: FormRead;
+    try {
+      read = await readInForm(this.collections, this.store, collectionId, id);
+    } catch (error) {
+      // A collection that does not exist has no records to note: whether it exists is the meta collection's, whose
+      // stamp a write's commit expects.
+      if (isUnknownCollection(error)) return this.#keep(key, null, 0);
+      throw error;
+    }
+    const { collection, text, version } = read;
     this.reads?.saw(collectionId, id, version);
     if (text === null) return this.#keep(key, null, 0);
     const record = JSON.parse(text) as WireRecord;

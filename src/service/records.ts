@@ -21,7 +21,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawGetResult, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
@@ -31,6 +31,7 @@ import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
+import { MAX_SCHEMA_RACES, isUnknownCollection, readInForm, type FormRead } from './read-in-form.ts';
 import {
   META_COLLECTION_ID,
   META_RECORD,
@@ -80,12 +81,6 @@ export interface CallOptions {
 }
 
 export type PrivateLists = 'confined' | 'filtered';
-
-/**
- * How many times a read goes again when a schema was committed while it read (so its record, or page, may be of
- * either schema): each time means another schema change within one read, so a few suffice.
- */
-const MAX_SCHEMA_RACES = 10;
 
 export interface GetAnswer {
   /** The record as JSON text, as stored (so the answer need not parse and serialise it again). */
@@ -194,35 +189,9 @@ export class RecordService {
     return { json: text, timestamp };
   }
 
-  /**
-   * The record's JSON text in the form of the schema current when it was read (no permission check), with that
-   * schema and the store's clock of the read: `RecordStore.getJson`, then the schema at that clock (a read before
-   * a schema's switch answers the old form, one after it the new: a record the cast pass has not reached yet is
-   * cast here, see collections.ts `inForm`). When the schema changed between the two reads, the record is read
-   * again.
-   */
-  async readJson(collectionId: string, id: string): Promise<{ collection: ResolvedCollection; text: string | null; timestamp: number }> {
-    for (let attempt = 1; ; attempt++) {
-      let answer: RawGetResult;
-      try {
-        answer = await this.store.getJson(collectionId, id);
-      } catch (error) {
-        // An unknown collection is reported before a malformed id, as when the collection was resolved first.
-        await this.collections.resolve(collectionId);
-        throw error;
-      }
-      const { text, version, timestamp } = answer;
-      // The clock just read tells the registry whether anything was committed since it last checked the schema.
-      let collection = this.collections.cachedAt(collectionId, timestamp);
-      if (collection === undefined) {
-        const resolved = await this.collections.resolveWithStamp(collectionId, timestamp);
-        // A schema committed after the record was read: the record may predate the schema, or not; read again.
-        if (resolved.stamp > timestamp && attempt < MAX_SCHEMA_RACES) continue;
-        collection = resolved.collection;
-      }
-      if (text === null || collection.kind !== 'user') return { collection, text, timestamp };
-      return { collection, text: textInForm(collection, text, version!, timestamp), timestamp };
-    }
+  /** The record in the form of the schema current when it was read, without a permission check (read-in-form.ts). */
+  readJson(collectionId: string, id: string): Promise<FormRead> {
+    return readInForm(this.collections, this.store, collectionId, id);
   }
 
   /**
@@ -292,8 +261,7 @@ export class RecordService {
       let collection: ResolvedCollection;
       let text: string | null;
       try {
-        collection = await this.collections.resolve(collectionId);
-        ({ text } = await this.store.getJson(collectionId, id));
+        ({ collection, text } = await this.readJson(collectionId, id));
       } catch (error) {
         // A collection since deleted, or an id the store refuses (too long): nothing to expand.
         if ((error instanceof ServiceError || isStoreError(error)) && error.code !== 'unavailable' && error.code !== 'internal') return null;
@@ -713,11 +681,17 @@ export class RecordService {
     const loaded = [...args];
     for (const request of requests.records) {
       const missing = () => notFound('record/not-found', `record "${request.id}" was not found in collection "${request.collectionId}"`);
-      const target = await this.collections.find(request.collectionId);
-      if (!target) throw missing();
-      const { record, version } = await this.store.get(request.collectionId, request.id);
-      if (!record || version === null) throw missing();
+      let read: FormRead;
+      try {
+        read = await this.readJson(request.collectionId, request.id);
+      } catch (error) {
+        throw isUnknownCollection(error) ? missing() : error;
+      }
+      const { collection: target, text, version } = read;
+      if (text === null || version === null) throw missing();
       reads.saw(request.collectionId, request.id, version);
+      // In the form of its collection's schema, as a get would answer it (a cast pass may not have reached it yet).
+      const record = JSON.parse(text) as JsonObject;
       if (!(await this.#canRead(target, record, caller, loader))) throw unauthorized('unauthorized read');
       loaded[request.index] = { collectionId: request.collectionId, id: request.id, data: record };
     }

@@ -265,7 +265,8 @@ class Follower {
     for (const id of changed) {
       if (this.#known.has(id)) moved = true;
       else {
-        const { text } = await this.#store.getJson(this.#target.collectionId, id);
+        // In the schema's form, as the window is read (a cast pass may not have reached the record yet).
+        const { text } = await this.service.readJson(this.#target.collectionId, id);
         moved = text !== null && this.prepared.matches(JSON.parse(text));
       }
       if (moved) break;

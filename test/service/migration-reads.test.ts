@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { openPostgresStore, openSqliteStore, secondsToTimestamp, type JsonObject, type RecordStore } from '../../src/store/index.ts';
 import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
-import { startTestServer, type Answer, type TestServer } from './support.ts';
+import { KEYS, startTestServer, type Answer, type TestServer } from './support.ts';
 
 // `n` changes from a number to its text: the old form holds 7, the new "7".
 const schema = (type: 'number' | 'string', name = 'M') => `
@@ -271,5 +271,125 @@ describe('continuous reads and writes through a cast pass', () => {
         await b.close();
       }
     }, 180_000);
+  });
+});
+
+// The records a request loads besides the one it reads or runs on (a call's record argument, a record a permission
+// check walks to through a reference) are in the form of their own collection's schema too, pass or no pass.
+const LOADED = (team: 'old' | 'new') => `
+collection User {
+  id: string;
+  @delegate
+  key: PublicKey;
+  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }
+}
+${
+  team === 'old'
+    ? `@public collection Team {
+  id: string;
+  boss: User;
+  constructor (id: string, boss: User) { this.id = id; this.boss = boss; }
+}`
+    : `@public collection Team {
+  id: string;
+  @delegate
+  lead?: User;
+  constructor (id: string) { this.id = id; }
+  @migrate
+  promote (old: { boss: User; }) { this.lead = old.boss; }
+}`
+}
+collection Doc {
+  id: string;
+  @read
+  team: Team;
+  text: string;
+  constructor (id: string, team: Team) { this.id = id; this.team = team; this.text = ""; }
+  @call(team)
+  write (text: string) { this.text = text; }
+}
+${schema('string')}
+@public collection Holder {
+  id: string;
+  seen: string;
+  constructor (id: string) { this.id = id; this.seen = ""; }
+  function look (m: M) { this.seen = m.n; }
+}`;
+
+describe.each(['SQLite', 'PostgreSQL'] as const)('records a request loads while the pass has not reached them (%s)', (backend) => {
+  let pg: TestPostgres | undefined;
+  const tables: string[] = [];
+  let s: TestServer;
+  beforeAll(async () => {
+    if (backend === 'SQLite') s = await startTestServer({ store: openSqliteStore(':memory:') });
+    else {
+      pg = await startTestPostgres();
+      const table = uniqueTableName('migration_loads');
+      tables.push(table);
+      s = await startTestServer({ store: await openPostgresStore({ connectionString: pg.url, table }) });
+    }
+  }, 120_000);
+  afterAll(async () => {
+    await s?.close();
+    if (pg) await dropTablesAndStop(pg, tables);
+  }, 60_000);
+
+  it('a call with a record argument whose collection is mid-pass receives the new form', async () => {
+    const store = s.server.service.store;
+    await s.createCollection('ml/M', schema('number'));
+    await s.createCollection('ml/Holder', LOADED('old'));
+    const ids = await seed(store, 'ml/M', 3);
+    expect((await s.create('ml/Holder', ['h'])).status).toBe(200);
+    const pass = holdPass(store);
+    try {
+      const update = s.updateCode('ml/M', schema('string'));
+      await pass.held;
+      expect((await store.get('ml/M', ids[1]!)).record).toEqual({ id: ids[1], n: 7, tag: '' });
+      const called = await s.call('ml/Holder', 'h', 'look', [{ collectionId: 'ml/M', id: ids[1] }]);
+      expect(called.status, called.text).toBe(200);
+      expect(called.json.data).toEqual({ id: 'h', seen: '7' });
+      // The argument was read in the new form, not cast in the store: the pass has not reached it.
+      expect((await store.get('ml/M', ids[1]!)).record).toEqual({ id: ids[1], n: 7, tag: '' });
+      pass.release();
+      expect((await update).status).toBe(200);
+    } finally {
+      pass.release();
+      pass.restore();
+    }
+  });
+
+  it('a permission walk through a @delegate field the migration fills decides on the new form; expand embeds it', async () => {
+    const store = s.server.service.store;
+    for (const name of ['User', 'Team', 'Doc']) await s.createCollection(`ml/${name}`, LOADED('old'));
+    expect((await s.create('ml/User', ['alice'], KEYS.alice)).status).toBe(200);
+    expect((await s.create('ml/Team', ['t', { collectionId: 'ml/User', id: 'alice' }], KEYS.alice)).status).toBe(200);
+    expect((await s.create('ml/Doc', ['d', { collectionId: 'ml/Team', id: 't' }])).status).toBe(200);
+    // Under the old schema the team delegates to nobody: alice may not read the doc.
+    expect((await s.record('ml/Doc', 'd', KEYS.alice)).status).toBe(403);
+    const pass = holdPass(store);
+    try {
+      const update = s.updateCode('ml/Team', LOADED('new'));
+      await pass.held;
+      expect((await store.get('ml/Team', 't')).record).toEqual({ id: 't', boss: { collectionId: 'ml/User', id: 'alice' } });
+      // The new schema delegates through `lead`, which only the migrated team has.
+      const read = await s.record('ml/Doc', 'd', KEYS.alice);
+      expect(read.status, read.text).toBe(200);
+      // An expanded reference is the migrated team too.
+      const expanded = await s.get('/v0/collections/ml%2FDoc/records/d?expand=team', { key: KEYS.alice });
+      expect(expanded.status, expanded.text).toBe(200);
+      expect(expanded.json.expand).toEqual({ team: { data: { id: 't', lead: { collectionId: 'ml/User', id: 'alice' } } } });
+      const written = await s.call('ml/Doc', 'd', 'write', ['hello'], KEYS.alice);
+      expect(written.status, written.text).toBe(200);
+      expect((await s.record('ml/Doc', 'd', KEYS.bob)).status).toBe(403);
+      expect((await store.get('ml/Team', 't')).record).toEqual({ id: 't', boss: { collectionId: 'ml/User', id: 'alice' } });
+      pass.release();
+      const updated = await update;
+      expect(updated.status, updated.text).toBe(200);
+    } finally {
+      pass.release();
+      pass.restore();
+    }
+    expect((await store.get('ml/Team', 't')).record).toEqual({ id: 't', lead: { collectionId: 'ml/User', id: 'alice' } });
+    expect((await s.record('ml/Doc', 'd', KEYS.alice)).json.data.text).toBe('hello');
   });
 });
