@@ -6,7 +6,7 @@ import { expandParameter, type ExpandPath, type Expansion, type WithExpansion } 
 import { Query } from './query.ts';
 import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 import { argumentsJson, type RecordReference } from './wire.ts';
-import type { ComparisonFor, Direction, Operand, Sort, SortField, Where } from './where.ts';
+import type { ComparisonFor, FieldValue, IsOptional, Direction, Operand, Sort, SortField, Where } from './where.ts';
 
 /** What `vellum generate client` writes for each collection. */
 export interface CollectionSchema {
@@ -166,10 +166,10 @@ export class Collection<S extends CollectionSchema> {
     return new Query(this, {});
   }
 
-  where<Path extends keyof S['queryFields'] & string, C extends ComparisonFor<S['queryFields'][Path]>>(
+  where<Path extends keyof S['queryFields'] & string, C extends ComparisonFor<FieldValue<S['queryFields'], Path>, IsOptional<S['queryFields'], Path>>>(
     field: Path,
     comparison: C,
-    value: Operand<S['queryFields'][Path], C>,
+    value: Operand<FieldValue<S['queryFields'], Path>, C>,
   ): Query<S> {
     return this.query().where(field, comparison, value);
   }

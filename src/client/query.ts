@@ -4,7 +4,7 @@
 import type { RequestOptions } from './client.ts';
 import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
-import { COMPARISONS, type ComparisonFor, type Direction, type Operand, type SortField, type Where } from './where.ts';
+import { COMPARISONS, type ComparisonFor, type FieldValue, type IsOptional, type Direction, type Operand, type SortField, type Where } from './where.ts';
 
 type Fields<S extends CollectionSchema> = S['queryFields'];
 
@@ -15,7 +15,11 @@ export class Query<S extends CollectionSchema> {
   ) {}
 
   /** Adds a condition; conditions on one field combine (`> 1` then `< 5` is the range between). */
-  where<Path extends keyof Fields<S> & string, C extends ComparisonFor<Fields<S>[Path]>>(field: Path, comparison: C, value: Operand<Fields<S>[Path], C>): Query<S> {
+  where<Path extends keyof Fields<S> & string, C extends ComparisonFor<FieldValue<Fields<S>, Path>, IsOptional<Fields<S>, Path>>>(
+    field: Path,
+    comparison: C,
+    value: Operand<FieldValue<Fields<S>, Path>, C>,
+  ): Query<S> {
     if (!Object.hasOwn(COMPARISONS, comparison)) {
       throw new TypeError(`where: unknown comparison ${JSON.stringify(comparison)}; expected one of ${Object.keys(COMPARISONS).join(' ')}`);
     }

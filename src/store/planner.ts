@@ -13,7 +13,7 @@
 // prefix: an order key always ends with it.
 
 import { createHash } from 'node:crypto';
-import { encodeValue, prefixEnd, typeTag, type Direction, type KeyValue } from './encoding.ts';
+import { encodeValue, prefixEnd, stringPrefixKey, typeTag, type Direction, type KeyValue } from './encoding.ts';
 import { recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, StoreError } from './errors.ts';
 import type { JsonObject } from './index-entries.ts';
@@ -72,6 +72,8 @@ interface BranchShape {
 interface Interval {
   readonly lower?: FilterBound;
   readonly upper?: FilterBound;
+  /** `$startsWith`: every string beginning with it (instead of bounds). */
+  readonly prefix?: string;
 }
 
 export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): UnionPlan {
@@ -131,7 +133,7 @@ function orderOf(index: IndexDefinition, start: number): IndexDefinition {
  */
 function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement[]): SortRequirement[] {
   if (sorts.length > 0) return [...sorts];
-  const ranged = [...new Set(branches.flatMap((branch) => branch.filter((f) => f.kind === 'range').map((f) => f.path)))];
+  const ranged = [...new Set(branches.flatMap((branch) => branch.filter(isInequality).map((f) => f.path)))];
   if (ranged.length > 1) {
     throw inequalityNotLast(`the alternatives of $or filter ranges on different fields (${ranged.map((p) => `"${p}"`).join(' and ')}); results are ordered by the range field, so they must all range over the same one`);
   }
@@ -147,11 +149,11 @@ function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: 
   const dropped = new Set(shared ? [] : branch.filter((f) => single(f) && f.path !== 'id').map((f) => f.path));
   const requirements: SortRequirement[] = sorts.filter((s) => !dropped.has(s.path));
   const ordered = new Set(requirements.map((r) => r.path));
-  const isRange = (f: FieldFilter) => f.kind === 'range' || f.path === 'id' || ordered.has(f.path);
+  const isRange = (f: FieldFilter) => isInequality(f) || f.path === 'id' || ordered.has(f.path);
   const ranges = branch.filter(isRange);
   if (ranges.length > 1) {
     throw inequalityNotLast(
-      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
+      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, $exists, $startsWith, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
     );
   }
   const range = ranges[0];
@@ -165,9 +167,16 @@ function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: 
   return { prefix, range: range && { filter: range, intervals: intervalsOf(range) }, requirements };
 }
 
+/** A filter that is a range of its field's values rather than points: `$gt…$lte`, `$ne`, `$nin`, `$exists: true`, `$startsWith`. */
+function isInequality(filter: FieldFilter): boolean {
+  return filter.kind === 'range' || filter.kind === 'prefix';
+}
+
 function intervalsOf(filter: FieldFilter): Interval[] {
   const point = (value: KeyValue): Interval => ({ lower: { value, inclusive: true }, upper: { value, inclusive: true } });
   switch (filter.kind) {
+    case 'prefix':
+      return [{ prefix: filter.prefix }];
     case 'equal':
     case 'contains':
       return [point(filter.value)];
@@ -246,7 +255,7 @@ function expand(index: IndexDefinition, shape: BranchShape, branch: number): Seg
       // The prefix's values are fixed; so is the range field's when an equality, `$in` or `$contains` put it there
       // (a field of the shared order): its interval is then one value.
       const fixed: FixedField[] = index.fields.slice(0, k).map((f) => ({ path: f.path, value: values.get(f.path)! }));
-      if (interval && shape.range && shape.range.filter.kind !== 'range') fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
+      if (interval && shape.range && !isInequality(shape.range.filter)) fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
       segments.push({ index, equalPrefix, range, bounds: { branch, fixed: fixed.filter((f) => fixesExactly(f.value)) } });
     }
   }
@@ -284,6 +293,8 @@ export interface Condition {
   readonly equal?: KeyValue;
   readonly lower?: FilterBound;
   readonly upper?: FilterBound;
+  /** A string prefix, instead of bounds (`$startsWith`). */
+  readonly prefix?: string;
 }
 
 export interface SortRequirement {
@@ -318,6 +329,11 @@ export function keyRange(index: IndexDefinition, equalities: readonly Condition[
   const prefix = Buffer.concat(index.fields.slice(0, equalities.length).map((f) => encodeValue(byPath.get(f.path)!, f.direction)));
   if (!range) return { gte: prefix, lt: prefixEnd(prefix) };
   const field = index.fields[equalities.length]!;
+  if (range.prefix !== undefined) {
+    // Every key that begins with the prefix's bytes, and no other (encoding.ts stringPrefixKey).
+    const start = Buffer.concat([prefix, stringPrefixKey(range.prefix, field.direction)]);
+    return { gte: start, lt: prefixEnd(start) };
+  }
   const tag = Buffer.concat([prefix, typeTag(range.type.kind, field.direction)]);
   // In a descending field, the value's upper bound is the key's lower bound.
   const [low, high] = field.direction === 'asc' ? [range.lower, range.upper] : [range.upper, range.lower];

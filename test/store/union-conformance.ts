@@ -1,4 +1,4 @@
-// The conformance suite of the extended where ($ne, $in, $nin, $contains, $or) and of count, which every backend
+// The conformance suite of the extended where ($ne, $in, $nin, $contains, $exists, $startsWith, $or) and of count, which every backend
 // passes (sqlite.test.ts and postgres.test.ts run it): results are checked against a brute-force filter of all
 // records, written here from the operators' meaning, independently of the store's matcher and key encoding.
 
@@ -14,8 +14,8 @@ const TAGGED = 'ns/Tagged';
 /** Items with an indexed array: the shapes the union property pages through. */
 const taggedSchema = collection(
   'Tagged',
-  { id: 'string', group: 'string', 'score?': 'number', 'flag?': 'boolean', 'tags?': 'string[]' },
-  [['group', 'score'], ['group', 'score desc'], ['flag', 'score'], ['tags'], ['tags', 'score'], ['tags', 'score desc'], ['flag', 'group']],
+  { id: 'string', group: 'string', 'score?': 'number', 'flag?': 'boolean', 'tags?': 'string[]', 'label?': 'string' },
+  [['group', 'score'], ['group', 'score desc'], ['flag', 'score'], ['tags'], ['tags', 'score'], ['tags', 'score desc'], ['flag', 'group'], ['flag', 'label desc']],
 );
 const taggedLayout = layoutOf(taggedSchema);
 
@@ -53,6 +53,10 @@ export function bruteMatches(record: JsonObject, where: Where): boolean {
           return ofType(value, operand) && compareSameType(value, operand) < 0;
         case '$lte':
           return ofType(value, operand) && compareSameType(value, operand) <= 0;
+        case '$exists':
+          return (value !== undefined && value !== null) === operand;
+        case '$startsWith':
+          return typeof value === 'string' && value.startsWith(operand as string);
         default:
           throw new Error(`test: unknown operator ${op}`);
       }
@@ -70,6 +74,12 @@ function expectedOrder(records: readonly JsonObject[], query: ListQuery): JsonOb
 const groups = ['a', 'b', 'ä', ''];
 const scores = [-3, -1.5, 0, 0.25, 1, 2, 1e300];
 const tags = ['x', 'y', 'z'];
+/**
+ * Labels around the bounds of a prefix range: non-ASCII, U+FFFF (whose UTF-8 sorts before every character above
+ * it, so a "prefix + U+FFFF" bound would miss those), characters above U+FFFF, U+0000 (escaped in keys).
+ */
+const labels = ['', 'a', 'ab', 'abc', 'a\uFFFF', 'a\u{10000}', 'a😀', 'ä', 'äb', 'Ä', '\uFFFF', '\uFFFFz', '\u{10FFFF}', 'a\0b', 'a\0', 'ﬀ'];
+const prefixes = ['', 'a', 'ab', 'ä', 'a\uFFFF', '\uFFFF', 'a\0', '\u{10FFFF}', 'a\u{10000}', 'ﬀ', 'A'];
 const itemArb = (id: number) =>
   fc.record(
     {
@@ -78,6 +88,7 @@ const itemArb = (id: number) =>
       score: fc.constantFrom(...scores),
       flag: fc.boolean(),
       tags: fc.array(fc.constantFrom(...tags), { maxLength: 3 }),
+      label: fc.constantFrom(...labels),
     },
     { requiredKeys: ['id', 'group'] },
   );
@@ -95,13 +106,21 @@ const scoreFilterArb = fc.oneof(
   fc.constantFrom(...scores).map((value) => ({ $ne: value })),
   fc.record({ $gt: fc.constantFrom(-2, 0, 1), $nin: some(scores) }, { requiredKeys: [] }),
   fc.record({ $gte: fc.constantFrom(-2, 0, 1), $lt: fc.constantFrom(0, 2, 3), $ne: fc.constantFrom(...scores) }, { requiredKeys: [] }),
+  fc.boolean().map((exists) => ({ $exists: exists })),
+  fc.constantFrom(-2, 0, 1).map((value) => ({ $exists: true, $gt: value })),
+);
+const labelFilterArb = fc.oneof(
+  fc.constantFrom(...prefixes).map((prefix) => ({ $startsWith: prefix })),
+  fc.boolean().map((exists) => ({ $exists: exists })),
+  fc.constantFrom(...labels),
 );
 const conjunctionArb: fc.Arbitrary<Where> = fc.record(
   {
     group: groupFilterArb,
     score: scoreFilterArb,
-    flag: fc.oneof(fc.boolean(), fc.boolean().map((value) => ({ $ne: value }))),
+    flag: fc.oneof(fc.boolean(), fc.boolean().map((value) => ({ $ne: value })), fc.boolean().map((exists) => ({ $exists: exists }))),
     tags: fc.constantFrom(...tags).map((value) => ({ $contains: value })),
+    label: labelFilterArb,
   },
   { requiredKeys: [] },
 );
@@ -112,7 +131,7 @@ const whereArb: fc.Arbitrary<Where> = fc.oneof(
 const queryArb: fc.Arbitrary<ListQuery> = fc
   .record({
     where: whereArb,
-    sort: fc.constantFrom<[string, 'asc' | 'desc'][]>([], [['score', 'asc']], [['score', 'desc']], [['id', 'desc']]),
+    sort: fc.constantFrom<[string, 'asc' | 'desc'][]>([], [['score', 'asc']], [['score', 'desc']], [['id', 'desc']], [['label', 'asc']], [['label', 'desc']]),
   })
   .filter((query) => {
     try {
@@ -164,6 +183,65 @@ export function unionConformance(backend: Backend): void {
       expect(await store.count(TAGGED, { where: { group: { $ne: 'g' } } })).toMatchObject({ count: 3 });
       expect(await store.count(TAGGED)).toMatchObject({ count: 5 });
       expect(await store.count(TAGGED, { where: { tags: { $contains: 'y' } } }, (r) => r.id !== 'd')).toMatchObject({ count: 1 });
+    });
+
+    it('answers $exists on optional fields and $startsWith as one index range, for any characters near its bound', async () => {
+      const store = await fresh();
+      await store.defineCollection(TAGGED, taggedLayout);
+      const long = 'é'.repeat(140); // 280 UTF-8 bytes: longer than an index keeps (256)
+      const records: JsonObject[] = [
+        { id: 'a', group: 'g', label: 'ab', flag: true, score: 1 },
+        { id: 'b', group: 'g', label: 'a\uFFFF', flag: true },
+        { id: 'c', group: 'g', label: 'a\u{10000}', flag: false, score: 2 },
+        { id: 'd', group: 'g', label: 'a😀', flag: true },
+        { id: 'e', group: 'g', label: 'b', score: 3 },
+        { id: 'f', group: 'g', label: 'a\0z', flag: true },
+        { id: 'g', group: 'g', label: `${long}x` },
+        { id: 'h', group: 'g', label: `${long}y` },
+        { id: 'i', group: 'g', score: null as unknown as number },
+        { id: 'j', group: 'g', label: 'Äb' },
+      ];
+      await store.commit({ writes: records.map((r) => put(TAGGED, r)) });
+      const list = async (where: Where, sort?: unknown) => ids((await store.list(TAGGED, { where, ...(sort ? { sort } : {}) })).records);
+      // In UTF-8 byte order: U+0000 (escaped), "b", U+FFFF, then the characters above it.
+      expect(await list({ label: { $startsWith: 'a' } })).toEqual(['f', 'a', 'b', 'c', 'd']);
+      expect(await list({ label: { $startsWith: 'a' } }, [['label', 'desc']])).toEqual(['d', 'c', 'b', 'a', 'f']);
+      expect(await list({ label: { $startsWith: 'a\uFFFF' } })).toEqual(['b']);
+      expect(await list({ label: { $startsWith: 'a\u{10000}' } })).toEqual(['c']);
+      expect(await list({ label: { $startsWith: 'a\0' } })).toEqual(['f']);
+      expect(await list({ label: { $startsWith: 'Ä' } })).toEqual(['j']); // byte order: no case or accent folding
+      expect(await list({ label: { $startsWith: 'ä' } })).toEqual([]);
+      expect(await list({ label: { $startsWith: `${long}x` } })).toEqual(['g']); // past the index's 256 bytes: re-checked
+      expect(await list({ label: { $startsWith: long } })).toEqual(['g', 'h']);
+      expect(await list({ label: { $startsWith: '' } })).toHaveLength(9);
+      // A descending index (flag, label desc) serves it too.
+      expect(await list({ flag: true, label: { $startsWith: 'a' } }, [['label', 'desc']])).toEqual(['d', 'b', 'a', 'f']);
+      expect(await list({ score: { $exists: true } })).toEqual(['a', 'c', 'e']);
+      expect(await list({ score: { $exists: false } })).toEqual(['b', 'd', 'f', 'g', 'h', 'i', 'j']); // null is not set
+      expect(await list({ score: { $exists: true, $gte: 2 } })).toEqual(['c', 'e']);
+      expect(await list({ flag: { $exists: false } })).toEqual(['e', 'g', 'h', 'i', 'j']);
+      expect(await list({ $or: [{ label: { $startsWith: 'b' } }, { label: { $startsWith: 'a\u{10000}' } }] })).toEqual(['c', 'e']); // by label
+      expect(await store.count(TAGGED, { where: { label: { $exists: false } } })).toMatchObject({ count: 1 });
+      // The plan reads one range, which fixes no value (confinement is told so).
+      const plan = planUnion(taggedLayout, taggedLayout.indexes, { label: { $startsWith: 'a' } }, undefined);
+      expect(plan.segments.map((s) => s.bounds.fixed)).toEqual([[]]);
+    });
+
+    it('refuses $exists on a required field and $startsWith on a non-string field, saying which field and why', async () => {
+      const store = await fresh();
+      await store.defineCollection(TAGGED, taggedLayout);
+      const failure = (where: Where) => store.list(TAGGED, { where }).catch((e: StoreError) => e) as Promise<StoreError>;
+      expect(await failure({ group: { $exists: true } })).toMatchObject({
+        reason: 'indexer/invalid-query',
+        message: 'where: $exists at field "group": "group" is required (declared `group: string`), so every record has it; $exists applies only to optional fields (declared with "?")',
+      });
+      expect(await failure({ score: { $exists: 'yes' } })).toMatchObject({ reason: 'indexer/invalid-query-value', message: 'where: $exists at field "score" takes true or false, got "yes"' });
+      expect(await failure({ score: { $exists: false, $gt: 1 } })).toMatchObject({ message: 'where: field "score" cannot combine {"$exists": false} with other operators (a missing field matches none of them)' });
+      expect(await failure({ score: { $startsWith: '1' } })).toMatchObject({ message: 'where: $startsWith at field "score" needs a string field, but "score" is number' });
+      expect(await failure({ label: { $startsWith: 1 } })).toMatchObject({ reason: 'indexer/invalid-query-value', message: 'where: $startsWith at field "label" takes a string, got 1' });
+      expect(await failure({ label: { $startsWith: 'a\uD800' } })).toMatchObject({ reason: 'indexer/invalid-query-value' });
+      expect(await failure({ label: { $startsWith: 'a', $lt: 'b' } })).toMatchObject({ message: 'where: field "label" cannot combine $startsWith with other operators' });
+      expect(await failure({ tags: { $exists: true } })).toMatchObject({ message: 'where: field "tags" is an array (string[]); query it with {"$contains": value}' });
     });
 
     it('refuses bad extended queries with typed errors that name the field, and missing indexes with the @index to add', async () => {
