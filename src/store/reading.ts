@@ -14,6 +14,7 @@ import { cachedPlan } from './plan-cache.ts';
 import type { UnionPlan } from './planner.ts';
 import type { RecentRecords } from './recent-records.ts';
 import { byteBudget, parseRecord, RECORD_JSON_START } from './record-value.ts';
+import { AGGREGATE_KINDS, Aggregator, checkAggregates, type AggregateRequest, type AggregateValues } from './aggregates.ts';
 import type { ScanBounds, ScanCheck } from './scan-bounds.ts';
 import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, unionCountSource } from './union-read.ts';
 import { checkCollectionId, checkRecordId, parseLimit } from './validation.ts';
@@ -48,6 +49,17 @@ export interface CountOptions {
   readonly scanLimit?: number;
   /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
   readonly confine?: ScanCheck;
+}
+
+export interface AggregateQuery {
+  readonly where?: unknown;
+  /** The number fields to sum, average, and take the least and greatest of (aggregates.ts). */
+  readonly aggregates: AggregateRequest;
+}
+
+export interface AggregateResult extends AggregateValues {
+  readonly count: number;
+  readonly timestamp: number;
 }
 
 export interface CountResult {
@@ -270,6 +282,27 @@ export class RecordReader {
     await options.confine?.(scanBoundsOf(plan));
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
     return { count: await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START), timestamp };
+  }
+
+  /**
+   * `count`, and the sums, averages, least and greatest values of number fields over the same records (the ones
+   * that match and pass the read filter), read once under the count's scan bound (aggregates.ts).
+   */
+  async aggregate(collectionId: string, query: AggregateQuery, readFilter?: ReadFilter, options: CountOptions = {}): Promise<AggregateResult> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clockTimestamp(clock);
+    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    const aggregates = checkAggregates(indexes.layout, query.aggregates);
+    const plan = cachedPlan(indexes, query.where, undefined);
+    await options.confine?.(scanBoundsOf(plan));
+    const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
+    const aggregator = new Aggregator(aggregates);
+    const what = ['count', ...AGGREGATE_KINDS.filter((kind) => aggregates[kind])].join(', ');
+    const count = await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what);
+    return { count, ...aggregator.values(), timestamp };
   }
 
   /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */

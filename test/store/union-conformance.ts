@@ -357,6 +357,69 @@ export function unionConformance(backend: Backend): void {
       );
     });
 
+    it('sums, averages and takes the least and greatest of number fields over what the read filter accepts, under the count\'s scan bound', async () => {
+      const store = await fresh();
+      await store.defineCollection(TAGGED, taggedLayout);
+      const records: JsonObject[] = [
+        { id: 'a', group: 'g', score: 0.1 },
+        { id: 'b', group: 'g', score: 0.2 },
+        { id: 'c', group: 'g', score: -3 },
+        { id: 'd', group: 'g' },
+        { id: 'e', group: 'g', score: 'x' as unknown as number },
+        { id: 'f', group: 'h', score: 100 },
+      ];
+      await store.commit({ writes: records.map((r) => put(TAGGED, r)) });
+      const all = await store.aggregate(TAGGED, { where: { group: 'g' }, aggregates: { sum: ['score'], avg: ['score'], min: ['score'], max: ['score'] } });
+      // d (missing) and e (not a number) count, and add nothing; the sum is compensated: 0.1 + 0.2 - 3 exactly as -2.7.
+      expect(all).toMatchObject({ count: 5, sum: { score: -2.7 }, avg: { score: -0.9 }, min: { score: -3 }, max: { score: 0.2 } });
+      const none = await store.aggregate(TAGGED, { where: { group: 'zz' }, aggregates: { sum: ['score'], avg: ['score'], min: ['score'] } });
+      expect(none).toMatchObject({ count: 0, sum: { score: 0 }, avg: { score: null }, min: { score: null } });
+      expect(none).not.toHaveProperty('max');
+      const readable = await store.aggregate(TAGGED, { aggregates: { max: ['score'] } }, (r) => r.id !== 'f');
+      expect(readable).toMatchObject({ count: 5, max: { score: 0.2 } });
+      const over = await store.aggregate(TAGGED, { aggregates: { sum: ['score'] } }, undefined, { scanLimit: 5 }).catch((e: StoreError) => e);
+      expect(over).toMatchObject({ reason: 'indexer/scan-limit-exceeded', message: 'count, sum reads at most 5 index entries, and this query has more; narrow the where to count fewer records at once' });
+      const bad = (aggregates: unknown) => store.aggregate(TAGGED, { aggregates: aggregates as never }).catch((e: StoreError) => e);
+      expect(await bad({ sum: ['group'] })).toMatchObject({ reason: 'indexer/invalid-query', message: 'sum: field "group" of collection Tagged is string; sum, avg, min and max take number fields' });
+      expect(await bad({ avg: ['nope'] })).toMatchObject({ reason: 'indexer/invalid-query', message: 'avg: collection Tagged has no field "nope"' });
+      expect(await bad({ median: ['score'] })).toMatchObject({ message: 'unknown aggregate "median"; expected one of sum, avg, min, max' });
+      expect(await bad({ min: ['tags'] })).toMatchObject({ message: 'min: field "tags" of collection Tagged is string[]; sum, avg, min and max take number fields' });
+      await store.commit({ writes: [put(TAGGED, { id: 'm1', group: 'm', score: 1e308 }), put(TAGGED, { id: 'm2', group: 'm', score: 1e308 })] });
+      expect(await store.aggregate(TAGGED, { where: { group: 'm' }, aggregates: { max: ['score'] } })).toMatchObject({ max: { score: 1e308 } });
+      expect(await store.aggregate(TAGGED, { where: { group: 'm' }, aggregates: { sum: ['score'] } }).catch((e: StoreError) => e)).toMatchObject({
+        reason: 'indexer/invalid-query',
+        message: 'the sum of "score" is beyond the largest number (about 1.8e308); narrow the where',
+      });
+    });
+
+    it('aggregates agree with a brute-force sum, average, least and greatest for random extended queries and readers (fast-check)', async () => {
+      const store = await fresh();
+      let run = 0;
+      await fc.assert(
+        fc.asyncProperty(itemsArb, queryArb, fc.integer({ min: 0, max: 30 }), async (items, query, seed) => {
+          const collectionId = `ns/Agg${run++}`;
+          await store.defineCollection(collectionId, taggedLayout);
+          if (items.length > 0) await store.commit({ writes: items.map((r) => put(collectionId, r)) });
+          const hidden = new Set<string>(items.filter((_, i) => (i * 7 + seed) % 5 === 0).map((r) => r.id));
+          const visible = items.filter((r) => bruteMatches(r, query.where as Where) && !hidden.has(r.id));
+          const scores = visible.map((r) => r.score).filter((v): v is number => typeof v === 'number');
+          const answer = await store.aggregate(collectionId, { where: query.where, aggregates: { sum: ['score'], avg: ['score'], min: ['score'], max: ['score'] } }, (r) => !hidden.has(r.id as string));
+          expect(answer.count).toBe(visible.length);
+          // The scores are 1e300 and small multiples of 0.25: the small ones add exactly, then one rounding.
+          const huge = scores.filter((v) => v === 1e300).length;
+          const exact = huge * 1e300 + scores.filter((v) => v !== 1e300).reduce((a, b) => a + b, 0);
+          const near = (actual: number | null | undefined, expected: number) => Math.abs(actual! - expected) <= 1e-12 * Math.max(1, Math.abs(expected));
+          expect(near(answer.sum!.score, exact), `${answer.sum!.score} vs ${exact}`).toBe(true);
+          if (scores.length === 0) expect(answer.avg!.score).toBeNull();
+          else expect(near(answer.avg!.score, exact / scores.length), `${answer.avg!.score} vs ${exact / scores.length}`).toBe(true);
+          expect(answer.min!.score).toBe(scores.length === 0 ? null : Math.min(...scores));
+          expect(answer.max!.score).toBe(scores.length === 0 ? null : Math.max(...scores));
+          await store.deleteCollection(collectionId);
+        }),
+        { numRuns: backend.name === 'sqlite' ? 60 : 20 },
+      );
+    });
+
     it('builds an array index for existing records on a schema update, and keeps it equal to the records through writes', async () => {
       const store = await fresh();
       const before = layoutOf(collection('Tagged', { id: 'string', group: 'string', 'tags?': 'string[]' }));
