@@ -58,6 +58,11 @@ export interface UnionPlan {
    * position being the order key alone.
    */
   readonly cursor: { readonly index: IndexDefinition; readonly prefix: Buffer };
+  /**
+   * Present when an alternative has a second range field, which no index serves: what is filtered during the scan
+   * of which range (`"b" is filtered during the scan of the index range on "a"`), for the scan bound's error.
+   */
+  readonly scanFiltered?: string;
 }
 
 /** The shape of one branch: which fields the index starts with, which one is a range, and the order after. */
@@ -67,6 +72,10 @@ interface BranchShape {
   /** The range field and its intervals (points for an equality or `$in` on a sort field). */
   readonly range: { readonly filter: FieldFilter; readonly intervals: readonly Interval[] } | undefined;
   readonly requirements: readonly SortRequirement[];
+  /** A second range field, filtered during the scan of the first's range rather than by the index. */
+  readonly scanned?: string;
+  /** Two range fields and no sort chose between them: the other may be the indexed one instead. */
+  readonly swappable: boolean;
 }
 
 interface Interval {
@@ -82,9 +91,10 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   const shared = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
   let target: { index: IndexDefinition; start: number; suffix: readonly IndexField[]; reverse: boolean } | undefined;
   const segments: Segment[] = [];
+  const scanFiltered: string[] = [];
   for (const [number, branch] of branches.entries()) {
-    const shape = branchShape(branch, shared ?? sorts, shared !== undefined);
-    const { index, reverse } = chooseIndex(layout, indexes, shape, target);
+    const { shape, index, reverse } = shapeAndIndex(layout, indexes, branch, shared ?? sorts, shared !== undefined, target);
+    if (shape.scanned !== undefined) scanFiltered.push(`"${shape.scanned}" is filtered during the scan of the index range on "${shape.range!.filter.path}"`);
     target ??= { index, start: shape.prefix.length, suffix: index.fields.slice(shape.prefix.length), reverse };
     for (const segment of expand(index, shape, number)) {
       if (segments.length === MAX_RANGES) {
@@ -104,7 +114,34 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
     matches: branchesMatcher(branches),
     matchesAll: branches.length === 1 && branches[0]!.length === 0,
     cursor: inOne ? { index: one.index, prefix: one.equalPrefix } : { index: order, prefix: Buffer.alloc(0) },
+    ...(scanFiltered.length > 0 ? { scanFiltered: [...new Set(scanFiltered)].join('; ') } : {}),
   };
+}
+
+/**
+ * The branch's shape and the index that serves it. Of two range fields with no sort to choose between them, the
+ * first written is tried first, then the other (a count has no sort, and its list's sort may have chosen it).
+ */
+function shapeAndIndex(
+  layout: Layout,
+  indexes: readonly IndexDefinition[],
+  branch: Branch,
+  sorts: readonly SortRequirement[],
+  shared: boolean,
+  target: { suffix: readonly IndexField[]; reverse: boolean } | undefined,
+): { shape: BranchShape; index: IndexDefinition; reverse: boolean } {
+  const shape = branchShape(branch, sorts, shared, false);
+  try {
+    return { shape, ...chooseIndex(layout, indexes, shape, target) };
+  } catch (error) {
+    if (!shape.swappable) throw error;
+    const other = branchShape(branch, sorts, shared, true);
+    try {
+      return { shape: other, ...chooseIndex(layout, indexes, other, target) };
+    } catch {
+      throw error; // the first choice's @index is the one to name
+    }
+  }
 }
 
 /** The merged orders made so far, by index and equality prefix length: a layout's indexes live as long as it does. */
@@ -133,7 +170,8 @@ function orderOf(index: IndexDefinition, start: number): IndexDefinition {
  */
 function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement[]): SortRequirement[] {
   if (sorts.length > 0) return [...sorts];
-  const ranged = [...new Set(branches.flatMap((branch) => branch.filter(isInequality).map((f) => f.path)))];
+  // Each alternative's first range field orders it (a second one is filtered during the scan).
+  const ranged = [...new Set(branches.flatMap((branch) => branch.filter(isInequality).slice(0, 1).map((f) => f.path)))];
   if (ranged.length > 1) {
     throw inequalityNotLast(`the alternatives of $or filter ranges on different fields (${ranged.map((p) => `"${p}"`).join(' and ')}); results are ordered by the range field, so they must all range over the same one`);
   }
@@ -144,19 +182,23 @@ function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement
  * In a single branch, a sort on a single-valued equality field is dropped (every result has the same value);
  * in a union the order is shared, so such a field stays in it as a range of one point.
  */
-function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean): BranchShape {
+function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean, swap: boolean): BranchShape {
   const single = (f: FieldFilter) => f.kind === 'equal' || f.kind === 'contains';
   const dropped = new Set(shared ? [] : branch.filter((f) => single(f) && f.path !== 'id').map((f) => f.path));
   const requirements: SortRequirement[] = sorts.filter((s) => !dropped.has(s.path));
   const ordered = new Set(requirements.map((r) => r.path));
   const isRange = (f: FieldFilter) => isInequality(f) || f.path === 'id' || ordered.has(f.path);
   const ranges = branch.filter(isRange);
-  if (ranges.length > 1) {
+  if (ranges.length > 2) {
     throw inequalityNotLast(
-      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, $exists, $startsWith, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
+      `at most two fields of one alternative may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, $exists, $startsWith, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(', ')}`,
     );
   }
-  const range = ranges[0];
+  // Of two, the index serves the one the sort starts with, else the first written; the other is filtered during
+  // the scan of that range (each entry re-checked, under the scan bound).
+  const sorted = ranges.find((r) => r.path === requirements[0]?.path);
+  const range = sorted ?? ranges[swap ? 1 : 0];
+  const scanned = ranges.find((r) => r !== range);
   if (range) {
     if (requirements.length > 0 && requirements[0]!.path !== range.path) {
       throw inequalityNotLast(`the range filter on "${range.path}" needs "${range.path}" as the first sort field, but the sort starts with "${requirements[0]!.path}"`);
@@ -164,7 +206,13 @@ function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: 
     if (requirements.length === 0) requirements.push({ path: range.path, direction: null });
   }
   const prefix = branch.filter((f) => !isRange(f)).map((filter) => ({ filter, values: filter.kind === 'in' ? filter.values : [(filter as { value: KeyValue }).value] }));
-  return { prefix, range: range && { filter: range, intervals: intervalsOf(range) }, requirements };
+  return {
+    prefix,
+    range: range && { filter: range, intervals: intervalsOf(range) },
+    requirements,
+    ...(scanned ? { scanned: scanned.path } : {}),
+    swappable: scanned !== undefined && sorted === undefined && !swap,
+  };
 }
 
 /** A filter that is a range of its field's values rather than points: `$gt…$lte`, `$ne`, `$nin`, `$exists: true`, `$startsWith`. */

@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeU64 } from './encoding.ts';
 import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
-import { collectionNotFound, invalidCursor, invalidQuery } from './errors.ts';
+import { collectionNotFound, invalidCursor, invalidQuery, StoreError } from './errors.ts';
 import type { JsonObject } from './index-entries.ts';
 import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
 import type { KvStore } from './kv.ts';
@@ -225,16 +225,26 @@ export class RecordReader {
     const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
     // Index entries hold a copy of the record, so a page is one range read per range, however large the
     // collection; the read stops at the byte budget too (union-read.ts).
+    const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
     const page = await readUnionPage(this.#kv, indexes, plan, {
       limit,
       backward,
       position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.cursor.index, sealKey),
       readFilter,
-      scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
+      scanLimit,
       pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
       textStart: RECORD_JSON_START,
       output,
     });
+    // A range filtered during the scan (a second range field) that the bound stopped: its cost is the answer, not
+    // a short page the caller could mistake for the end (docs/store.md, "Two range fields").
+    if (page.cutShort && plan.scanFiltered) {
+      throw new StoreError(
+        'failed-precondition',
+        'indexer/scan-limit-exceeded',
+        `where: ${plan.scanFiltered}: this page read ${scanLimit} index entries (the most one request reads) and found ${page.records.length} of the ${limit} records asked for; narrow the indexed range, or add an @index that starts with the other field`,
+      );
+    }
     // Cursors in the order read: `start` goes back from the first entry, `end` on past the last. Without a read
     // filter they are the first and last entries read. With one, only the records returned, which the caller
     // sees anyway, place them (docs/store.md, "Lists with a read filter"): the answer is the one a store holding

@@ -136,11 +136,19 @@ export interface CountSource {
   readonly matches: (record: JsonObject) => boolean;
   /** Every entry matches (no condition to re-check): records are not parsed for it. */
   readonly matchesAll?: boolean;
+  /** What is filtered during the scan rather than by an index (UnionPlan.scanFiltered), for the bound's error. */
+  readonly scanFiltered?: string;
 }
 
 /** The sources of a union plan, for counting. */
 export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): CountSource {
-  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: plan.orderKeyOf, matches: plan.matches, matchesAll: plan.matchesAll };
+  return {
+    sources: sourcesOf(indexes, plan, undefined, false),
+    orderKeyOf: plan.orderKeyOf,
+    matches: plan.matches,
+    matchesAll: plan.matchesAll,
+    ...(plan.scanFiltered ? { scanFiltered: plan.scanFiltered } : {}),
+  };
 }
 
 /**
@@ -167,7 +175,7 @@ export async function countRecords(
       throw new StoreError(
         'failed-precondition',
         'indexer/scan-limit-exceeded',
-        `${what} reads at most ${scanLimit} index entries, and this query has more; narrow the where to count fewer records at once`,
+        `${what} reads at most ${scanLimit} index entries, and this query has more${count.scanFiltered ? ` (${count.scanFiltered}, ${matched} matching so far)` : ''}; narrow the where to count fewer records at once`,
       );
     }
     if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) {
