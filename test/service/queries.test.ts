@@ -91,7 +91,7 @@ describe('extended where over HTTP', () => {
       [{ tags: 'news' }, 'indexer/invalid-query', 'where: field "tags" is an array (string[]); query it with {"$contains": value}'],
       [{ author: { $contains: 'a' } }, 'indexer/invalid-query', 'where: $contains at field "author" needs an array field, but "author" is string'],
       [{ $or: {} }, 'indexer/invalid-query', 'where.$or must be a non-empty JSON array of where objects, got {}'],
-      [{ author: { $nope: 1, $ne: 'a' } }, 'indexer/invalid-query', 'where: unknown operator "$nope" at field "author"; expected one of $eq, $gt, $gte, $lt, $lte, $ne, $in, $nin, $contains'],
+      [{ author: { $nope: 1, $ne: 'a' } }, 'indexer/invalid-query', 'where: unknown operator "$nope" at field "author"; expected one of $eq, $gt, $gte, $lt, $lte, $ne, $in, $nin, $contains, $exists, $startsWith'],
     ];
     for (const [where, reason, message] of cases) {
       const answer = await s.list('q/Post', { where });
