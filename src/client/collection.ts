@@ -1,5 +1,6 @@
 // A collection of the service, typed by its generated schema: create records with the constructor's parameters,
 // call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
+import { aggregateParameters, aggregatesOf, type AggregateSpec, type Aggregates } from './aggregates.ts';
 import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
 import { expandParameter, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
@@ -132,6 +133,17 @@ export class Collection<S extends CollectionSchema> {
     const count = isObject(answer.body) ? answer.body.count : undefined;
     if (typeof count !== 'number') throw unexpectedAnswer(answer.status, 'a body that is not { "count": n }');
     return count;
+  }
+
+  /**
+   * The count with sums, averages, least and greatest values of number fields over the same records (`sum=`,
+   * `avg=`, `min=`, `max=`): `aggregate({ sum: ['price'], max: ['price'] }, where)` →
+   * `{ count, sum: { price }, max: { price } }`. Bounded as `count` is.
+   */
+  async aggregate<const Spec extends AggregateSpec<S['queryFields']>>(spec: Spec, where?: Where<S['queryFields']>, options?: RequestOptions): Promise<Aggregates<Spec>> {
+    const query = { ...listQuery({ where }), ...aggregateParameters(spec) };
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
+    return aggregatesOf(answer.status, answer.body) as Aggregates<Spec>;
   }
 
   /**

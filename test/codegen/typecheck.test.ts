@@ -66,6 +66,13 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.list({ where: { title: { $startsWith: 'La' }, 'details.weight': { $exists: true, $lt: 5 } } });
   await db.Product.where('title', 'starts-with', 'La').get();
 
+  // Aggregates: number fields only, and the answer has the fields asked for.
+  const totals = await db.Product.aggregate({ sum: ['price'], max: ['price', 'details.weight'] }, { inStock: true });
+  same<typeof totals.count, number>(true);
+  same<typeof totals.sum.price, number>(true);
+  same<(typeof totals.max)['details.weight'], number | null>(true);
+  await db.Product.where('price', '>', 1).aggregate({ avg: ['price'] });
+
   // expand: the paths are the reference fields, and the answer is typed by them.
   const expanded = await db.Product.record('p1').getExpanded(['seller']);
   same<typeof expanded.record, ProductRecord>(true);
@@ -129,6 +136,10 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.where('title', 'starts-with', 5).get();
   // @ts-expect-error: $exists takes true or false
   await db.Product.list({ where: { 'details.weight': { $exists: 1 } } });
+  // @ts-expect-error: sum takes number fields, and title is a string
+  await db.Product.aggregate({ sum: ['title'] });
+  // @ts-expect-error: only the kinds asked for are in the answer
+  void totals.avg.price;
   // @ts-expect-error: records are typed: a Product has no name
   void product.name;
 }
@@ -159,7 +170,7 @@ describe('generated clients type-check', () => {
     const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
     const lines = usage.split('\n');
     const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
-    expect(mistakes.length).toBe(29);
+    expect(mistakes.length).toBe(31);
 
     // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
     expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);
