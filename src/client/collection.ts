@@ -3,7 +3,7 @@
 import { aggregateParameters, aggregatesOf, type AggregateSpec, type Aggregates } from './aggregates.ts';
 import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
-import { expandParameter, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
+import { expandParameter, type EventExpansion, type ExpandOption, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
 import { Query } from './query.ts';
 import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 import { argumentsJson, type RecordReference } from './wire.ts';
@@ -153,13 +153,13 @@ export class Collection<S extends CollectionSchema> {
    * `limit` records of that order: one entering a full window pushes the last out (a `remove`), one leaving lets
    * the next in (a `put`).
    */
-  subscribe(
-    onEvent: (event: StreamEvent<S['record']>) => void,
-    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
   ): Subscription<S['record']> {
     const query = { ...listQuery({ where: options.where, sort: options.sort, limit: options.limit }), ...streamQuery(options) };
     const request = { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads } as const;
-    return new Subscription(this.client, request, onEvent, { ...options, signal: this.signalOf(options) });
+    return new Subscription(this.client, request, onEvent as (event: StreamEvent<S['record']>) => void, { ...options, signal: this.signalOf(options) });
   }
 
   /**
@@ -242,9 +242,12 @@ export class RecordHandle<S extends CollectionSchema> {
    * Push updates of this record (`stream=1`): a `put` when it is readable (at the start, and on each change), a
    * `remove` when it is deleted or no longer readable. Close the subscription to end it.
    */
-  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } = {},
+  ): Subscription<S['record']> {
     const request = { method: 'GET', path: this.collection.recordPath(this.id), query: streamQuery(options), sign: this.collection.signReads } as const;
-    return new Subscription(this.collection.client, request, onEvent, { ...options, signal: this.collection.signalOf(options) });
+    return new Subscription(this.collection.client, request, onEvent as (event: StreamEvent<S['record']>) => void, { ...options, signal: this.collection.signalOf(options) });
   }
 
   /** Calls function `name` on this record; the record after the call, or null when the function deleted it. */

@@ -4,6 +4,7 @@
 import type { AggregateSpec, Aggregates } from './aggregates.ts';
 import type { RequestOptions } from './client.ts';
 import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
+import type { EventExpansion, ExpandOption } from './expand.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
 import { COMPARISONS, type ComparisonFor, type FieldValue, type IsOptional, type Direction, type Operand, type SortField, type Where } from './where.ts';
 
@@ -84,7 +85,10 @@ export class Query<S extends CollectionSchema> {
    * Push updates of the query's records, in its sort's order at the start; with a limit, of a window of the first
    * `limit` records (see Collection.subscribe).
    */
-  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } = {},
+  ): Subscription<S['record']> {
     this.#refusePaging('subscribe', ['after', 'before']);
     const { where, sort, limit } = this.options;
     return this.collection.subscribe(onEvent, { ...options, where, sort, ...(limit === undefined ? {} : { limit }) });

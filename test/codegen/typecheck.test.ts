@@ -78,6 +78,10 @@ export async function use(privateKey: string): Promise<void> {
   same<typeof expanded.record, ProductRecord>(true);
   same<typeof expanded.expand, { seller: { data: SellerRecord } | null }>(true);
   const expandedPage = await db.Product.listExpanded(['seller'], { where: { price: { $lt: 50 } }, limit: 5 });
+  db.Product.where('price', '>', 1).subscribe((event) => {
+    if (event.type === 'put') same<typeof event.expand, { seller: { data: SellerRecord } | null } | undefined>(true);
+  }, { expand: ['seller'] }).close();
+  db.Product.record('p1').subscribe((event) => event.type === 'put' && same<typeof event.expand, { seller: { data: SellerRecord } | null } | undefined>(true), { expand: ['seller'] }).close();
   same<typeof expandedPage.records, { record: ProductRecord; expand: { seller: { data: SellerRecord } | null } }[]>(true);
 
   // @ts-expect-error: price is a number
@@ -140,6 +144,8 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.aggregate({ sum: ['title'] });
   // @ts-expect-error: only the kinds asked for are in the answer
   void totals.avg.price;
+  // @ts-expect-error: a subscription expands reference fields only
+  db.Product.subscribe(() => {}, { expand: ['title'] });
   // @ts-expect-error: records are typed: a Product has no name
   void product.name;
 }
@@ -170,7 +176,7 @@ describe('generated clients type-check', () => {
     const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
     const lines = usage.split('\n');
     const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
-    expect(mistakes.length).toBe(31);
+    expect(mistakes.length).toBe(32);
 
     // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
     expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);
