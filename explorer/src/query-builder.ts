@@ -3,7 +3,8 @@
 // where operators": a `≠`, `not in`, or `in` on a later field can still be refused, and the server's error is
 // shown). A field of the index may be an equality, a range, `≠` ($ne), `in`/`not in` ($in/$nin: a comma-separated
 // list, or a JSON array when a value holds a comma); an array field (an index on `tags: string[]`) serves only
-// `contains` ($contains), so it must have one and is left out of the sort. Values are read by the field's type
+// `contains` ($contains), so it must have one and is left out of the sort. An optional field also offers `exists`
+// ($exists: true, or false), a string field `starts with` ($startsWith). Values are read by the field's type
 // (a number field gets a number, a reference the {collectionId, id} of an id).
 // "Any of" adds alternatives (`$or`): each is a group of conditions on an index of its own, and the conditions
 // above apply to every one (the server needs each alternative served by an index in the query's order, and says
@@ -22,9 +23,15 @@ import { indexLabel, type CollectionInfo, type IndexField, type ReadField, type 
 type Where = Record<string, unknown>;
 type Sort = [string, 'asc' | 'desc'][];
 
-/** The operators of the where language (vellum/client's table): `eq` sends the value bare, as an equality. */
-const SCALAR_OPERATORS = Object.entries(WHERE_OPERATORS).filter(([, operator]) => operator.on === 'scalar');
-const OPERATORS = [['', 'any'], ...SCALAR_OPERATORS.map(([name, { label }]) => [name === '$eq' ? 'eq' : name, label])] as const;
+/**
+ * The operators of the where language (vellum/client's table) a field takes: `eq` sends the value bare, as an
+ * equality; `exists` (`$exists`) only on an optional field, `starts with` (`$startsWith`) only on a string.
+ */
+function operatorsOf(field: IndexField): (readonly [string, string])[] {
+  const applies = (on: string) => on === 'scalar' || (on === 'optional' && field.optional === true) || (on === 'string' && field.type.kind === 'primitive' && field.type.value === 'string');
+  const named = Object.entries(WHERE_OPERATORS).filter(([, operator]) => applies(operator.on));
+  return [['', 'any'], ...named.map(([name, { label }]) => [name === '$eq' ? 'eq' : name, label] as const)];
+}
 const ARRAY_OPERATORS = Object.entries(WHERE_OPERATORS).filter(([, operator]) => operator.on === 'array').map(([name, { label }]) => [name, label] as const);
 
 /** The server's bounds on list operators ($in, $nin). */
@@ -55,7 +62,7 @@ class ConditionGroup {
 
   private renderRows(): void {
     this.fields = this.index.map((field) => {
-      const operators = field.type.kind === 'array' ? ARRAY_OPERATORS : OPERATORS;
+      const operators = field.type.kind === 'array' ? ARRAY_OPERATORS : operatorsOf(field);
       const valueType = elementType(field.type);
       return {
         field,
@@ -77,7 +84,14 @@ class ConditionGroup {
         where[field.path] = { [operator.value]: listValues(this.info, field.path, type, value.value, MAX_LIST_VALUES[operator.value]) };
         continue;
       }
-      const parsed = conditionValue(this.info, field.path, type, value.value);
+      if (operator.value === '$exists') {
+        const text = value.value.trim();
+        if (text !== '' && text !== 'true' && text !== 'false') throw new Error(`${field.path}: exists takes true or false (empty is true), got ${JSON.stringify(text)}`);
+        where[field.path] = { $exists: text !== 'false' };
+        continue;
+      }
+      // A prefix is text as typed, even one that looks like a number.
+      const parsed = operator.value === '$startsWith' ? value.value : conditionValue(this.info, field.path, type, value.value);
       if (operator.value === 'eq') where[field.path] = parsed;
       else where[field.path] = { ...(where[field.path] as object | undefined), [operator.value]: parsed };
     }

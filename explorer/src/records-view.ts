@@ -35,9 +35,15 @@ export class RecordsView {
   private readonly position = h('span', { class: 'page-position', id: 'page-position', 'aria-live': 'polite' });
   private readonly status = h('div', { class: 'live-status', id: 'live-status', role: 'status' });
   private readonly count = h('div', { class: 'record-count', id: 'record-count' });
+  /** Sum, average, least and greatest of each number field over the matching records (`sum=`, `avg=`, …). */
+  private readonly sums = h('div', { class: 'record-sums', id: 'record-sums' });
   private readonly detail = h('div', { class: 'record-detail', id: 'record-detail' });
   private readonly detailJson = h('div', { class: 'record-json' });
   private readonly liveToggle: HTMLInputElement;
+  /** A checkbox per reference field: the records it points to are loaded with the page (`expand=`) and shown inline. */
+  private readonly expandChoices: HTMLInputElement[];
+  /** The expanded references of the records shown, by record id (what the last page's `expand` brought). */
+  private expansions = new Map<string, Record<string, unknown>>();
   private readonly builder: QueryBuilder;
   private shown: Shown | undefined;
   /** The matching records' count, once known for the query shown. */
@@ -56,10 +62,17 @@ export class RecordsView {
   ) {
     this.builder = new QueryBuilder(info, (query) => void this.load({ ...query }), host.key);
     this.liveToggle = h('input', { type: 'checkbox', id: 'live', checked: true, onchange: () => this.restartLive() });
+    this.expandChoices = info.fields
+      .filter((field) => field.type.kind === 'foreignrecord' || (field.type.kind === 'array' && field.type.value.kind === 'foreignrecord'))
+      .map((field) => h('input', { type: 'checkbox', id: `expand-${field.name}`, 'data-expand': field.name, onchange: () => this.reload() }));
     this.element = h('div', { class: 'records-view' },
       this.builder.element,
       h('div', { class: 'records-bar' },
         h('label', { for: 'live', class: 'live-toggle' }, this.liveToggle, 'Live'), this.status, this.count, this.openById()),
+      ...(this.expandChoices.length === 0 ? [] : [h('div', { class: 'expand-line', title: 'load the records these references point to with the page (expand=)' },
+        h('span', { class: 'muted' }, 'Show referenced records:'),
+        ...this.expandChoices.map((box) => h('label', { class: 'expand-choice' }, box, box.dataset.expand!)))]),
+      this.sums,
       this.table,
       h('div', { class: 'pager-bar' }, this.position, this.pager),
       h('div', { class: 'panels' }, this.createPanel(), this.detail));
@@ -90,7 +103,7 @@ export class RecordsView {
     const request = { ...this.baseQuery, ...cursor };
     this.status.textContent = 'Loading…';
     try {
-      const answer = await this.connection.collection(this.info.id).list(request);
+      const answer = await this.page(request);
       if (load !== this.loads || this.closed) return;
       if (answer.records.length === 0 && paging && this.shown) {
         // Paged past either end: the page shown stays (an empty page has no cursors to come back by).
@@ -116,10 +129,25 @@ export class RecordsView {
       // A count still on its way for an earlier query must not show beside this error.
       this.counts++;
       this.count.textContent = '';
+      replaceChildren(this.sums);
       replaceChildren(this.table, this.refusal(error));
       replaceChildren(this.pager);
       this.position.textContent = '';
     }
+  }
+
+  /** A page of the query, with the references chosen expanded (kept in `expansions` for the table). */
+  private async page(request: ListQuery): Promise<ListPage> {
+    const collection = this.connection.collection(this.info.id);
+    const paths = this.expandChoices.filter((box) => box.checked).map((box) => box.dataset.expand!);
+    if (paths.length === 0) {
+      const answer = await collection.list(request);
+      this.expansions = new Map();
+      return answer;
+    }
+    const expanded = await collection.listExpanded(paths as never[], request);
+    this.expansions = new Map(expanded.records.map(({ record, expand }) => [record.id, expand as Record<string, unknown>]));
+    return { ...expanded, records: expanded.records.map(({ record }) => record) };
   }
 
   /** The page shown, read again where it is (after a record was created here). */
@@ -184,22 +212,33 @@ export class RecordsView {
     live.start(shown.answer.timestamp ?? '0');
   }
 
-  /** How many records match the query's where (and the caller may read): `count=true`, re-asked after each change. */
+  /**
+   * How many records match the query's where (and the caller may read): `count=true`, re-asked after each change;
+   * with the collection's number fields (the first five) summed, averaged, and their least and greatest values, in
+   * the same request (`sum=`, `avg=`, `min=`, `max=`).
+   */
   private async refreshCount(): Promise<void> {
     const asked = ++this.counts;
     const where = this.baseQuery.where;
+    const numbers = this.info.fields.filter((field) => field.type.kind === 'primitive' && field.type.value === 'number').slice(0, 5).map((field) => field.name);
     try {
-      const count = await this.connection.collection(this.info.id).count(where);
+      const collection = this.connection.collection(this.info.id);
+      const answer: { count: number; sum?: Record<string, number>; avg?: Record<string, number | null>; min?: Record<string, number | null>; max?: Record<string, number | null> } =
+        numbers.length === 0 ? { count: await collection.count(where) } : await collection.aggregate({ sum: numbers, avg: numbers, min: numbers, max: numbers } as never, where);
       if (asked !== this.counts || this.closed) return;
+      const { count } = answer;
       this.total = count;
       this.count.textContent = `${count} matching record${count === 1 ? '' : 's'}`;
       this.count.title = '';
+      replaceChildren(this.sums, ...numbers.map((name) => h('span', { class: 'record-sum', 'data-field': name },
+        h('strong', {}, name), ` sum ${numberText(answer.sum?.[name])} · avg ${numberText(answer.avg?.[name])} · min ${numberText(answer.min?.[name])} · max ${numberText(answer.max?.[name])}`)));
     } catch (error) {
       if (asked !== this.counts || this.closed) return;
       this.total = undefined;
       // A count is bounded by the entries it reads: past that, say so instead of a number.
       this.count.textContent = isReason(error, 'indexer/scan-limit-exceeded') ? 'too many to count' : 'count unavailable';
       this.count.title = error instanceof Error ? error.message : String(error);
+      replaceChildren(this.sums);
     }
     this.renderPager();
   }
@@ -219,6 +258,12 @@ export class RecordsView {
         ...fields.map((field) => {
           const text = valueText(record[field.name], field.type);
           const numeric = field.type.kind === 'primitive' && field.type.value === 'number';
+          const expansion = this.expansions.get(record.id);
+          if (expansion && Object.hasOwn(expansion, field.name)) {
+            // The referenced record inline: its id, then what names it; the whole of it in the tooltip.
+            const entry = expansion[field.name];
+            return h('td', { class: 'expanded', title: JSON.stringify(entry) }, shorten(`${text} → ${expandedText(entry)}`, 60));
+          }
           // A key is told apart by its ends; the whole of it is in the tooltip and the record's JSON.
           const shown = field.type.kind === 'publickey' ? shortKey(text) : shorten(text, 40);
           return h('td', { title: shown !== text ? text : undefined, class: numeric ? 'number' : undefined }, shown);
@@ -324,4 +369,22 @@ export class RecordsView {
       replaceChildren(result, error instanceof FormError ? h('div', { class: 'error-box', role: 'alert' }, error.message) : errorBox(error));
     }
   }
+}
+
+/** An aggregate as shown: at most 6 significant digits, `–` when there is none (no record holds a number). */
+function numberText(value: number | null | undefined): string {
+  if (value === null || value === undefined) return '–';
+  return Number.isInteger(value) ? String(value) : String(Number(value.toPrecision(6)));
+}
+
+/**
+ * An expanded reference as a cell shows it: the referenced record's first text field other than its id (its
+ * name, usually), or its id; `not readable` when the caller may not read it (the service leaves null).
+ */
+function expandedText(entry: unknown): string {
+  if (Array.isArray(entry)) return entry.map(expandedText).join(', ');
+  if (entry === null || typeof entry !== 'object' || !('data' in entry)) return 'not readable';
+  const data = (entry as { data: Record<string, unknown> }).data;
+  const name = Object.entries(data).find(([key, value]) => key !== 'id' && typeof value === 'string');
+  return name ? String(name[1]) : String(data.id);
 }

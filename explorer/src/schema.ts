@@ -42,6 +42,8 @@ export interface IndexField {
   path: string;
   direction: 'asc' | 'desc';
   type: StableType;
+  /** Records may lack the field (it, or an object it lies in, is optional): `$exists` applies. */
+  optional?: true;
 }
 
 export interface CollectionInfo {
@@ -110,13 +112,18 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
     if (index.length > 0 && !indexes.some((other) => indexLabel(other) === indexLabel(index))) indexes.push(index);
   };
   for (const declared of explicit) {
-    const index = declared.map((field) => ({ path: field.fieldPath.join('.'), direction: field.direction, type: typeOf(field.fieldPath) }));
+    const index = declared.map((field) => ({
+      path: field.fieldPath.join('.'),
+      direction: field.direction,
+      type: typeOf(field.fieldPath),
+      ...(mayBeAbsent(fields, field.fieldPath) ? { optional: true as const } : {}),
+    }));
     if (index.length > 1 && index.at(-1)!.path === 'id' && index.at(-1)!.direction === 'asc') index.pop();
     add(index);
   }
   const singleField = new Set(indexes.filter((index) => index.length === 1).map((index) => index[0]!.path));
   for (const field of fields) {
-    if (field.name !== 'id' && indexable(field.type) && !singleField.has(field.name)) add([{ path: field.name, direction: 'asc', type: field.type }]);
+    if (field.name !== 'id' && indexable(field.type) && !singleField.has(field.name)) add([{ path: field.name, direction: 'asc', type: field.type, ...(field.required ? {} : { optional: true as const }) }]);
   }
   const constructor = functions.find((f) => f.name === 'constructor');
   return {
@@ -130,6 +137,19 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
     publicRead,
     readFields,
   };
+}
+
+/** Whether a field, or an object it lies in, is optional. */
+function mayBeAbsent(fields: readonly Parameter[], path: readonly string[]): boolean {
+  type Level = readonly { name: string; type: StableType; required: boolean }[];
+  let level: Level | undefined = fields;
+  for (const part of path) {
+    const field: Level[number] | undefined = level?.find((f) => f.name === part);
+    if (!field) return false;
+    if (!field.required) return true;
+    level = field.type.kind === 'object' ? field.type.fields : undefined;
+  }
+  return false;
 }
 
 function fieldType(fields: readonly Parameter[], path: readonly string[]): StableType | undefined {

@@ -1,12 +1,13 @@
 // A collection of the service, typed by its generated schema: create records with the constructor's parameters,
 // call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
+import { aggregateParameters, aggregatesOf, type AggregateSpec, type Aggregates } from './aggregates.ts';
 import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
-import { expandParameter, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
+import { expandParameter, type EventExpansion, type ExpandOption, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
 import { Query } from './query.ts';
 import { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
 import { argumentsJson, type RecordReference } from './wire.ts';
-import type { ComparisonFor, Direction, Operand, Sort, SortField, Where } from './where.ts';
+import type { ComparisonFor, FieldValue, IsOptional, Direction, Operand, Sort, SortField, Where } from './where.ts';
 
 /** What `vellum generate client` writes for each collection. */
 export interface CollectionSchema {
@@ -135,19 +136,30 @@ export class Collection<S extends CollectionSchema> {
   }
 
   /**
+   * The count with sums, averages, least and greatest values of number fields over the same records (`sum=`,
+   * `avg=`, `min=`, `max=`): `aggregate({ sum: ['price'], max: ['price'] }, where)` →
+   * `{ count, sum: { price }, max: { price } }`. Bounded as `count` is.
+   */
+  async aggregate<const Spec extends AggregateSpec<S['queryFields']>>(spec: Spec, where?: Where<S['queryFields']>, options?: RequestOptions): Promise<Aggregates<Spec>> {
+    const query = { ...listQuery({ where }), ...aggregateParameters(spec) };
+    const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
+    return aggregatesOf(answer.status, answer.body) as Aggregates<Spec>;
+  }
+
+  /**
    * Push updates of the records that match `where` (every record without one), in `sort`'s order at the start
    * (`stream=1`): a `put` for each record of the result, `ready`, then each change as it is committed. Close the
    * subscription to end it; a dropped connection reconnects and resumes where it was. With `limit`, only the first
    * `limit` records of that order: one entering a full window pushes the last out (a `remove`), one leaving lets
    * the next in (a `put`).
    */
-  subscribe(
-    onEvent: (event: StreamEvent<S['record']>) => void,
-    options: SubscribeOptions & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } & Pick<ListOptions<S['queryFields']>, 'where' | 'sort' | 'limit'> = {},
   ): Subscription<S['record']> {
     const query = { ...listQuery({ where: options.where, sort: options.sort, limit: options.limit }), ...streamQuery(options) };
     const request = { method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads } as const;
-    return new Subscription(this.client, request, onEvent, { ...options, signal: this.signalOf(options) });
+    return new Subscription(this.client, request, onEvent as (event: StreamEvent<S['record']>) => void, { ...options, signal: this.signalOf(options) });
   }
 
   /**
@@ -166,10 +178,10 @@ export class Collection<S extends CollectionSchema> {
     return new Query(this, {});
   }
 
-  where<Path extends keyof S['queryFields'] & string, C extends ComparisonFor<S['queryFields'][Path]>>(
+  where<Path extends keyof S['queryFields'] & string, C extends ComparisonFor<FieldValue<S['queryFields'], Path>, IsOptional<S['queryFields'], Path>>>(
     field: Path,
     comparison: C,
-    value: Operand<S['queryFields'][Path], C>,
+    value: Operand<FieldValue<S['queryFields'], Path>, C>,
   ): Query<S> {
     return this.query().where(field, comparison, value);
   }
@@ -230,9 +242,12 @@ export class RecordHandle<S extends CollectionSchema> {
    * Push updates of this record (`stream=1`): a `put` when it is readable (at the start, and on each change), a
    * `remove` when it is deleted or no longer readable. Close the subscription to end it.
    */
-  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } = {},
+  ): Subscription<S['record']> {
     const request = { method: 'GET', path: this.collection.recordPath(this.id), query: streamQuery(options), sign: this.collection.signReads } as const;
-    return new Subscription(this.collection.client, request, onEvent, { ...options, signal: this.collection.signalOf(options) });
+    return new Subscription(this.collection.client, request, onEvent as (event: StreamEvent<S['record']>) => void, { ...options, signal: this.collection.signalOf(options) });
   }
 
   /** Calls function `name` on this record; the record after the call, or null when the function deleted it. */

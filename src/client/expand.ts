@@ -43,3 +43,9 @@ export function expandParameter(paths: readonly string[]): string {
   }
   return paths.join(',');
 }
+
+/** The paths a subscription's `expand` takes: the schema's reference paths, or any text when it declares none. */
+export type ExpandOption<S> = [ExpandPath<S>] extends [never] ? string : ExpandPath<S>;
+
+/** What a subscription's `put` event carries as `expand` for the paths `P` (untyped without declared references). */
+export type EventExpansion<S, P extends string> = [ExpandPath<S>] extends [never] ? Record<string, unknown> : Expansion<S, P>;

@@ -1,10 +1,12 @@
 // A list query built one call at a time, as @polybase/client's is, but typed: `where` and `sort` take only the
 // collection's query fields (those with an index), and a filter's value has the field's type. Each call returns
 // a new query, so a query can be kept and extended.
+import type { AggregateSpec, Aggregates } from './aggregates.ts';
 import type { RequestOptions } from './client.ts';
 import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
+import type { EventExpansion, ExpandOption } from './expand.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
-import { COMPARISONS, type ComparisonFor, type Direction, type Operand, type SortField, type Where } from './where.ts';
+import { COMPARISONS, type ComparisonFor, type FieldValue, type IsOptional, type Direction, type Operand, type SortField, type Where } from './where.ts';
 
 type Fields<S extends CollectionSchema> = S['queryFields'];
 
@@ -15,7 +17,11 @@ export class Query<S extends CollectionSchema> {
   ) {}
 
   /** Adds a condition; conditions on one field combine (`> 1` then `< 5` is the range between). */
-  where<Path extends keyof Fields<S> & string, C extends ComparisonFor<Fields<S>[Path]>>(field: Path, comparison: C, value: Operand<Fields<S>[Path], C>): Query<S> {
+  where<Path extends keyof Fields<S> & string, C extends ComparisonFor<FieldValue<Fields<S>, Path>, IsOptional<Fields<S>, Path>>>(
+    field: Path,
+    comparison: C,
+    value: Operand<FieldValue<Fields<S>, Path>, C>,
+  ): Query<S> {
     if (!Object.hasOwn(COMPARISONS, comparison)) {
       throw new TypeError(`where: unknown comparison ${JSON.stringify(comparison)}; expected one of ${Object.keys(COMPARISONS).join(' ')}`);
     }
@@ -69,11 +75,20 @@ export class Query<S extends CollectionSchema> {
     return this.collection.count(this.options.where, options);
   }
 
+  /** The count with sums, averages, least and greatest values of number fields (see Collection.aggregate). */
+  aggregate<const Spec extends AggregateSpec<Fields<S>>>(spec: Spec, options?: RequestOptions): Promise<Aggregates<Spec>> {
+    this.#refusePaging('aggregate');
+    return this.collection.aggregate(spec, this.options.where, options);
+  }
+
   /**
    * Push updates of the query's records, in its sort's order at the start; with a limit, of a window of the first
    * `limit` records (see Collection.subscribe).
    */
-  subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
+  subscribe<P extends ExpandOption<S> = never>(
+    onEvent: (event: StreamEvent<S['record'], EventExpansion<S, P>>) => void,
+    options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } = {},
+  ): Subscription<S['record']> {
     this.#refusePaging('subscribe', ['after', 'before']);
     const { where, sort, limit } = this.options;
     return this.collection.subscribe(onEvent, { ...options, where, sort, ...(limit === undefined ? {} : { limit }) });

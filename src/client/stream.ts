@@ -10,15 +10,18 @@ import { errorOfEnvelope, unexpectedAnswer, VellumError } from './errors.ts';
  * events; the last of them has the commit's `timestamp`: the result is whole again as of that time (a console that
  * shows a page of the result reads it again then, rather than once per event).
  */
-export type StreamEvent<R> =
+export type StreamEvent<R, X = Record<string, unknown>> =
   /** The record is in the result now: it entered it, or changed. */
   | {
       type: 'put';
       id: string;
       record: R;
       timestamp?: string;
-      /** With `expand` in the options: the records the record's references point to (docs/service.md), untyped here. */
-      expand?: Record<string, unknown>;
+      /**
+       * With `expand` in the options: the records the record's references point to (docs/service.md), typed by the
+       * paths asked for when the schema declares its `references` (generated clients do), untyped otherwise.
+       */
+      expand?: X;
     }
   /** A record sent before left the result: deleted, changed to not match, or no longer readable. */
   | { type: 'remove'; id: string; timestamp?: string }

@@ -1,6 +1,8 @@
 // The where and sort of a list, typed by a collection's query fields: an interface from each path that has an
 // index to the type of value a filter on it takes (the generated `…Schema['queryFields']`). An array field with
-// an `@index` is a query field typed as its array (`string[]`): it takes only `$contains` of one element.
+// an `@index` is a query field typed as its array (`string[]`): it takes only `$contains` of one element. A field
+// records may lack is an optional property (`score?: number`): only those take `$exists`; `$startsWith` takes
+// only string fields.
 //
 // The operators the service accepts, their operands and limits are the store's table (src/store/where-operators.ts,
 // imported directly: it imports nothing, so no server code comes with it): `Operators` gives each one's operand
@@ -19,8 +21,22 @@ export type ElementOf<T> = [T] extends [ReadonlyArray<infer E>] ? E : never;
 /** Whether `T` is an array field's type (checked as a whole, not member by member of a union). */
 type IsArray<T> = [T] extends [ReadonlyArray<unknown>] ? true : false;
 
-/** What an operator takes on a field whose values are `T`: a value, a list of values, or an array's element. */
-type OperandOf<Kind, T> = Kind extends 'list' ? readonly T[] : Kind extends 'element' ? ElementOf<T> : T;
+/** What an operator takes on a field whose values are `T`: a value, a list of values, an array's element, a boolean or a prefix. */
+type OperandOf<Kind, T> = Kind extends 'list'
+  ? readonly T[]
+  : Kind extends 'element'
+    ? ElementOf<T>
+    : Kind extends 'boolean'
+      ? boolean
+      : Kind extends 'prefix'
+        ? string
+        : T;
+
+/** A query field's value type (an optional field's without `undefined`). */
+export type FieldValue<Fields, Path extends keyof Fields> = Exclude<Fields[Path], undefined>;
+
+/** Whether a query field is optional (`path?: T`): records may lack it. */
+export type IsOptional<Fields, Path extends keyof Fields> = {} extends Pick<Fields, Path> ? true : false;
 
 /**
  * Each operator of a field's condition, with the type of its operand for a field whose values are `T`. A list
@@ -30,9 +46,16 @@ export type Operators<T> = { -readonly [K in keyof Table]: OperandOf<Table[K]['o
 
 export type Operator = keyof Operators<unknown>;
 
-/** The operators of an array field: only `$contains`. The others are those of every other field. */
-type ArrayOperator = { [K in Operator]: Table[K]['on'] extends 'array' ? K : never }[Operator];
-type ScalarOperator = Exclude<Operator, ArrayOperator>;
+/** Whether an operator whose table entry says `on` applies to a field of type `T` (optional or not). */
+type Applies<On, T, Optional extends boolean> = IsArray<T> extends true
+  ? On extends 'array' ? true : false
+  : On extends 'scalar' ? true : On extends 'optional' ? Optional : On extends 'string' ? ([T] extends [string] ? true : false) : false;
+
+/**
+ * The operators of a field of type `T`: an array field's only `$contains`; every other field's the scalar ones,
+ * `$exists` when it is optional and `$startsWith` when it is a string.
+ */
+export type OperatorFor<T, Optional extends boolean = false> = { [K in Operator]: Applies<Table[K]['on'], T, Optional> extends true ? K : never }[Operator];
 
 /** The symbols of `Query.where(field, symbol, value)`, and the operator each one means. */
 export const COMPARISONS = Object.fromEntries(Object.entries(WHERE_OPERATORS).map(([operator, { symbol }]) => [symbol, operator])) as {
@@ -41,29 +64,29 @@ export const COMPARISONS = Object.fromEntries(Object.entries(WHERE_OPERATORS).ma
 
 export type Comparison = keyof typeof COMPARISONS;
 
-/** The symbols a field of type `T` takes: `array-contains` for an array field, every other one for the rest. */
-export type ComparisonFor<T> = IsArray<T> extends true
-  ? { [C in Comparison]: (typeof COMPARISONS)[C] extends ArrayOperator ? C : never }[Comparison]
-  : { [C in Comparison]: (typeof COMPARISONS)[C] extends ArrayOperator ? never : C }[Comparison];
+/** The symbols a field of type `T` takes: those of its operators (`OperatorFor`). */
+export type ComparisonFor<T, Optional extends boolean = false> = { [C in Comparison]: (typeof COMPARISONS)[C] extends OperatorFor<T, Optional> ? C : never }[Comparison];
 
 /**
  * One field's condition as the wire has it: for an array field `{ $contains: element }`; for any other a bare
- * value (equality) or an object of operators.
+ * value (equality) or an object of its operators.
  */
-export type FieldCondition<T> = IsArray<T> extends true
-  ? { [K in ArrayOperator]: Operators<T>[K] }
-  : T | { [K in ScalarOperator]?: Operators<T>[K] };
+export type FieldCondition<T, Optional extends boolean = false> = IsArray<T> extends true
+  ? { [K in OperatorFor<T, Optional>]: Operators<T>[K] }
+  : T | { [K in OperatorFor<T, Optional>]?: Operators<T>[K] };
 
 /**
  * A where object: each key a query field, each value its condition; `$or` is any of its where objects (each may
  * have its own `$or`), and the fields beside it apply to every alternative.
  */
-export type Where<Fields> = { [Path in keyof Fields]?: FieldCondition<Fields[Path]> } & { $or?: ReadonlyArray<Where<Fields>> };
+export type Where<Fields> = { [Path in keyof Fields]?: FieldCondition<FieldValue<Fields, Path>, IsOptional<Fields, Path>> } & {
+  $or?: ReadonlyArray<Where<Fields>>;
+};
 
 export type Direction = 'asc' | 'desc';
 
 /** The query fields a sort may name: every one but the array fields (an array has no single place in an order). */
-export type SortField<Fields> = { [Path in keyof Fields]: IsArray<Fields[Path]> extends true ? never : Path }[keyof Fields] & string;
+export type SortField<Fields> = { [Path in keyof Fields]-?: IsArray<FieldValue<Fields, Path>> extends true ? never : Path }[keyof Fields] & string;
 
 /** A sort: `[field, direction]` pairs, the first deciding the order. */
 export type Sort<Fields> = ReadonlyArray<readonly [SortField<Fields>, Direction]>;

@@ -45,7 +45,7 @@ function collectionTypes({ collection, file, line }: SchemaCollection, names: Re
     `  record: ${name}Record;`,
     `  constructorArgs: ${parameterTuple(collection.constructorFunction?.parameters ?? [])};`,
     ...objectType('functions', functionsOf(collection).flatMap((fn) => [...jsDoc(undefined, fn.node.doc, ''), `${propertyKey(fn.name)}: ${parameterTuple(fn.parameters)};`])),
-    ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}: ${field.valueType};`)),
+    ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}${field.optional ? '?' : ''}: ${field.valueType};`)),
     ...objectType('references', referenceFields(collection, names)),
     '}',
     '',

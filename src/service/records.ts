@@ -21,7 +21,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
@@ -237,6 +237,19 @@ export class RecordService {
     const confinement = this.#confinement(collection, caller, loader, 'count');
     const filter = this.#readFilter(collection, caller, loader, confinement);
     return this.store.count(collectionId, { where }, filter, confinement ? { confine: confinement.check } : {});
+  }
+
+  /**
+   * `count` with the sums, averages, least and greatest values of number fields over the same records: those
+   * matching `where` that the caller may read, confined and checked as a count is (store: aggregates.ts).
+   */
+  async aggregate(collectionId: string, where: unknown, aggregates: AggregateRequest, caller: Caller): Promise<AggregateResult> {
+    this.#assertReady('count');
+    const collection = await this.collections.resolve(collectionId);
+    const loader = this.#requestLoader('fail');
+    const confinement = this.#confinement(collection, caller, loader, 'count');
+    const filter = this.#readFilter(collection, caller, loader, confinement);
+    return this.store.aggregate(collectionId, { where, aggregates }, filter, confinement ? { confine: confinement.check } : {});
   }
 
   /**

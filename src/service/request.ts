@@ -2,7 +2,7 @@
 // list or get. Every problem is a 400 `invalid-argument` that names the parameter and what was expected.
 
 import { z } from 'zod';
-import { MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type ListQuery } from '../store/index.ts';
+import { AGGREGATE_KINDS, MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type AggregateKind, type AggregateRequest, type ListQuery } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 import { parseExpand } from './expand.ts';
 
@@ -102,6 +102,10 @@ const listQuerySchema = z.object({
   count: queryText,
   stream: queryText,
   expand: queryText,
+  sum: queryText,
+  avg: queryText,
+  min: queryText,
+  max: queryText,
 });
 
 export interface LongPoll {
@@ -113,8 +117,13 @@ export interface LongPoll {
 export interface ParsedListQuery {
   query: ListQuery;
   longPoll: LongPoll | undefined;
-  /** `count=true`: answer with the number of readable records that match, instead of a page. */
+  /**
+   * `count=true`, or any aggregate: answer with the number of readable records that match (and the aggregates
+   * asked for), instead of a page.
+   */
   count: boolean;
+  /** `sum=price&avg=price,weight&min=…&max=…`: the number fields to aggregate, by kind (empty when none). */
+  aggregates: AggregateRequest;
   /** `stream=1`: push the query's changes over Server-Sent Events (stream.ts); `longPoll.since` is where to resume. */
   stream: boolean;
   /** `expand=field,field.sub`: the reference paths to expand (expand.ts), unchecked against the schema. */
@@ -195,22 +204,44 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     after: q.after === '' ? undefined : q.after,
     before: q.before === '' ? undefined : q.before,
   };
-  const count = parseCount(q.count);
+  const aggregates = parseAggregates(q);
+  const named = Object.keys(aggregates);
+  const count = parseCount(q.count) || named.length > 0;
+  // How the refusals below name the request: `count=true`, or the first aggregate given.
+  const asked = named.length === 0 || q.count === 'true' ? 'count=true' : `${named[0]}=`;
   if (count) {
     const paging = (['limit', 'after', 'before'] as const).find((name) => q[name] !== undefined && q[name] !== '');
-    if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to count=true, which counts every matching record`);
+    if (paging) throw invalidArgument('request/invalid-query', `query parameter "${paging}" does not apply to ${asked}, which counts every matching record`);
     // Refused rather than ignored: a count is the same in any order, so a sort says the caller expects something
     // else (a count of the first n, which is limit's, also refused).
-    if (q.sort !== undefined && q.sort !== '') throw invalidArgument('request/invalid-query', 'query parameter "sort" does not apply to count=true: a count does not depend on the order of the records; leave the sort out');
+    if (q.sort !== undefined && q.sort !== '') throw invalidArgument('request/invalid-query', `query parameter "sort" does not apply to ${asked}: a count does not depend on the order of the records; leave the sort out`);
   }
   const stream = parseStream(q);
   if (stream) {
-    const other = (['count', 'after', 'before', 'waitFor'] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
+    const other = (['count', 'after', 'before', 'waitFor', ...AGGREGATE_KINDS] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
     if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)`);
   }
   const expand = parseExpand(q.expand);
-  if (expand && count) throw invalidArgument('request/invalid-query', 'query parameter "expand" does not apply to count=true, which answers with a number');
-  return { query, longPoll: longPollOf(q.since, q.waitFor), count, stream, expand };
+  if (expand && count) throw invalidArgument('request/invalid-query', `query parameter "expand" does not apply to ${asked}, which answers with ${named.length > 0 ? 'numbers' : 'a number'}`);
+  return { query, longPoll: longPollOf(q.since, q.waitFor), count, aggregates, stream, expand };
+}
+
+/**
+ * `sum`, `avg`, `min`, `max`: each a comma-separated list of number field paths (`sum=price,weight`); the store
+ * checks the fields against the schema (aggregates.ts).
+ */
+function parseAggregates(q: z.infer<typeof listQuerySchema>): AggregateRequest {
+  const out: { [K in AggregateKind]?: string[] } = {};
+  for (const kind of AGGREGATE_KINDS) {
+    const text = q[kind];
+    if (text === undefined) continue;
+    const paths = text.split(',').map((path) => path.trim());
+    if (paths.some((path) => path === '')) {
+      throw invalidArgument('request/invalid-query', `query parameter "${kind}" must be a comma-separated list of number fields, such as ${kind}=price or ${kind}=price,weight; got ${JSON.stringify(text.slice(0, 40))}`);
+    }
+    out[kind] = [...new Set(paths)];
+  }
+  return out;
 }
 
 /** `stream=1` (or `true`): Server-Sent Events instead of one answer. */

@@ -1,6 +1,7 @@
 // The HTTP routes under /v0 and their envelopes (record-service.md section 1):
 //   GET  /v0/collections/:collection/records                      → {data: [{data, block}], cursor}
 //   GET  /v0/collections/:collection/records?count=true           → {count}
+//   GET  /v0/collections/:collection/records?sum=f&avg=f&min=f&max=f → {count, sum: {f}, avg: {f}, min: {f}, max: {f}}
 //   GET  /v0/collections/:collection/records[/:id]?stream=1       → Server-Sent Events (stream.ts)
 //   GET  /v0/collections/:collection/records/:id                  → {data, block}
 //   POST /v0/collections/:collection/records                      → {data}
@@ -240,7 +241,7 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
 
   app.get('/v0/collections/:collection/records', async (request, reply) => {
     const collectionId = param(request, 'collection');
-    const { query, longPoll, count, stream, expand: paths } = parseListQuery(request.query);
+    const { query, longPoll, count, aggregates, stream, expand: paths } = parseListQuery(request.query);
     const caller = await callerOf(request, context, 'read');
     const expand = paths && (await planExpand(service, collectionId, paths));
     if (stream) {
@@ -251,6 +252,11 @@ export function registerRoutes(app: FastifyInstance, context: RouteContext): voi
       // A list the service would refuse is refused now, not after the wait.
       await service.assertList(collectionId, count ? { where: query.where } : query, caller, count ? 'count' : 'list');
       if (!(await waitForChange(context, request, reply, { collectionId }, longPoll))) return notModified(reply, longPoll);
+    }
+    if (count && Object.keys(aggregates).length > 0) {
+      const { timestamp, ...answer } = await service.aggregate(collectionId, query.where, aggregates, caller);
+      setTimestamp(reply, timestamp);
+      return reply.type(JSON_TYPE).send(JSON.stringify(answer));
     }
     if (count) {
       const counted = await service.count(collectionId, query.where, caller);

@@ -60,6 +60,18 @@ export function encodeString(text: string): Buffer {
   return taggedString(TAG.string, text, false);
 }
 
+/**
+ * The bytes that begin the key of every string starting with `text`, and only of those: the tag and the escaped
+ * UTF-8 bytes, without the terminator, cut where an index cuts a long string (a longer prefix is then re-checked
+ * against the whole value). UTF-8 is prefix-free, so a string's characters start with `text` exactly when its
+ * bytes do, for any character (U+FFFF and the characters above it, whose bytes sort after U+FFFF's, included).
+ */
+export function stringPrefixKey(text: string, direction: Direction): Buffer {
+  const component = taggedString(TAG.string, text, true);
+  const bytes = component.subarray(0, component.length - 2); // the terminator, 0x00 0x01 (or 0x02 when cut)
+  return direction === 'asc' ? Buffer.from(bytes) : invert(bytes);
+}
+
 /** The one-byte prefix shared by every component of a type (used to bound a range scan to one type). */
 export function typeTag(kind: KeyValue['kind'], direction: Direction): Buffer {
   const tag = TAG[kind];

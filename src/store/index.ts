@@ -8,6 +8,8 @@ export {
   DEFAULT_PAGE_BYTES,
   MAX_LIMIT,
   type CommitRequest,
+  type AggregateQuery,
+  type AggregateResult,
   type CountOptions,
   type CountQuery,
   type CountResult,
@@ -46,6 +48,7 @@ export type { FixedField, ScanBounds, ScanCheck, ScanRange } from './scan-bounds
 export { WHERE_LIMITS, WHERE_OPERATORS, WHERE_OPERATOR_NAMES, type WhereOperator } from './where-operators.ts';
 export { MAX_IN_VALUES, MAX_NIN_VALUES, MAX_BRANCHES, whereMatcher } from './where.ts';
 export { MAX_OR_DEPTH } from './where.ts';
+export { AGGREGATE_KINDS, MAX_AGGREGATE_FIELDS, type AggregateKind, type AggregateRequest, type AggregateValues } from './aggregates.ts';
 export { DEFAULT_COUNT_SCAN_LIMIT } from './union-read.ts';
 export { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type OverfullArrayField } from './index-entries.ts';
 export { timestampToSeconds, secondsToTimestamp } from './timestamps.ts';

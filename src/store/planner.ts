@@ -13,7 +13,7 @@
 // prefix: an order key always ends with it.
 
 import { createHash } from 'node:crypto';
-import { encodeValue, prefixEnd, typeTag, type Direction, type KeyValue } from './encoding.ts';
+import { encodeValue, prefixEnd, stringPrefixKey, typeTag, type Direction, type KeyValue } from './encoding.ts';
 import { recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, StoreError } from './errors.ts';
 import type { JsonObject } from './index-entries.ts';
@@ -58,6 +58,11 @@ export interface UnionPlan {
    * position being the order key alone.
    */
   readonly cursor: { readonly index: IndexDefinition; readonly prefix: Buffer };
+  /**
+   * Present when an alternative has a second range field, which no index serves: what is filtered during the scan
+   * of which range (`"b" is filtered during the scan of the index range on "a"`), for the scan bound's error.
+   */
+  readonly scanFiltered?: string;
 }
 
 /** The shape of one branch: which fields the index starts with, which one is a range, and the order after. */
@@ -67,11 +72,17 @@ interface BranchShape {
   /** The range field and its intervals (points for an equality or `$in` on a sort field). */
   readonly range: { readonly filter: FieldFilter; readonly intervals: readonly Interval[] } | undefined;
   readonly requirements: readonly SortRequirement[];
+  /** A second range field, filtered during the scan of the first's range rather than by the index. */
+  readonly scanned?: string;
+  /** Two range fields and no sort chose between them: the other may be the indexed one instead. */
+  readonly swappable: boolean;
 }
 
 interface Interval {
   readonly lower?: FilterBound;
   readonly upper?: FilterBound;
+  /** `$startsWith`: every string beginning with it (instead of bounds). */
+  readonly prefix?: string;
 }
 
 export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], where: unknown, sort: unknown): UnionPlan {
@@ -80,9 +91,10 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   const shared = branches.length > 1 ? unionOrder(branches, sorts) : undefined;
   let target: { index: IndexDefinition; start: number; suffix: readonly IndexField[]; reverse: boolean } | undefined;
   const segments: Segment[] = [];
+  const scanFiltered: string[] = [];
   for (const [number, branch] of branches.entries()) {
-    const shape = branchShape(branch, shared ?? sorts, shared !== undefined);
-    const { index, reverse } = chooseIndex(layout, indexes, shape, target);
+    const { shape, index, reverse } = shapeAndIndex(layout, indexes, branch, shared ?? sorts, shared !== undefined, target);
+    if (shape.scanned !== undefined) scanFiltered.push(`"${shape.scanned}" is filtered during the scan of the index range on "${shape.range!.filter.path}"`);
     target ??= { index, start: shape.prefix.length, suffix: index.fields.slice(shape.prefix.length), reverse };
     for (const segment of expand(index, shape, number)) {
       if (segments.length === MAX_RANGES) {
@@ -102,7 +114,34 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
     matches: branchesMatcher(branches),
     matchesAll: branches.length === 1 && branches[0]!.length === 0,
     cursor: inOne ? { index: one.index, prefix: one.equalPrefix } : { index: order, prefix: Buffer.alloc(0) },
+    ...(scanFiltered.length > 0 ? { scanFiltered: [...new Set(scanFiltered)].join('; ') } : {}),
   };
+}
+
+/**
+ * The branch's shape and the index that serves it. Of two range fields with no sort to choose between them, the
+ * first written is tried first, then the other (a count has no sort, and its list's sort may have chosen it).
+ */
+function shapeAndIndex(
+  layout: Layout,
+  indexes: readonly IndexDefinition[],
+  branch: Branch,
+  sorts: readonly SortRequirement[],
+  shared: boolean,
+  target: { suffix: readonly IndexField[]; reverse: boolean } | undefined,
+): { shape: BranchShape; index: IndexDefinition; reverse: boolean } {
+  const shape = branchShape(branch, sorts, shared, false);
+  try {
+    return { shape, ...chooseIndex(layout, indexes, shape, target) };
+  } catch (error) {
+    if (!shape.swappable) throw error;
+    const other = branchShape(branch, sorts, shared, true);
+    try {
+      return { shape: other, ...chooseIndex(layout, indexes, other, target) };
+    } catch {
+      throw error; // the first choice's @index is the one to name
+    }
+  }
 }
 
 /** The merged orders made so far, by index and equality prefix length: a layout's indexes live as long as it does. */
@@ -131,7 +170,8 @@ function orderOf(index: IndexDefinition, start: number): IndexDefinition {
  */
 function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement[]): SortRequirement[] {
   if (sorts.length > 0) return [...sorts];
-  const ranged = [...new Set(branches.flatMap((branch) => branch.filter((f) => f.kind === 'range').map((f) => f.path)))];
+  // Each alternative's first range field orders it (a second one is filtered during the scan).
+  const ranged = [...new Set(branches.flatMap((branch) => branch.filter(isInequality).slice(0, 1).map((f) => f.path)))];
   if (ranged.length > 1) {
     throw inequalityNotLast(`the alternatives of $or filter ranges on different fields (${ranged.map((p) => `"${p}"`).join(' and ')}); results are ordered by the range field, so they must all range over the same one`);
   }
@@ -142,19 +182,23 @@ function unionOrder(branches: readonly Branch[], sorts: readonly SortRequirement
  * In a single branch, a sort on a single-valued equality field is dropped (every result has the same value);
  * in a union the order is shared, so such a field stays in it as a range of one point.
  */
-function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean): BranchShape {
+function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: boolean, swap: boolean): BranchShape {
   const single = (f: FieldFilter) => f.kind === 'equal' || f.kind === 'contains';
   const dropped = new Set(shared ? [] : branch.filter((f) => single(f) && f.path !== 'id').map((f) => f.path));
   const requirements: SortRequirement[] = sorts.filter((s) => !dropped.has(s.path));
   const ordered = new Set(requirements.map((r) => r.path));
-  const isRange = (f: FieldFilter) => f.kind === 'range' || f.path === 'id' || ordered.has(f.path);
+  const isRange = (f: FieldFilter) => isInequality(f) || f.path === 'id' || ordered.has(f.path);
   const ranges = branch.filter(isRange);
-  if (ranges.length > 1) {
+  if (ranges.length > 2) {
     throw inequalityNotLast(
-      `only one field may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(' and ')}`,
+      `at most two fields of one alternative may have a range filter ($gt, $gte, $lt, $lte, $ne, $nin, $exists, $startsWith, or $in or $eq on a sort field or on id), got ${ranges.map((r) => `"${r.path}"`).join(', ')}`,
     );
   }
-  const range = ranges[0];
+  // Of two, the index serves the one the sort starts with, else the first written; the other is filtered during
+  // the scan of that range (each entry re-checked, under the scan bound).
+  const sorted = ranges.find((r) => r.path === requirements[0]?.path);
+  const range = sorted ?? ranges[swap ? 1 : 0];
+  const scanned = ranges.find((r) => r !== range);
   if (range) {
     if (requirements.length > 0 && requirements[0]!.path !== range.path) {
       throw inequalityNotLast(`the range filter on "${range.path}" needs "${range.path}" as the first sort field, but the sort starts with "${requirements[0]!.path}"`);
@@ -162,12 +206,25 @@ function branchShape(branch: Branch, sorts: readonly SortRequirement[], shared: 
     if (requirements.length === 0) requirements.push({ path: range.path, direction: null });
   }
   const prefix = branch.filter((f) => !isRange(f)).map((filter) => ({ filter, values: filter.kind === 'in' ? filter.values : [(filter as { value: KeyValue }).value] }));
-  return { prefix, range: range && { filter: range, intervals: intervalsOf(range) }, requirements };
+  return {
+    prefix,
+    range: range && { filter: range, intervals: intervalsOf(range) },
+    requirements,
+    ...(scanned ? { scanned: scanned.path } : {}),
+    swappable: scanned !== undefined && sorted === undefined && !swap,
+  };
+}
+
+/** A filter that is a range of its field's values rather than points: `$gt…$lte`, `$ne`, `$nin`, `$exists: true`, `$startsWith`. */
+function isInequality(filter: FieldFilter): boolean {
+  return filter.kind === 'range' || filter.kind === 'prefix';
 }
 
 function intervalsOf(filter: FieldFilter): Interval[] {
   const point = (value: KeyValue): Interval => ({ lower: { value, inclusive: true }, upper: { value, inclusive: true } });
   switch (filter.kind) {
+    case 'prefix':
+      return [{ prefix: filter.prefix }];
     case 'equal':
     case 'contains':
       return [point(filter.value)];
@@ -246,7 +303,7 @@ function expand(index: IndexDefinition, shape: BranchShape, branch: number): Seg
       // The prefix's values are fixed; so is the range field's when an equality, `$in` or `$contains` put it there
       // (a field of the shared order): its interval is then one value.
       const fixed: FixedField[] = index.fields.slice(0, k).map((f) => ({ path: f.path, value: values.get(f.path)! }));
-      if (interval && shape.range && shape.range.filter.kind !== 'range') fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
+      if (interval && shape.range && !isInequality(shape.range.filter)) fixed.push({ path: shape.range.filter.path, value: interval.lower!.value });
       segments.push({ index, equalPrefix, range, bounds: { branch, fixed: fixed.filter((f) => fixesExactly(f.value)) } });
     }
   }
@@ -284,6 +341,8 @@ export interface Condition {
   readonly equal?: KeyValue;
   readonly lower?: FilterBound;
   readonly upper?: FilterBound;
+  /** A string prefix, instead of bounds (`$startsWith`). */
+  readonly prefix?: string;
 }
 
 export interface SortRequirement {
@@ -318,6 +377,11 @@ export function keyRange(index: IndexDefinition, equalities: readonly Condition[
   const prefix = Buffer.concat(index.fields.slice(0, equalities.length).map((f) => encodeValue(byPath.get(f.path)!, f.direction)));
   if (!range) return { gte: prefix, lt: prefixEnd(prefix) };
   const field = index.fields[equalities.length]!;
+  if (range.prefix !== undefined) {
+    // Every key that begins with the prefix's bytes, and no other (encoding.ts stringPrefixKey).
+    const start = Buffer.concat([prefix, stringPrefixKey(range.prefix, field.direction)]);
+    return { gte: start, lt: prefixEnd(start) };
+  }
   const tag = Buffer.concat([prefix, typeTag(range.type.kind, field.direction)]);
   // In a descending field, the value's upper bound is the key's lower bound.
   const [low, high] = field.direction === 'asc' ? [range.lower, range.upper] : [range.upper, range.lower];

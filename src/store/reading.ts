@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { decodeU64 } from './encoding.ts';
 import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
-import { collectionNotFound, invalidCursor, invalidQuery } from './errors.ts';
+import { collectionNotFound, invalidCursor, invalidQuery, StoreError } from './errors.ts';
 import type { JsonObject } from './index-entries.ts';
 import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
 import type { KvStore } from './kv.ts';
@@ -14,6 +14,7 @@ import { cachedPlan } from './plan-cache.ts';
 import type { UnionPlan } from './planner.ts';
 import type { RecentRecords } from './recent-records.ts';
 import { byteBudget, parseRecord, RECORD_JSON_START } from './record-value.ts';
+import { AGGREGATE_KINDS, Aggregator, checkAggregates, type AggregateRequest, type AggregateValues } from './aggregates.ts';
 import type { ScanBounds, ScanCheck } from './scan-bounds.ts';
 import { countRecords, DEFAULT_COUNT_SCAN_LIMIT, readUnionPage, unionCountSource } from './union-read.ts';
 import { checkCollectionId, checkRecordId, parseLimit } from './validation.ts';
@@ -48,6 +49,17 @@ export interface CountOptions {
   readonly scanLimit?: number;
   /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
   readonly confine?: ScanCheck;
+}
+
+export interface AggregateQuery {
+  readonly where?: unknown;
+  /** The number fields to sum, average, and take the least and greatest of (aggregates.ts). */
+  readonly aggregates: AggregateRequest;
+}
+
+export interface AggregateResult extends AggregateValues {
+  readonly count: number;
+  readonly timestamp: number;
 }
 
 export interface CountResult {
@@ -213,16 +225,26 @@ export class RecordReader {
     const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
     // Index entries hold a copy of the record, so a page is one range read per range, however large the
     // collection; the read stops at the byte budget too (union-read.ts).
+    const scanLimit = Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT));
     const page = await readUnionPage(this.#kv, indexes, plan, {
       limit,
       backward,
       position: requestCursor === undefined ? undefined : decodeCursor(requestCursor, plan.cursor.index, sealKey),
       readFilter,
-      scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
+      scanLimit,
       pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
       textStart: RECORD_JSON_START,
       output,
     });
+    // A range filtered during the scan (a second range field) that the bound stopped: its cost is the answer, not
+    // a short page the caller could mistake for the end (docs/store.md, "Two range fields").
+    if (page.cutShort && plan.scanFiltered) {
+      throw new StoreError(
+        'failed-precondition',
+        'indexer/scan-limit-exceeded',
+        `where: ${plan.scanFiltered}: this page read ${scanLimit} index entries (the most one request reads) and found ${page.records.length} of the ${limit} records asked for; narrow the indexed range, or add an @index that starts with the other field`,
+      );
+    }
     // Cursors in the order read: `start` goes back from the first entry, `end` on past the last. Without a read
     // filter they are the first and last entries read. With one, only the records returned, which the caller
     // sees anyway, place them (docs/store.md, "Lists with a read filter"): the answer is the one a store holding
@@ -270,6 +292,27 @@ export class RecordReader {
     await options.confine?.(scanBoundsOf(plan));
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
     return { count: await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START), timestamp };
+  }
+
+  /**
+   * `count`, and the sums, averages, least and greatest values of number fields over the same records (the ones
+   * that match and pass the read filter), read once under the count's scan bound (aggregates.ts).
+   */
+  async aggregate(collectionId: string, query: AggregateQuery, readFilter?: ReadFilter, options: CountOptions = {}): Promise<AggregateResult> {
+    checkCollectionId(collectionId);
+    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
+    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
+    if (!layoutBytes) throw collectionNotFound(collectionId);
+    const timestamp = clockTimestamp(clock);
+    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    const aggregates = checkAggregates(indexes.layout, query.aggregates);
+    const plan = cachedPlan(indexes, query.where, undefined);
+    await options.confine?.(scanBoundsOf(plan));
+    const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
+    const aggregator = new Aggregator(aggregates);
+    const what = ['count', ...AGGREGATE_KINDS.filter((kind) => aggregates[kind])].join(', ');
+    const count = await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what);
+    return { count, ...aggregator.values(), timestamp };
   }
 
   /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */

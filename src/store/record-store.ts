@@ -24,6 +24,8 @@ import { LayoutCache } from './layout-cache.ts';
 import {
   DEFAULT_PAGE_BYTES,
   RecordReader,
+  type AggregateQuery,
+  type AggregateResult,
   type CountOptions,
   type CountQuery,
   type CountResult,
@@ -44,6 +46,8 @@ export { DEFAULT_LIMIT, MAX_LIMIT } from './validation.ts';
 export {
   DEFAULT_PAGE_BYTES,
   DEFAULT_SCAN_LIMIT,
+  type AggregateQuery,
+  type AggregateResult,
   type CountOptions,
   type CountQuery,
   type CountResult,
@@ -171,6 +175,11 @@ export class RecordStore {
   /** How many records match the where and pass the read filter (RecordReader.count). */
   count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
     return this.#reader.count(collectionId, query, readFilter, options);
+  }
+
+  /** `count` with sums, averages, least and greatest values of number fields (RecordReader.aggregate). */
+  aggregate(collectionId: string, query: AggregateQuery, readFilter?: ReadFilter, options: CountOptions = {}): Promise<AggregateResult> {
+    return this.#reader.aggregate(collectionId, query, readFilter, options);
   }
 
   // -------------------------------------------------------------------------------------------------------

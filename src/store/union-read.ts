@@ -136,16 +136,25 @@ export interface CountSource {
   readonly matches: (record: JsonObject) => boolean;
   /** Every entry matches (no condition to re-check): records are not parsed for it. */
   readonly matchesAll?: boolean;
+  /** What is filtered during the scan rather than by an index (UnionPlan.scanFiltered), for the bound's error. */
+  readonly scanFiltered?: string;
 }
 
 /** The sources of a union plan, for counting. */
 export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): CountSource {
-  return { sources: sourcesOf(indexes, plan, undefined, false), orderKeyOf: plan.orderKeyOf, matches: plan.matches, matchesAll: plan.matchesAll };
+  return {
+    sources: sourcesOf(indexes, plan, undefined, false),
+    orderKeyOf: plan.orderKeyOf,
+    matches: plan.matches,
+    matchesAll: plan.matchesAll,
+    ...(plan.scanFiltered ? { scanFiltered: plan.scanFiltered } : {}),
+  };
 }
 
 /**
- * The number of records of the sources that match and pass the read filter. Past `scanLimit` entries read, the
- * count stops with a 400 rather than reading on without bound.
+ * The number of records of the sources that match and pass the read filter, each handed to `visit` (aggregates,
+ * aggregates.ts). Past `scanLimit` entries read, it stops with a 400 rather than reading on without bound;
+ * `what` names the request in that error (`count`, or the aggregates asked for).
  */
 export async function countRecords(
   kv: KvStore,
@@ -153,6 +162,8 @@ export async function countRecords(
   readFilter: ((record: JsonObject) => boolean | Promise<boolean>) | undefined,
   scanLimit: number,
   textStart: number,
+  visit?: (record: JsonObject) => void,
+  what = 'count',
 ): Promise<number> {
   const scan = new MergedScan(kv, count.sources, { reverse: false, orderKeyOf: count.orderKeyOf, textStart });
   let scanned = 0;
@@ -164,10 +175,13 @@ export async function countRecords(
       throw new StoreError(
         'failed-precondition',
         'indexer/scan-limit-exceeded',
-        `count reads at most ${scanLimit} index entries, and this query has more; narrow the where to count fewer records at once`,
+        `${what} reads at most ${scanLimit} index entries, and this query has more${count.scanFiltered ? ` (${count.scanFiltered}, ${matched} matching so far)` : ''}; narrow the where to count fewer records at once`,
       );
     }
-    if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) matched++;
+    if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) {
+      matched++;
+      visit?.(entry.record);
+    }
   }
 }
 

@@ -6,8 +6,10 @@
 //
 // For each operator: `symbol`, the comparison the client's fluent `where(field, symbol, value)` takes for it
 // (Firestore's names); `label`, the explorer's; `operand`, what it takes (`value`: one value of the field's type,
-// `list`: a non-empty array of at most `maxValues` of them, `element`: one element of an array field's type); and
-// `on`, the fields it applies to (`array`: only array fields, which take nothing else; `scalar`: every other).
+// `list`: a non-empty array of at most `maxValues` of them, `element`: one element of an array field's type,
+// `boolean`: true or false, `prefix`: a string); and `on`, the fields it applies to (`array`: only array fields,
+// which take nothing else; `scalar`: every other; `optional`: a field declared with `?`, or inside one; `string`: a
+// string field).
 
 export const WHERE_OPERATORS = {
   $eq: { symbol: '==', label: '=', operand: 'value', on: 'scalar' },
@@ -19,6 +21,8 @@ export const WHERE_OPERATORS = {
   $in: { symbol: 'in', label: 'in', operand: 'list', on: 'scalar', maxValues: 30 },
   $nin: { symbol: 'not-in', label: 'not in', operand: 'list', on: 'scalar', maxValues: 10 },
   $contains: { symbol: 'array-contains', label: 'contains', operand: 'element', on: 'array' },
+  $exists: { symbol: 'exists', label: 'exists', operand: 'boolean', on: 'optional' },
+  $startsWith: { symbol: 'starts-with', label: 'starts with', operand: 'prefix', on: 'string' },
 } as const;
 
 export type WhereOperator = keyof typeof WHERE_OPERATORS;

@@ -1,6 +1,6 @@
 // The `where` language (its operators: where-operators.ts): equality (a bare value or `$eq`), ranges (`$gt`,
-// `$gte`, `$lt`, `$lte`), `$ne`, `$in`, `$nin`, `$contains` (an element of an array field) and `$or` (a
-// disjunction of where objects). A where is turned into
+// `$gte`, `$lt`, `$lte`), `$ne`, `$in`, `$nin`, `$contains` (an element of an array field), `$exists` (whether an
+// optional field is set), `$startsWith` (a string field's prefix) and `$or` (a disjunction of where objects). A where is turned into
 // its disjunctive normal form: a list of branches, each a conjunction of at most one filter per field, and a
 // record matches when it matches any branch. The sizes are bounded like Firestore's: `$in` at most 30 values,
 // `$nin` at most 10, and at most 30 branches once every `$or` is multiplied out.
@@ -8,7 +8,7 @@
 // Missing fields, null and values of another type never match `$ne`, `$nin`, `$contains` or a range: they are
 // one value (null) in an index, and a filter names a value of the field's type (docs/service.md).
 
-import { encodeValue, TAG, type KeyValue } from './encoding.ts';
+import { encodeValue, NULL_VALUE, TAG, type KeyValue } from './encoding.ts';
 import { queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, invalidQueryValue } from './errors.ts';
 import { valueAtPath, type Layout } from './layout.ts';
@@ -31,6 +31,8 @@ export type FieldFilter =
   | { readonly kind: 'equal'; readonly path: string; readonly type: IndexableType; readonly value: KeyValue }
   | { readonly kind: 'in'; readonly path: string; readonly type: IndexableType; readonly values: readonly KeyValue[] }
   | { readonly kind: 'contains'; readonly path: string; readonly type: IndexableType; readonly value: KeyValue }
+  /** `$startsWith`: a string field's values that begin with `prefix` (one index range, encoding.ts stringPrefixKey). */
+  | { readonly kind: 'prefix'; readonly path: string; readonly type: IndexableType; readonly prefix: string }
   | {
       readonly kind: 'range';
       readonly path: string;
@@ -140,9 +142,18 @@ function fieldFilter(layout: Layout, path: string, node: unknown, context: strin
     if (key === '$contains') throw invalidQuery(`${context}: $contains at field "${path}" needs an array field, but "${path}" is ${layout.fields[path]!.typeText}`);
     if (!FIELD_OPERATORS.includes(key)) throw invalidQuery(`${context}: unknown operator "${key}" at field "${path}"; expected one of ${FIELD_OPERATORS.join(', ')}`);
   }
-  for (const alone of ['$eq', '$in']) {
+  for (const alone of ['$eq', '$in', '$startsWith']) {
     if (alone in ops && keys.length > 1) throw invalidQuery(`${context}: field "${path}" cannot combine ${alone} with other operators`);
   }
+  if ('$exists' in ops) {
+    const exists = existsOperand(layout, path, ops.$exists, context);
+    if (!exists) {
+      if (keys.length > 1) throw invalidQuery(`${context}: field "${path}" cannot combine {"$exists": false} with other operators (a missing field matches none of them)`);
+      return { kind: 'equal', path, type, value: NULL_VALUE };
+    }
+    // {"$exists": true} is every value of the field's type: a range with no bounds (and any bounds given beside it).
+  }
+  if ('$startsWith' in ops) return { kind: 'prefix', path, type, prefix: prefixOperand(layout, path, ops.$startsWith, context) };
   if ('$eq' in ops) return { kind: 'equal', path, type, value: queryKeyValue(type, ops.$eq, path) };
   if ('$in' in ops) {
     const values = valueList(type, ops.$in, path, '$in', MAX_IN_VALUES, context);
@@ -158,6 +169,39 @@ function fieldFilter(layout: Layout, path: string, node: unknown, context: strin
     ...('$nin' in ops ? valueList(type, ops.$nin, path, '$nin', MAX_NIN_VALUES, context) : []),
   ];
   return { kind: 'range', path, type, ...(lower ? { lower } : {}), ...(upper ? { upper } : {}), excluded: sortedUnique(excluded) };
+}
+
+/**
+ * `$exists`'s operand, on a field that may be absent: declared optional (`name?: string`), or inside an optional
+ * object. A missing field and a value that does not fit the field's type are one value in an index (null).
+ */
+function existsOperand(layout: Layout, path: string, operand: unknown, context: string): boolean {
+  if (typeof operand !== 'boolean') throw invalidQueryValue(`${context}: $exists at field "${path}" takes true or false, got ${preview(operand)}`);
+  if (!mayBeAbsent(layout, path)) {
+    throw invalidQuery(
+      `${context}: $exists at field "${path}": "${path}" is required (declared \`${path.split('.').at(-1)}: ${layout.fields[path]!.typeText}\`), so every record has it; $exists applies only to optional fields (declared with "?")`,
+    );
+  }
+  return operand;
+}
+
+/** Whether the field, or an object it lies in, is optional. */
+function mayBeAbsent(layout: Layout, path: string): boolean {
+  const parts = path.split('.');
+  return parts.some((_, i) => layout.fields[parts.slice(0, i + 1).join('.')]?.optional === true);
+}
+
+/** With the `u` flag a class of surrogates matches only one that is not half of a pair. */
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+
+/** `$startsWith`'s operand: a well-formed string, on a string field. */
+function prefixOperand(layout: Layout, path: string, operand: unknown, context: string): string {
+  const field = layout.fields[path]!;
+  if (field.indexable?.kind !== 'string') throw invalidQuery(`${context}: $startsWith at field "${path}" needs a string field, but "${path}" is ${field.typeText}`);
+  if (typeof operand !== 'string') throw invalidQueryValue(`${context}: $startsWith at field "${path}" takes a string, got ${preview(operand)}`);
+  // A lone surrogate has no UTF-8 bytes of its own (it is written as U+FFFD), so no index range means it.
+  if (LONE_SURROGATE.test(operand)) throw invalidQueryValue(`${context}: $startsWith at field "${path}" takes well-formed Unicode text; ${preview(operand)} has a lone surrogate`);
+  return operand;
 }
 
 function valueList(type: IndexableType, list: unknown, path: string, op: string, most: number, context: string): KeyValue[] {
@@ -224,6 +268,16 @@ function filterTest(filter: FieldFilter): (record: unknown) => boolean {
       return (record) => {
         const array = valueAtPath(record, filter.path);
         return Array.isArray(array) && array.some((element) => exactKey(recordKeyValue(filter.type, element)).equals(expected));
+      };
+    }
+    case 'prefix': {
+      // Compared as UTF-8 bytes, as the index compares them (encoding.ts stringPrefixKey).
+      const prefix = Buffer.from(filter.prefix, 'utf8');
+      return (record) => {
+        const value = valueAtPath(record, filter.path);
+        if (typeof value !== 'string') return false;
+        const bytes = Buffer.from(value, 'utf8');
+        return bytes.length >= prefix.length && bytes.subarray(0, prefix.length).equals(prefix);
       };
     }
     case 'range': {

@@ -499,4 +499,17 @@ describe('subscriptions', () => {
     const wrong = recordingClient(() => json(200, { count: '3' }));
     await expect(wrong.items.count()).rejects.toMatchObject({ reason: 'response/unexpected' });
   });
+
+  it('aggregate sends sum, avg, min and max as field lists with the where, and checks the answer', async () => {
+    const { sent, items } = recordingClient(() => json(200, { count: 2, sum: { price: 5 }, max: { price: 4 } }));
+    const answer = await items.where('price', '>', 0).aggregate({ sum: ['price'], max: ['price'] });
+    expect(answer).toEqual({ count: 2, sum: { price: 5 }, max: { price: 4 } });
+    expect(Object.fromEntries(sent[0]!.url.searchParams)).toEqual({ where: '{"price":{"$gt":0}}', sum: 'price', max: 'price' });
+    await items.aggregate({ avg: ['price', 'price'], min: ['price'] });
+    expect(Object.fromEntries(sent[1]!.url.searchParams)).toEqual({ avg: 'price,price', min: 'price' });
+    await expect(items.aggregate({})).rejects.toThrow('aggregate: name a field for at least one of sum, avg, min, max (or use count())');
+    expect(() => items.query().limit(2).aggregate({ sum: ['price'] })).toThrow('aggregate: a query with limit has no aggregate');
+    const wrong = recordingClient(() => json(200, { sum: { price: 1 } }));
+    await expect(wrong.items.aggregate({ sum: ['price'] })).rejects.toMatchObject({ reason: 'response/unexpected' });
+  });
 });

@@ -60,11 +60,28 @@ export async function use(privateKey: string): Promise<void> {
   subscription.close();
   db.Seller.record('acme').subscribe((event) => void event, { since: '1.5', onError: (error) => same<typeof error, vellum.VellumError>(true) }).close();
 
+  // $exists on optional fields, $startsWith on strings.
+  await db.Product.list({ where: { 'details.weight': { $exists: false } } });
+  await db.Product.where('details.weight', 'exists', true).where('details.weight', '>', 1).get();
+  await db.Product.list({ where: { title: { $startsWith: 'La' }, 'details.weight': { $exists: true, $lt: 5 } } });
+  await db.Product.where('title', 'starts-with', 'La').get();
+
+  // Aggregates: number fields only, and the answer has the fields asked for.
+  const totals = await db.Product.aggregate({ sum: ['price'], max: ['price', 'details.weight'] }, { inStock: true });
+  same<typeof totals.count, number>(true);
+  same<typeof totals.sum.price, number>(true);
+  same<(typeof totals.max)['details.weight'], number | null>(true);
+  await db.Product.where('price', '>', 1).aggregate({ avg: ['price'] });
+
   // expand: the paths are the reference fields, and the answer is typed by them.
   const expanded = await db.Product.record('p1').getExpanded(['seller']);
   same<typeof expanded.record, ProductRecord>(true);
   same<typeof expanded.expand, { seller: { data: SellerRecord } | null }>(true);
   const expandedPage = await db.Product.listExpanded(['seller'], { where: { price: { $lt: 50 } }, limit: 5 });
+  db.Product.where('price', '>', 1).subscribe((event) => {
+    if (event.type === 'put') same<typeof event.expand, { seller: { data: SellerRecord } | null } | undefined>(true);
+  }, { expand: ['seller'] }).close();
+  db.Product.record('p1').subscribe((event) => event.type === 'put' && same<typeof event.expand, { seller: { data: SellerRecord } | null } | undefined>(true), { expand: ['seller'] }).close();
   same<typeof expandedPage.records, { record: ProductRecord; expand: { seller: { data: SellerRecord } | null } }[]>(true);
 
   // @ts-expect-error: price is a number
@@ -113,6 +130,22 @@ export async function use(privateKey: string): Promise<void> {
   await db.Product.record('p1').getExpanded(['title']);
   // @ts-expect-error: a Seller has no reference field for a second level
   await db.Product.listExpanded(['seller.owner']);
+  // @ts-expect-error: title is required: every record has it, so $exists does not apply
+  await db.Product.list({ where: { title: { $exists: true } } });
+  // @ts-expect-error: exists is for optional fields
+  await db.Product.where('price', 'exists', true).get();
+  // @ts-expect-error: $startsWith is for string fields, and price is a number
+  await db.Product.list({ where: { price: { $startsWith: '1' } } });
+  // @ts-expect-error: starts-with takes a string
+  await db.Product.where('title', 'starts-with', 5).get();
+  // @ts-expect-error: $exists takes true or false
+  await db.Product.list({ where: { 'details.weight': { $exists: 1 } } });
+  // @ts-expect-error: sum takes number fields, and title is a string
+  await db.Product.aggregate({ sum: ['title'] });
+  // @ts-expect-error: only the kinds asked for are in the answer
+  void totals.avg.price;
+  // @ts-expect-error: a subscription expands reference fields only
+  db.Product.subscribe(() => {}, { expand: ['title'] });
   // @ts-expect-error: records are typed: a Product has no name
   void product.name;
 }
@@ -143,7 +176,7 @@ describe('generated clients type-check', () => {
     const usage = USAGE.replace("'CLIENT'", JSON.stringify(CLIENT_MODULE));
     const lines = usage.split('\n');
     const mistakes = lines.flatMap((line, i) => (line.trim().startsWith('// @ts-expect-error') ? [i + 2] : []));
-    expect(mistakes.length).toBe(24);
+    expect(mistakes.length).toBe(32);
 
     // With the directives: no error at all, so each directive suppresses one (an unused one is TS2578).
     expect(typeCheck([writeInto(dir, 'usage.ts', usage)])).toEqual([]);

@@ -298,14 +298,25 @@ describe('the explorer in Chromium', () => {
     await page.selectOption('select[data-field="priority"]', '$gte');
     await page.fill('input[data-field="priority"]', '2');
 
-    // A query no index serves is the server's error, shown as it came.
+    // Two range fields are served (the second filtered during the scan): done > false and priority ≥ 2, no error.
     await page.selectOption('#query-order', 'index');
     await page.fill('#query-limit', '25');
     await page.selectOption('select[data-field="done"]', '$gt');
     await page.click('#run-query');
+    await expect.poll(() => page.locator('#record-count').textContent()).toMatch(/^\d+ matching records?$/);
+    expect(await page.locator('#records .error-box').count()).toBe(0);
+    // A query no index serves is the server's error, shown as it came: an alternative on title in the order
+    // (done, priority) needs @index(title, done, priority).
+    await page.click('#add-or');
+    const alternative = page.locator('.or-group[data-alternative="1"]');
+    await alternative.locator('select.or-index').selectOption({ label: 'title' });
+    await alternative.locator('select[data-or-field="title"]').selectOption('eq');
+    await alternative.locator('input[data-or-field="title"]').fill('plan');
+    await page.click('#run-query');
     await expect.poll(() => page.locator('#records .error-box').count()).toBe(1);
     expect(await page.locator('#records .error-box').textContent()).toMatch(/indexer\//);
     expect(await page.locator('#record-count').textContent()).toBe('');
+    await page.click('button[aria-label="remove alternative 1"]');
   });
 
   it('shows a change made through the API arrive live in the filtered list', async () => {

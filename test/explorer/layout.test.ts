@@ -1,8 +1,8 @@
 // The explorer on any screen, in Chromium against a live server: at desktop and phone sizes (1280, 390 and 360 px
 // wide) no page is wider than the screen and every main control is on it and reachable by keyboard; on a phone
 // the collection list folds under a button. Paging shows where it is ("rows 26–50 of 60") and its buttons stop at
-// either end; a record created in the page shows without live updates; the `$or` builder; keys shown short with
-// a copy button. docs/explorer-phone.png is taken here (VELLUM_UPDATE_SCREENSHOT=1 writes it again).
+// either end; a record created in the page shows without live updates; the `$or` builder; `starts with` and the
+// sums of number fields; keys shown short with a copy button. docs/explorer-phone.png is taken here (VELLUM_UPDATE_SCREENSHOT=1 writes it again).
 import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -29,6 +29,21 @@ collection Task {
   @call(owner)
   rename (title: string) {
     this.title = title;
+  }
+}
+`;
+
+/** Notes on tasks: a reference field, which the records table can show expanded. */
+const NOTE = `@public
+collection Note {
+  id: string;
+  text: string;
+  task: Task;
+
+  constructor (id: string, text: string, task: Task) {
+    this.id = id;
+    this.text = text;
+    this.task = task;
   }
 }
 `;
@@ -67,8 +82,11 @@ beforeAll(async () => {
     rateLimits: false,
   });
   await post('Collection', ['app/Task', TASK], ADMIN_KEY);
+  await post('Collection', ['app/Note', `${NOTE}\n${TASK}`], ADMIN_KEY);
   const titles = ['write the docs', 'plan the release', 'fix the login page', 'review the schema', 'ship it'];
   for (let i = 1; i <= 60; i++) await post('app%2FTask', [`task-${String(i).padStart(2, '0')}`, titles[i % titles.length]!, (i % 5) + 1], KEY);
+  await post('app%2FNote', ['n1', 'first note', { collectionId: 'app/Task', id: 'task-01' }], KEY);
+  await post('app%2FNote', ['n2', 'second note', { collectionId: 'app/Task', id: 'task-04' }], KEY);
   browser = await launchChromium();
   await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: server.url });
 });
@@ -280,6 +298,48 @@ describe('paging, creating, $or and keys', () => {
     await page.click('button[aria-label="remove alternative 1"]');
     await page.click('#run-query');
     await expect.poll(() => page.locator('#record-count').textContent()).toBe('24 matching records');
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a reference field\'s records inline when asked to expand it, on a phone too', async () => {
+    for (const [width, height] of [[1280, 860], [360, 740]] as const) {
+      const notes = await open(width, height, '#/c/app%2FNote');
+      try {
+        await notes.locator('#records tbody tr').first().waitFor();
+        const cell = notes.locator('#records tr[data-id="n1"] td').nth(2);
+        expect(await cell.textContent()).toBe('task-01');
+        await notes.check('#expand-task');
+        // task-01 is "plan the release" (titles[1 % 5]), task-04 "ship it".
+        await expect.poll(() => cell.textContent()).toBe('task-01 → plan the release');
+        expect(await notes.locator('#records tr[data-id="n2"] td').nth(2).textContent()).toBe('task-04 → ship it');
+        expect(await overflow(notes)).toBeLessThanOrEqual(0);
+        await notes.uncheck('#expand-task');
+        await expect.poll(() => cell.textContent()).toBe('task-01');
+      } finally {
+        await notes.close();
+      }
+    }
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('offers starts with on a string field (exists only on optional ones), and shows the sums of the number fields', async () => {
+    await page.click('button[aria-label="remove alternative 1"]');
+    await page.selectOption('#query-index', { label: 'title' });
+    const offered = await page.locator('select[data-field="title"] option').evaluateAll((options) => options.map((o) => o.getAttribute('value') ?? ''));
+    expect(offered).toContain('$startsWith');
+    expect(offered).not.toContain('$exists'); // title is required
+    await page.selectOption('select[data-field="title"]', '$startsWith');
+    await page.fill('input[data-field="title"]', 'ship');
+    await page.click('#run-query');
+    // "ship it" is every fifth task (i % 5 = 4), each of priority 5.
+    await expect.poll(() => page.locator('#record-count').textContent()).toBe('12 matching records');
+    await expect.poll(() => page.locator('#record-sums').textContent()).toBe('priority sum 60 · avg 5 · min 5 · max 5');
+    await page.fill('input[data-field="title"]', '');
+    await page.selectOption('select[data-field="title"]', '');
+    await page.click('#run-query');
+    // All 61: twelve of each priority 1–5, and task-00 (3).
+    await expect.poll(() => page.locator('#record-sums').textContent()).toBe('priority sum 183 · avg 3 · min 1 · max 5');
+    expect(await overflow(page)).toBeLessThanOrEqual(0);
     expect(pageErrors).toEqual([]);
   });
 });

@@ -1,7 +1,7 @@
 // Confined lists (issue 13 item 1, docs/service.md "Private records in lists"), as a property on SQLite and
 // PostgreSQL: for random private records (three owners, some shared with a team through a reference that
 // delegates), a random caller (or none) and random queries (a pin on the caller's key, another key, an $in, a
-// team, an $or of them, or none; with random ranges, sorts and limits), walked forward and back:
+// team, an $or of them, or none; with random ranges, $startsWith, $exists, sorts and limits), walked forward and back:
 // - a query the service serves gives the same pages (records, and each cursor's presence and length) as it gives
 //   over a store holding only the records the caller may read, and the store reads exactly as many entries from
 //   the database as there (counted below the record store, test/support/counting-kv.ts): no unreadable entry
@@ -81,6 +81,8 @@ type Pin = typeof pinArb extends fc.Arbitrary<infer T> ? T : never;
 const filterArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant(undefined) },
   { weight: 2, arbitrary: fc.record({ field: fc.constantFrom('secret', 'rank', 'id'), lower: fc.option(secretArb, { nil: undefined }), upper: fc.option(secretArb, { nil: undefined }), equal: fc.boolean() }) },
+  { weight: 1, arbitrary: fc.record({ field: fc.constant('secret' as const), prefix: secretArb }) },
+  { weight: 1, arbitrary: fc.record({ field: fc.constant('rank' as const), exists: fc.boolean() }) },
 );
 type Filter = typeof filterArb extends fc.Arbitrary<infer T> ? T : never;
 const queryArb = fc.record({
@@ -98,7 +100,9 @@ function keyValue(choice: KeyChoice, caller: Person | 'unsigned', asHex: boolean
 
 function whereOf(pin: Pin, caller: Person | 'unsigned', filter: Filter): Record<string, unknown> {
   const where: Record<string, unknown> = {};
-  if (filter && (filter.lower !== undefined || filter.upper !== undefined)) {
+  if (filter && 'prefix' in filter) where.secret = { $startsWith: filter.prefix };
+  else if (filter && 'exists' in filter) where.rank = { $exists: filter.exists };
+  else if (filter && (filter.lower !== undefined || filter.upper !== undefined)) {
     const value = (text: string) => (filter.field === 'rank' ? text.length - 1 : text);
     if (filter.equal && filter.lower !== undefined) where[filter.field] = value(filter.lower);
     else where[filter.field] = { ...(filter.lower !== undefined ? { $gte: value(filter.lower) } : {}), ...(filter.upper !== undefined ? { $lt: value(filter.upper) } : {}) };

@@ -1,4 +1,4 @@
-// The extended where ($ne, $in, $nin, $contains, $or) and count=true over HTTP: answers, paging with cursors
+// The extended where ($ne, $in, $nin, $contains, $or), count=true and the aggregates (sum, avg, min, max) over HTTP: answers, paging with cursors
 // alone (they carry the query), read permissions, and the 400s of bad queries.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KEYS, errorOf, hexOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
@@ -25,6 +25,7 @@ collection Note {
   @read
   reader: PublicKey;
   kind: string;
+  weight?: number;
   @index(reader, kind);
   constructor (id: string, reader: PublicKey, kind: string) {
     this.id = id;
@@ -90,7 +91,7 @@ describe('extended where over HTTP', () => {
       [{ tags: 'news' }, 'indexer/invalid-query', 'where: field "tags" is an array (string[]); query it with {"$contains": value}'],
       [{ author: { $contains: 'a' } }, 'indexer/invalid-query', 'where: $contains at field "author" needs an array field, but "author" is string'],
       [{ $or: {} }, 'indexer/invalid-query', 'where.$or must be a non-empty JSON array of where objects, got {}'],
-      [{ author: { $nope: 1, $ne: 'a' } }, 'indexer/invalid-query', 'where: unknown operator "$nope" at field "author"; expected one of $eq, $gt, $gte, $lt, $lte, $ne, $in, $nin, $contains'],
+      [{ author: { $nope: 1, $ne: 'a' } }, 'indexer/invalid-query', 'where: unknown operator "$nope" at field "author"; expected one of $eq, $gt, $gte, $lt, $lte, $ne, $in, $nin, $contains, $exists, $startsWith'],
     ];
     for (const [where, reason, message] of cases) {
       const answer = await s.list('q/Post', { where });
@@ -196,5 +197,40 @@ describe('count=true', () => {
       expect(errorOf(answer)).toEqual({ code: 'invalid-argument', reason: 'request/invalid-query', message });
     }
     expect((await s.list('q/Nope', { count: 'true' })).status).toBe(404);
+  });
+});
+
+describe('sum, avg, min and max', () => {
+  it('answer beside the count, over the matching records, by field', async () => {
+    const answer = await s.list('q/Post', { sum: 'score', avg: 'score', min: 'score', max: 'score' });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.json).toEqual({ count: 6, sum: { score: 13 }, avg: { score: 13 / 6 }, min: { score: -2 }, max: { score: 5 } });
+    expect(answer.headers.get('x-service-timestamp')).toMatch(/^\d+\.\d{6}$/);
+    expect((await s.list('q/Post', { count: 'true', sum: 'score', where: { tags: { $contains: 'tech' } } })).json).toEqual({ count: 3, sum: { score: 8 } });
+    expect((await s.list('q/Post', { max: 'score,score', where: { author: 'nobody' } })).json).toEqual({ count: 0, max: { score: null } });
+  });
+
+  it('on a private collection, only through a where limited to the caller', async () => {
+    const refused = await s.list('q/Note', { sum: 'weight' }, KEYS.alice);
+    expect(refused.status).toBe(403);
+    expect(errorOf(refused)?.reason).toBe('permission/unconfined-query');
+    const mine = await s.list('q/Note', { sum: 'weight', max: 'weight', where: { reader: hexOf(KEYS.alice) } }, KEYS.alice);
+    expect(mine.json).toEqual({ count: 4, sum: { weight: 0 }, max: { weight: null } });
+  });
+
+  it('refuse a field that is not a number, an unknown field, paging, a sort and a malformed list', async () => {
+    for (const [query, reason, message] of [
+      [{ sum: 'author' }, 'indexer/invalid-query', 'sum: field "author" of collection Post is string; sum, avg, min and max take number fields'],
+      [{ avg: 'nope' }, 'indexer/invalid-query', 'avg: collection Post has no field "nope"'],
+      [{ min: 'tags' }, 'indexer/invalid-query', 'min: field "tags" of collection Post is string[]; sum, avg, min and max take number fields'],
+      [{ max: 'score,' }, 'request/invalid-query', 'query parameter "max" must be a comma-separated list of number fields, such as max=price or max=price,weight; got "score,"'],
+      [{ sum: 'score', limit: '5' }, 'request/invalid-query', 'query parameter "limit" does not apply to sum=, which counts every matching record'],
+      [{ sum: 'score', sort: [['score', 'asc']] }, 'request/invalid-query', 'query parameter "sort" does not apply to sum=: a count does not depend on the order of the records; leave the sort out'],
+      [{ sum: 'score', stream: '1' }, 'request/invalid-query', 'query parameter "sum" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)'],
+    ] as const) {
+      const answer = await s.list('q/Post', query);
+      expect(answer.status, answer.text).toBe(400);
+      expect(errorOf(answer)).toMatchObject({ reason, message });
+    }
   });
 });

@@ -352,7 +352,7 @@ describe('every error reason, with its status', () => {
     ['both cursors', () => s.list('test/Account', { before: 'x', after: 'y' }), 400, 'invalid-argument', 'indexer/invalid-cursor'],
     ['a garbage cursor', () => s.list('test/Account', { after: 'not a cursor' }), 400, 'invalid-argument', 'indexer/invalid-cursor'],
     ['a where value of the wrong type', () => s.list('test/Account', { where: { balance: 'abc' } }), 400, 'invalid-argument', 'indexer/invalid-query-value'],
-    ['two range fields', () => s.list('test/Account', { where: { balance: { $gt: 1 }, name: { $gt: 'a' } } }), 400],
+    ['three range fields', () => s.list('test/Account', { where: { balance: { $gt: 1 }, name: { $gt: 'a' }, id: { $gt: 'a' } } }), 400],
     ['an unknown operator', () => s.list('test/Account', { where: { balance: { $regex: 'x' } } }), 400, 'invalid-argument'],
     ['where that is not JSON', () => s.get('/v0/collections/test%2FAccount/records?where=%7Bnope'), 400, 'invalid-argument', 'request/invalid-query', /"where" is not valid JSON/],
     ['sort that is not an array', () => s.list('test/Account', { sort: { a: 1 } }), 400, 'invalid-argument', 'request/invalid-query'],

@@ -67,7 +67,15 @@ export async function pageForward(
 }
 
 /** Paging back from each of `page`'s cursors gives exactly the ids of `expected` before the record it is at. */
-export async function expectPagingBack(store: RecordStore, collectionId: string, query: ListQuery, limit: number, page: PageSeen, expected: readonly unknown[]): Promise<void> {
+export async function expectPagingBack(
+  store: RecordStore,
+  collectionId: string,
+  query: ListQuery,
+  limit: number,
+  page: PageSeen,
+  expected: readonly unknown[],
+  readFilter?: ReadFilter,
+): Promise<void> {
   for (const [from, record] of [
     [page.after, page.last],
     [page.before, page.first],
@@ -75,7 +83,7 @@ export async function expectPagingBack(store: RecordStore, collectionId: string,
     const back: unknown[] = [];
     let before = from;
     for (let guard = 0; guard < 200; guard++) {
-      const result = await store.list(collectionId, { ...query, limit, before });
+      const result = await store.list(collectionId, { ...query, limit, before }, readFilter);
       back.unshift(...result.records.map((r) => r.id));
       if (result.cursor.before === before) break;
       before = result.cursor.before;

@@ -73,13 +73,21 @@ describe('query planner', () => {
     expect(failure(() => plan({ name: 'x' }, [['age', 'desc'], ['id', 'desc']])).reason).toBe('indexer/missing-index');
   });
 
-  it('gives a clear 400 for two range fields, or a range that is not the first sort field', () => {
-    const two = failure(() => plan({ age: { $gt: 1 }, name: { $lt: 'm' } }));
-    expect(two.reason).toBe('indexer/query-inequality-not-last');
-    expect(two.status).toBe(400);
+  it('gives a clear 400 for three range fields, or a range that is not the first sort field', () => {
+    const three = failure(() => plan({ age: { $gt: 1 }, name: { $lt: 'm' }, id: { $gt: 'a' } }));
+    expect(three.reason).toBe('indexer/query-inequality-not-last');
+    expect(three.status).toBe(400);
+    expect(three.message).toContain('at most two fields of one alternative may have a range filter');
     const notFirst = failure(() => plan({ age: { $gt: 1 } }, [['name', 'asc']]));
     expect(notFirst.reason).toBe('indexer/query-inequality-not-last');
     expect(notFirst.message).toContain('"age"');
+  });
+
+  it('serves one of two range fields by an index and filters the other during the scan', () => {
+    expect(planUnion(personLayout, personLayout.indexes, { age: { $gt: 1 }, name: { $lt: 'm' } }, undefined).scanFiltered).toBe('"name" is filtered during the scan of the index range on "age"');
+    // The sort decides which one the index serves.
+    expect(planUnion(personLayout, personLayout.indexes, { age: { $gt: 1 }, name: { $lt: 'm' } }, [['name', 'desc']]).scanFiltered).toBe('"age" is filtered during the scan of the index range on "name"');
+    expect(planUnion(personLayout, personLayout.indexes, { age: { $gt: 1 } }, undefined).scanFiltered).toBeUndefined();
   });
 
   it('rejects bad values, operators, fields and sorts with typed errors', () => {

@@ -39,7 +39,7 @@ describe('union planner', () => {
       }
       throw new Error('expected a failure');
     };
-    expect(failure({ group: { $ne: 'a' }, score: { $ne: 1 } }).reason).toBe('indexer/query-inequality-not-last');
+    expect(failure({ group: { $ne: 'a' }, score: { $ne: 1 }, id: { $gt: 'a' } }).reason).toBe('indexer/query-inequality-not-last');
     expect(failure({ group: { $ne: 'a' } }, [['score', 'asc']]).message).toBe(
       'where: the range filter on "group" needs "group" as the first sort field, but the sort starts with "score"',
     );
