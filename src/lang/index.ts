@@ -16,4 +16,5 @@ export * from './sized-numbers.ts';
 export * from './builtins.ts';
 export { check, checkSchema, type CheckResult, type CheckSchemaResult } from './checker.ts';
 export type * from './checked.ts';
+export { didYouMean } from './suggest.ts';
 export { resolveFunction, resolveProgram, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';

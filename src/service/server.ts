@@ -15,7 +15,7 @@ import type { ExplorerOptions } from './explorer.ts';
 import type { Logger } from './log.ts';
 import { createMetricsServer, ServiceMetrics } from './metrics.ts';
 import { checkCollectionSchema, describeDiagnostics, META_COLLECTION_ID } from './meta-collection.ts';
-import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
+import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 import { createRecordService, type PrivateLists, type RecordService } from './records.ts';
 import type { SchemaAccessOptions } from './schema-access.ts';
 import { watchUnusedConnections } from './unused-connections.ts';
