@@ -1,6 +1,6 @@
 // The baseline of `npm run bench -- http`: what a user would write instead of Vellum for the bench's `Item`
-// records, a small fastify service over better-sqlite3 with the same routes and answers (record-service.md's
-// envelopes), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
+// records, a small fastify service over better-sqlite3 with the same routes and answers (the envelopes of
+// docs/service.md), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
 // beside it (through tsx's loader, or from dist/ without it: see bench/http.ts); the one thing it takes from
 // Vellum is the signature check, the same library function on the same header.
 //
