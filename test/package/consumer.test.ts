@@ -190,7 +190,8 @@ console.log(JSON.stringify([...new Set(files.map((file) => /node_modules\\/((@[^
   it('a program that opens a store and starts a server loads them when it does', () => {
     // The same detection, on a program that uses them: what the first test does not find is really not loaded.
     const packages = loaded(`const { openSqliteStore, startServer } = await import('vellum');\nawait openSqliteStore(':memory:').close();\nconst server = await startServer({ port: 0, dataDir: 'loaded-data' });\nawait server.close();`);
-    expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'fastify', 'zod']));
+    // (zod is loaded by the first request the server parses, and this one parses none.)
+    expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'fastify']));
   });
 });
 
