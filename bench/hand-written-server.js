@@ -1,7 +1,7 @@
 // The baseline of `npm run bench -- http`: what a user would write instead of Vellum for the bench's `Item`
-// records, a small fastify service over better-sqlite3 with the same routes and answers, byte for byte (Polybase's
-// envelopes, a block hash per record, a list's cursor pair encoded as Vellum's: bench/http.ts checks the bytes
-// before it times anything), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
+// records, a small fastify service over better-sqlite3 with the same routes and answers, byte for byte (the
+// envelopes of docs/service.md, a block hash per record, a list's cursor pair encoded as Vellum's: bench/http.ts
+// checks the bytes before it times anything), run as a process of its own. Plain JavaScript, so that it runs the same way as the Vellum server
 // beside it (through tsx's loader, or from dist/ without it: see bench/http.ts); the one thing it takes from
 // Vellum is the signature check, the same library function on the same header.
 //

@@ -13,7 +13,7 @@ import { schemaParser } from '../src/lang/grammar.ts';
 const LOCAL_RESOURCES = '../node_modules/chevrotain/diagrams/';
 
 export function diagramsHtml(local: boolean): string {
-  const productions = schemaParser.getSerializedGastProductions();
+  const productions = schemaParser().getSerializedGastProductions();
   const options = local ? { resourceBase: LOCAL_RESOURCES, css: `${LOCAL_RESOURCES}diagrams.css` } : {};
   return createSyntaxDiagramsCode(productions, options);
 }

@@ -26,6 +26,8 @@ await build({
   platform: 'node',
   target: 'node20',
   sourcemap: true,
+  // The maps point into src/, which the package ships; the sources themselves are not copied into them.
+  sourcesContent: false,
   external: [...external, ...external.map((name) => `${name}/*`)],
   logLevel: 'warning',
 });

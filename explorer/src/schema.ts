@@ -2,7 +2,7 @@
 // stable AST, the same JSON the Polybase client reads): fields, functions with their parameter types, and the
 // indexes a where/sort can use (docs/store.md "Indexes and the planner").
 
-import type { StableType } from '../../src/lang/stable-ast.ts';
+import type { StableType } from '../../src/lang/index.ts';
 
 export type { StableType };
 

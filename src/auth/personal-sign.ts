@@ -1,6 +1,6 @@
 // Ethereum personal-sign hashing (EIP-191 version 0x45) of a signed request's message `<t>.<body>`:
 // keccak256("\x19Ethereum Signed Message:\n" + <decimal byte length of the message> + <message>).
-import { keccak_256 } from '@noble/hashes/sha3.js';
+import { keccak_256 } from './noble.ts';
 
 const encoder = new TextEncoder();
 

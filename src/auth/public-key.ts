@@ -1,12 +1,12 @@
 // A secp256k1 public key and its forms: the JWK that records and `ctx.publicKey` carry, the `0x` + 128 hex
 // form (x‖y) used by `toHex()`, whitelists and where-values, and the 33-byte compressed and 65-byte
 // uncompressed SEC1 encodings. Every way in validates that the point is on the curve.
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from './noble.ts';
 import { KeyFormatError, quote } from './errors.ts';
 import { hexOf } from './hex.ts';
-import type { PublicKeyJwk } from './jwk.ts';
+import type { PublicKeyJwk } from '../wire/index.ts';
 
-export type { PublicKeyJwk } from './jwk.ts';
+export type { PublicKeyJwk } from '../wire/index.ts';
 
 // 32 bytes are 43 base64url characters plus one `=` of padding; the padding is optional on input.
 const JWK_COORDINATE = /^[A-Za-z0-9_-]{43}=?$/;
@@ -33,7 +33,7 @@ export class PublicKey {
     if (problem !== undefined) throw invalid(`a public key ${problem.message}`);
     let point;
     try {
-      point = secp256k1.Point.fromBytes(bytes);
+      point = secp256k1().Point.fromBytes(bytes);
     } catch {
       throw invalid('the public key is not a point on secp256k1');
     }

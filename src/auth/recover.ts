@@ -3,7 +3,7 @@
 // faster) and @noble/curves in pure JavaScript (the faster of the two noble libraries). The native binding is
 // optional: when it cannot load, or when VELLUM_AUTH_BACKEND=js, the JavaScript backend is used.
 import { createRequire } from 'node:module';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from './noble.ts';
 import { AuthError } from './errors.ts';
 import { recoveredPublicKey, type PublicKey } from './public-key.ts';
 import type { RecoverableSignature } from './signature.ts';
@@ -19,7 +19,7 @@ export interface RecoveryBackend {
 export const jsBackend: RecoveryBackend = {
   name: 'js',
   recover(signature, hash) {
-    return secp256k1.Signature.fromBytes(signature.compact, 'compact')
+    return secp256k1().Signature.fromBytes(signature.compact, 'compact')
       .addRecoveryBit(signature.recoveryId)
       .recoverPublicKey(hash)
       .toBytes(false);

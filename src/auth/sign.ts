@@ -1,6 +1,6 @@
 // Signing a request as the Polybase client does: personal-sign over `<t>.<body>`, a low-S signature with
 // the recovery byte as 27/28, and the header value `v=0,t=…,h=eth-personal-sign,sig=0x…[,pk=0x…]`.
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from './noble.ts';
 import { KeyFormatError } from './errors.ts';
 import { hexOf } from './hex.ts';
 import { requestHash } from './personal-sign.ts';
@@ -49,7 +49,7 @@ function sign(hash: Uint8Array, secretKey: Uint8Array): Uint8Array {
 
 /** The public key of a private key (32 bytes or `0x` + 64 hex digits). */
 export function publicKeyOf(privateKey: Uint8Array | string): PublicKey {
-  return PublicKey.fromBytes(secp256k1.getPublicKey(parsePrivateKey(privateKey), false));
+  return PublicKey.fromBytes(secp256k1().getPublicKey(parsePrivateKey(privateKey), false));
 }
 
 function parsePrivateKey(privateKey: Uint8Array | string): Uint8Array {
@@ -64,7 +64,7 @@ function parsePrivateKey(privateKey: Uint8Array | string): Uint8Array {
   } else {
     throw new KeyFormatError('invalid-private-key', 'a private key must be 32 bytes');
   }
-  if (!secp256k1.utils.isValidSecretKey(bytes)) {
+  if (!secp256k1().utils.isValidSecretKey(bytes)) {
     throw new KeyFormatError('invalid-private-key', 'a private key must be between 1 and the curve order minus 1');
   }
   return bytes;

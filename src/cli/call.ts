@@ -5,11 +5,10 @@
 // A runtime error is printed as JSON too, with exit code 1; a schema with errors prints its
 // diagnostics and exits 1; bad usage exits 2.
 import type { Command } from 'commander';
-import { checkSchema, hasErrors, renderText } from '../lang/index.ts';
-import { didYouMean } from '../lang/suggest.ts';
+import { checkSchema, didYouMean, hasErrors, renderText } from '../lang/index.ts';
 import { CollectionNotFoundError, compileCollection, execute, type WireRecord } from '../runtime/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 
 interface CallFlags {
   this?: string;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Option, type Command } from 'commander';
 import { checkSchema, hasErrors, renderText, toJson, type DiagnosticJson } from '../lang/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 import { colourWanted } from './colour.ts';
 import { formatGithub, type ReportedFile } from './report-github.ts';
 import { formatSarif } from './report-sarif.ts';

@@ -15,7 +15,7 @@
 // - `describeSettings` shows the effective values and where each came from, with secrets masked.
 
 import type { Command, Option } from 'commander';
-import { readBoundedText } from '../service/read-file.ts';
+import { readBoundedText } from '../files/index.ts';
 
 export type SettingSource = 'flag' | 'environment' | 'config file' | 'default';
 

@@ -8,7 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { formatSchema, renderText } from '../lang/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 import { expandPaths } from './check.ts';
 
 export function registerFmt(program: Command): void {

@@ -8,7 +8,7 @@ import { basename, dirname } from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CLIENT_IMPORT, generateClient, type SchemaSource } from '../codegen/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
-import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../service/read-file.ts';
+import { FileReadError, MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 import { expandPaths } from './check.ts';
 
 interface ClientFlags {

@@ -8,7 +8,7 @@ export function registerLsp(program: Command): void {
     .description('run the Vellum language server over stdio (for editors)')
     .option('--stdio', 'talk over stdin and stdout (the default and only transport; editors pass it)')
     .action(async () => {
-      const { startServer } = await import('../lsp/server.ts');
+      const { startServer } = await import('../lsp/index.ts');
       startServer();
     });
 }

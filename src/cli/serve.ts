@@ -22,7 +22,7 @@ import {
   type CreatePolicy,
   type ReservedNamespace,
 } from '../service/index.ts';
-import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../service/log.ts';
+import { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat } from '../service/index.ts';
 import type { LevelWithSilent } from 'pino';
 
 interface ServeFlags {

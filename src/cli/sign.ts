@@ -3,7 +3,7 @@
 import { Option, type Command } from 'commander';
 import { KeyFormatError, publicKeyOf, signRequest } from '../auth/index.ts';
 // The bounded reader straight from its module: the service's index.ts would load fastify, pg and the store.
-import { FileReadError, readBounded } from '../service/read-file.ts';
+import { FileReadError, readBounded } from '../files/index.ts';
 
 /** A private key file holds 66 characters and maybe a line end; a body file up to what a server might accept. */
 const MAX_KEY_FILE_BYTES = 64 * 1024;

@@ -3,14 +3,13 @@
 // `ethPersonalSigner(key)` also works as `new Polybase({ signer })`, and any signer written for that client (a
 // wallet's personal_sign) works here.
 //
-// It does not go through src/auth's signRequest, which loads Node-only modules (worker threads, the native
-// secp256k1 binding): the client must also run in a browser. It takes the pieces of src/auth that need only @noble,
-// personal-sign.ts (the hash) and sign-digest.ts (the signature). test/client checks that its signatures are
-// exactly src/auth's signRequest ones (both sign with the deterministic RFC 6979 nonce).
+// It does not go through src/auth, which loads Node-only modules (worker threads, the native secp256k1 binding,
+// @noble through `require`): the client must also run in a browser. It hashes and signs with @noble alone, as
+// src/auth's personal-sign.ts and sign-digest.ts do; test/client checks that its signatures are exactly src/auth's
+// signRequest ones (both sign with the deterministic RFC 6979 nonce).
 import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { keccak_256 } from '@noble/hashes/sha3.js';
 import { bytesToHex, hexToBytes } from '@noble/hashes/utils.js';
-import { personalSignHash } from '../auth/personal-sign.ts';
-import { signDigest } from '../auth/sign-digest.ts';
 import type { HexPublicKey } from './wire.ts';
 
 export interface SignerResponse {
@@ -37,9 +36,25 @@ const PRIVATE_KEY_HEX = /^0x[0-9a-fA-F]{64}$/;
 export function ethPersonalSigner(privateKey: string | Uint8Array): Signer {
   const secretKey = privateKeyBytes(privateKey);
   return (data: string) => {
-    const signature = signDigest(personalSignHash(encoder.encode(data)), secretKey);
-    return { h: 'eth-personal-sign', sig: `0x${bytesToHex(signature)}` };
+    return { h: 'eth-personal-sign', sig: `0x${bytesToHex(personalSign(encoder.encode(data), secretKey))}` };
   };
+}
+
+/**
+ * r ‖ s ‖ (27 + recovery id) over keccak256("\x19Ethereum Signed Message:\n" + length + message): low-S, with the
+ * deterministic RFC 6979 nonce.
+ */
+function personalSign(message: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  const prefix = encoder.encode(`\x19Ethereum Signed Message:\n${message.length}`);
+  const prefixed = new Uint8Array(prefix.length + message.length);
+  prefixed.set(prefix);
+  prefixed.set(message, prefix.length);
+  // 'recovered' is recovery id ‖ r ‖ s.
+  const recovered = secp256k1.sign(keccak_256(prefixed), secretKey, { prehash: false, format: 'recovered' });
+  const signature = new Uint8Array(65);
+  signature.set(recovered.subarray(1), 0);
+  signature[64] = 27 + recovered[0]!;
+  return signature;
 }
 
 /**

@@ -9,9 +9,9 @@
 // type and `COMPARISONS` the symbol the fluent `where(field, '>=', value)` takes for it (Firestore's names). A new
 // operator of the service is one line there; the generated code does not change.
 
-import { WHERE_OPERATORS } from '../store/where-operators.ts';
+import { WHERE_OPERATORS } from '../wire/index.ts';
 
-export { WHERE_LIMITS, WHERE_OPERATORS } from '../store/where-operators.ts';
+export { WHERE_LIMITS, WHERE_OPERATORS } from '../wire/index.ts';
 
 type Table = typeof WHERE_OPERATORS;
 

@@ -2,7 +2,7 @@
 // needs for them. The service speaks JSON: bytes are padded base64 text, a PublicKey is a JWK (arguments may also
 // give `0x` + 128 hex digits), a reference to a record is `{ collectionId, id }`. Records are typed as the wire
 // has them, so what a client reads is exactly what the service sent.
-import type { PublicKeyJwk } from '../auth/jwk.ts';
+import type { PublicKeyJwk } from '../wire/index.ts';
 
 /** `bytes` as the service sends them: standard padded base64 (`bytesFromBase64` gives the Uint8Array). */
 export type Base64Bytes = string;

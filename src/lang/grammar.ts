@@ -9,8 +9,9 @@
 // closure, and a context for it, on every call of a rule. Error recovery is off: the first syntax
 // error ends the parse, and parse.ts then drops whatever the actions built.
 //
-// The parser is a module singleton: building a chevrotain parser runs its grammar analysis, which is
-// far more expensive than parsing a schema.
+// The parser is a module singleton, made on first use: building a chevrotain parser runs its grammar
+// analysis, which is far more expensive than parsing a schema, and a program that imports the library
+// without parsing should not pay for it.
 
 import { EMPTY_ALT, EmbeddedActionsParser, tokenMatcher, type IOrAlt, type IParserErrorMessageProvider, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Collection, CollectionItem, FieldDeclaration, FunctionDeclaration, Identifier as IdentifierNode, IndexField, Parameter, Program, TypeNode } from './ast.ts';
@@ -452,4 +453,9 @@ export interface StructureResult {
   finish(): Program;
 }
 
-export const schemaParser = new SchemaParser();
+let parser: SchemaParser | undefined;
+
+/** The schema parser, made on first use. */
+export function schemaParser(): SchemaParser {
+  return (parser ??= new SchemaParser());
+}

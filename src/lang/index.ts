@@ -27,4 +27,5 @@ export {
 } from './checker.ts';
 export { checkSchemaRules } from './schema-rules.ts';
 export type * from './checked.ts';
+export { didYouMean } from './suggest.ts';
 export { resolveFunction, resolveProgram, resolveCollectionInto, typeReferencesOf, fieldReferencesOf, type FunctionResolution, type Local, type ProgramResolution, type Resolved } from './resolver.ts';

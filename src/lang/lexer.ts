@@ -231,7 +231,9 @@ export const allTokens: TokenType[] = [
   Operator,
 ];
 
-export const schemaLexer = new Lexer(allTokens, {
-  positionTracking: 'onlyOffset',
-  ensureOptimizations: true,
-});
+let lexer: Lexer | undefined;
+
+/** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for. */
+export const schemaLexer = {
+  tokenize: (text: string) => (lexer ??= new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true })).tokenize(text),
+};

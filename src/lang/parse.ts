@@ -50,7 +50,7 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
 
   let program: Program | undefined;
   try {
-    const structure = schemaParser.parseStructure(nesting.tokens, {
+    const structure = schemaParser().parseStructure(nesting.tokens, {
       text,
       // A method, not an arrow property: tsx (esbuild's keepNames) would name an arrow on every call.
       hasLexicalProblem(start, end) {

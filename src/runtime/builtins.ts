@@ -7,8 +7,7 @@ import { builtins as catalogue, type Builtin, type GasCost } from '../lang/index
 import { collectionError, describeValue, jsFault, limitFault } from './errors.ts';
 import { toNumeric } from './operations.ts';
 import { wrapping } from './sized-arithmetic.ts';
-import { sha256 } from '@noble/hashes/sha2.js';
-import { blake3 } from '@noble/hashes/blake3.js';
+import { blake3, sha256 } from './noble.ts';
 import { allocateString, charge, type ExecState } from './state.ts';
 import { PublicKey, isRuntimeObject, kindOf, sameValue, type RuntimeObject } from './values.ts';
 

@@ -1,5 +1,5 @@
 // A stored record cast to its collection's current schema, as Polybase 0.6 re-cast every record when a schema
-// changed (record-service.md, "Index and data rebuild on update"): a missing required field gets its type's
+// changed (docs/service.md, "Schema updates and stored records"): a missing required field gets its type's
 // default ('' / 0 / false / empty bytes / [] / {} / an object of defaults / the empty reference
 // `{collectionId: '', id: ''}`), a field the schema no longer declares is dropped, and a value of a field whose
 // type changed is cast where a cast is defined: a number or boolean to its text, a text of a finite decimal number to

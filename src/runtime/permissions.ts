@@ -9,7 +9,7 @@
 
 import type { Collection, FieldDeclaration, TypeNode } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
-import { secp256k1 } from '@noble/curves/secp256k1.js';
+import { secp256k1 } from './noble.ts';
 import { PublicKey, publicKeyFrom } from './values.ts';
 import type { WireRecord } from './wire.ts';
 
@@ -155,7 +155,7 @@ export function delegatesTo(reference: unknown, publicKey: PublicKey, loader: Pe
 export function keyLiteralXy(hex: string): string | undefined {
   try {
     // 33 bytes (compressed), 65 (04, x, y) or 64 (x, y): the point, checked to be on the curve.
-    return secp256k1.Point.fromHex(hex.length === 128 ? `04${hex}` : hex).toHex(false).slice(2);
+    return secp256k1().Point.fromHex(hex.length === 128 ? `04${hex}` : hex).toHex(false).slice(2);
   } catch {
     return undefined;
   }

@@ -4,7 +4,8 @@
 
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import { createRequire } from 'node:module';
+import type { default as FastifyFactory, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { RecoveryPool } from '../auth/index.ts';
 import { CorsPolicy, registerCors, type CorsOptions } from './cors.ts';
 import type { RateLimitOptions } from './rate-limit.ts';
@@ -84,6 +85,13 @@ export interface AppOptions {
  * the fast paths, the request timeout, the edges of http-edges.ts). To serve Vellum inside another app, register
  * the `vellum` plugin, or mount `createVellumHandler` (embed.ts), instead.
  */
+// fastify is loaded when the first app is built, so a program that imports the library without serving does not load it.
+const load = createRequire(import.meta.url);
+let fastify: typeof FastifyFactory | undefined;
+function Fastify(): typeof FastifyFactory {
+  return (fastify ??= load('fastify') as typeof FastifyFactory);
+}
+
 export function buildApp(options: AppOptions): FastifyInstance {
   // `host.register(buildApp)` calls this with the host's instance: the fastify app returned was awaited (it is
   // thenable) and nothing was registered. A throw in a plugin is uncaught in fastify's loader; a rejected promise
@@ -91,7 +99,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   if (isFastify(options)) return Promise.reject(pluginMisuse('buildApp')) as unknown as FastifyInstance;
   checkAppOptions(options, 'buildApp');
   const parts = appParts(options, '');
-  const app = Fastify({
+  const app = Fastify()({
     ...parts.fastifyOptions,
     requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     return503OnClosing: true,
@@ -118,7 +126,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 export function buildMountedApp(options: AppOptions, prefix: string): { app: FastifyInstance; listener: Listener } {
   checkAppOptions(options, 'vellum (the plugin) or createVellumHandler');
   const parts = appParts(options, prefix);
-  const app = Fastify(parts.fastifyOptions);
+  const app = Fastify()(parts.fastifyOptions);
   parts.watchClosing(app);
   parts.recoveryPool.warm();
   if (prefix === '') registerService(app, parts);

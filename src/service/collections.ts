@@ -15,7 +15,7 @@ import { castDropping, compileCollection, migrateRecord, migrationOf, readableBy
 import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RebuildProgress, type RecordStore } from '../store/index.ts';
 import { notFound } from './errors.ts';
-import { META_COLLECTION_ID, META_COLLECTION_NODE, META_LAYOUT, checkCollectionSchema, type CheckedCollection } from './meta-collection.ts';
+import { META_COLLECTION_ID, checkCollectionSchema, metaCollection, type CheckedCollection } from './meta-collection.ts';
 import { MigrationStatus } from './migration-status.ts';
 import { latestVersion } from './schema-history.ts';
 
@@ -83,7 +83,8 @@ interface Schema {
   onProgress?: (progress: RebuildProgress) => void;
 }
 
-const META: MetaCollection = { kind: 'meta', collectionId: META_COLLECTION_ID, node: META_COLLECTION_NODE, publicRead: true };
+let meta: MetaCollection | undefined;
+const META = (): MetaCollection => (meta ??= { kind: 'meta', collectionId: META_COLLECTION_ID, node: metaCollection().node, publicRead: true });
 
 export class CollectionRegistry {
   readonly #store: RecordStore;
@@ -114,7 +115,7 @@ export class CollectionRegistry {
 
   /** Defines the meta collection's layout in the store (idempotent; several processes may do it). */
   async initialise(): Promise<void> {
-    await this.#ensureLayout(META_COLLECTION_ID, META_LAYOUT).done;
+    await this.#ensureLayout(META_COLLECTION_ID, metaCollection().layout).done;
   }
 
   /**
@@ -122,7 +123,7 @@ export class CollectionRegistry {
    * `clock` is the store's clock as just read (every commit, by any process, advances it). Otherwise undefined.
    */
   cachedAt(collectionId: string, clock: number): ResolvedCollection | undefined {
-    if (collectionId === META_COLLECTION_ID) return META;
+    if (collectionId === META_COLLECTION_ID) return META();
     const cached = this.#cache.get(collectionId);
     if (cached === undefined || cached.checkedAt !== clock) return undefined;
     this.#touch(collectionId, cached);
@@ -135,7 +136,7 @@ export class CollectionRegistry {
    * and `clock` with it. Otherwise undefined (the caller then resolves it).
    */
   cachedWithStamp(collectionId: string, stamp: number, clock: number): ResolvedCollection | undefined {
-    if (collectionId === META_COLLECTION_ID) return META;
+    if (collectionId === META_COLLECTION_ID) return META();
     const cached = this.#cache.get(collectionId);
     if (cached === undefined || cached.stamp !== stamp) return undefined;
     cached.checkedAt = clock;
@@ -157,7 +158,7 @@ export class CollectionRegistry {
    * `clock`, when given, is the store's clock read just before.
    */
   async resolve(collectionId: string, clock?: number): Promise<ResolvedCollection> {
-    if (collectionId === META_COLLECTION_ID) return META;
+    if (collectionId === META_COLLECTION_ID) return META();
     return (await this.resolveWithStamp(collectionId, clock)).collection;
   }
 
@@ -166,7 +167,7 @@ export class CollectionRegistry {
    * change): a write whose commit expects that stamp is committed only while the schema it ran with is current.
    */
   async resolveWithStamp(collectionId: string, clock?: number): Promise<{ collection: ResolvedCollection; stamp: number }> {
-    if (collectionId === META_COLLECTION_ID) return { collection: META, stamp: await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID }) };
+    if (collectionId === META_COLLECTION_ID) return { collection: META(), stamp: await this.#store.changes.lastChange({ collectionId: META_COLLECTION_ID }) };
     // Checked first: an id the store refuses (too long) would otherwise be looked up as a record id of the meta
     // collection, whose own limit is larger, and reported as not found or as an invalid record id.
     checkCollectionId(collectionId);

@@ -1,5 +1,5 @@
 // The error envelope: every failure becomes `{"error":{"code","reason","message"}}` with the HTTP status of its
-// code (record-service.md section 7). Typed errors of the other modules (store, auth, runtime) and fastify's
+// code (docs/service.md, "Errors"). Typed errors of the other modules (store, auth, runtime) and fastify's
 // own errors (bad URL, oversize body, unknown route) are all mapped here, so nothing reaches a client as text.
 
 import { AuthError } from '../auth/index.ts';

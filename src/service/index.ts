@@ -13,7 +13,7 @@ export { HISTORY_COLLECTION_ID, type SchemaVersion } from './schema-history.ts';
 export { authenticate, type Caller } from './signature.ts';
 export { MAX_WAIT_MS, parseWaitFor } from './request.ts';
 export { readSchemaFiles, type SchemaFileCollection } from './schema-files.ts';
-export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from './read-file.ts';
+export { FileReadError, MAX_SCHEMA_FILE_BYTES, readBounded, readBoundedText } from '../files/index.ts';
 export { DEFAULT_EXPLORER_DIR, EXPLORER_PATH, registerExplorer, type ExplorerOptions } from './explorer.ts';
 export {
   CREATE_POLICIES,
@@ -27,3 +27,4 @@ export {
 export { CorsPolicy, parseOrigin, type CorsOptions } from './cors.ts';
 export { Buckets, DEFAULT_RATE_LIMITS, RateLimiter, type RateLimitOptions } from './rate-limit.ts';
 export { ClientAddresses } from './client-address.ts';
+export { createLogger, LOG_FORMATS, LOG_LEVELS, type LogFormat, type LoggerOptions } from './log.ts';

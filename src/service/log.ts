@@ -11,7 +11,15 @@
 import { randomUUID } from 'node:crypto';
 import { writeSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { pino, type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
+import { createRequire } from 'node:module';
+import type { pino as Pino, DestinationStream, Logger, LevelWithSilent } from 'pino';
+
+// pino is loaded by the first logger made, so a program that imports the library without serving does not load it.
+const load = createRequire(import.meta.url);
+let pinoFunction: typeof Pino | undefined;
+function pino(): typeof Pino {
+  return (pinoFunction ??= (load('pino') as { pino: typeof Pino }).pino);
+}
 
 export type { Logger };
 
@@ -35,9 +43,9 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const destination = options.destination ?? process.stdout;
   const format = options.format === undefined || options.format === 'auto' ? (destination.isTTY ? 'text' : 'json') : options.format;
   const settings = { level: options.level ?? 'info', base: undefined, formatters: { level: (label: string) => ({ level: label }) } };
-  if (format === 'text') return pino(settings, textStream(destination));
+  if (format === 'text') return pino()(settings, textStream(destination));
   const fd = (destination as NodeJS.WriteStream & { fd?: number }).fd;
-  return pino(settings, fd === undefined ? destination : new BatchedFile(fd));
+  return pino()(settings, fd === undefined ? destination : new BatchedFile(fd));
 }
 
 /** Something to wait on for 10 ms while a full pipe empties. */
@@ -184,7 +192,7 @@ const destinations = new WeakMap<Logger, DestinationStream>();
 function destinationOf(logger: Logger): DestinationStream {
   let destination = destinations.get(logger);
   if (destination === undefined) {
-    destination = (logger as unknown as Record<symbol, DestinationStream>)[pino.symbols.streamSym]!;
+    destination = (logger as unknown as Record<symbol, DestinationStream>)[pino().symbols.streamSym]!;
     destinations.set(logger, destination);
   }
   return destination;
@@ -209,7 +217,7 @@ export function logInternalError(logger: Logger, request: { reqId: string; metho
 
 /** A logger that writes nothing (an app built without one). */
 export function silentLogger(): Logger {
-  return pino({ level: 'silent' });
+  return pino()({ level: 'silent' });
 }
 
 /** The error reason of an envelope text (`{"error":{"code","reason",…}}`), for the log; undefined otherwise. */

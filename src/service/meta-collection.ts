@@ -63,16 +63,27 @@ function metaNode(): { program: Program; node: Collection } {
   return { program: parsed.program, node };
 }
 
-const meta = metaNode();
-export const META_COLLECTION_NODE: Collection = meta.node;
-export const META_LAYOUT: Layout = layoutOf(meta.node);
+export interface BuiltInMeta {
+  readonly node: Collection;
+  readonly layout: Layout;
+  /** The built-in record `GET /v0/collections/Collection/records/Collection` returns. */
+  readonly record: Readonly<{ id: string; code: string; ast: string }>;
+}
 
-/** The built-in record `GET /v0/collections/Collection/records/Collection` returns. */
-export const META_RECORD = Object.freeze({
-  id: META_COLLECTION_ID,
-  code: META_COLLECTION_CODE,
-  ast: JSON.stringify(toStableAst(meta.program, META_COLLECTION_CODE, '')),
-});
+let builtIn: BuiltInMeta | undefined;
+
+/** The built-in Collection schema, parsed on first use: importing the library should not parse (nor load the parser). */
+export function metaCollection(): BuiltInMeta {
+  if (builtIn === undefined) {
+    const meta = metaNode();
+    builtIn = {
+      node: meta.node,
+      layout: layoutOf(meta.node),
+      record: Object.freeze({ id: META_COLLECTION_ID, code: META_COLLECTION_CODE, ast: JSON.stringify(toStableAst(meta.program, META_COLLECTION_CODE, '')) }),
+    };
+  }
+  return builtIn;
+}
 
 /** Most indexes a collection may have (besides the records' own keys): every write copies the record into each. */
 export const MAX_INDEXES = 64;

@@ -21,7 +21,12 @@
 // histogram.
 
 import { createServer, type Server } from 'node:http';
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { createRequire } from 'node:module';
+import type * as PromClient from 'prom-client';
+
+// prom-client is loaded by the first ServiceMetrics made, so a program that imports the library without serving does not load it.
+const load = createRequire(import.meta.url);
+let promClient: typeof PromClient | undefined;
 import type { KvStore, RecordStore } from '../store/index.ts';
 
 /** Latency buckets, in seconds: 0.5 ms to 10 s. */
@@ -51,19 +56,20 @@ function labelValue(text: string): string {
 }
 
 export class ServiceMetrics implements WriteMetrics {
-  readonly registry = new Registry();
+  readonly #prom = (promClient ??= load('prom-client') as typeof PromClient);
+  readonly registry = new this.#prom.Registry();
   readonly #series = new Map<string, RequestSeries>();
-  readonly #commits = new Counter({ name: 'vellum_commits_total', help: 'Writes committed', registers: [this.registry] });
-  readonly #conflicts = new Counter({ name: 'vellum_write_conflicts_total', help: 'Writes that met a concurrent change to what they read', registers: [this.registry] });
-  readonly #retries = new Counter({ name: 'vellum_write_retries_total', help: 'Writes run again after a conflict', registers: [this.registry] });
-  readonly #gas = new Histogram({ name: 'vellum_function_gas', help: 'Gas used by one run of a constructor or function', labelNames: ['function'] as const, buckets: GAS_BUCKETS, registers: [this.registry] });
-  readonly #signatures = new Counter({ name: 'vellum_signature_checks_total', help: 'Signed requests checked, by outcome', labelNames: ['outcome'] as const, registers: [this.registry] });
-  readonly streams = new Gauge({ name: 'vellum_open_streams', help: 'Push-update streams open now', registers: [this.registry] });
-  readonly longPolls = new Gauge({ name: 'vellum_open_long_polls', help: 'Long-polls waiting now', registers: [this.registry] });
-  readonly #queries = new Histogram({ name: 'vellum_db_query_duration_seconds', help: 'Store reads and transactions, by operation', labelNames: ['operation'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
+  readonly #commits = new this.#prom.Counter({ name: 'vellum_commits_total', help: 'Writes committed', registers: [this.registry] });
+  readonly #conflicts = new this.#prom.Counter({ name: 'vellum_write_conflicts_total', help: 'Writes that met a concurrent change to what they read', registers: [this.registry] });
+  readonly #retries = new this.#prom.Counter({ name: 'vellum_write_retries_total', help: 'Writes run again after a conflict', registers: [this.registry] });
+  readonly #gas = new this.#prom.Histogram({ name: 'vellum_function_gas', help: 'Gas used by one run of a constructor or function', labelNames: ['function'] as const, buckets: GAS_BUCKETS, registers: [this.registry] });
+  readonly #signatures = new this.#prom.Counter({ name: 'vellum_signature_checks_total', help: 'Signed requests checked, by outcome', labelNames: ['outcome'] as const, registers: [this.registry] });
+  readonly streams = new this.#prom.Gauge({ name: 'vellum_open_streams', help: 'Push-update streams open now', registers: [this.registry] });
+  readonly longPolls = new this.#prom.Gauge({ name: 'vellum_open_long_polls', help: 'Long-polls waiting now', registers: [this.registry] });
+  readonly #queries = new this.#prom.Histogram({ name: 'vellum_db_query_duration_seconds', help: 'Store reads and transactions, by operation', labelNames: ['operation'] as const, buckets: LATENCY_BUCKETS, registers: [this.registry] });
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'vellum_' });
+    this.#prom.collectDefaultMetrics({ register: this.registry, prefix: 'vellum_' });
   }
 
   /** One answered request; `ms` from its arrival. */
@@ -140,7 +146,7 @@ export class ServiceMetrics implements WriteMetrics {
     }
     const pool = (kv as { pool?: { totalCount: number; idleCount: number; waitingCount: number } }).pool;
     if (pool) {
-      new Gauge({
+      new this.#prom.Gauge({
         name: 'vellum_db_pool_connections',
         help: 'PostgreSQL pool connections: total, idle, and requests waiting for one',
         labelNames: ['state'] as const,

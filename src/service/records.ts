@@ -34,7 +34,7 @@ import { ReadSet } from './read-set.ts';
 import { MAX_SCHEMA_RACES, isUnknownCollection, readInForm, type FormRead } from './read-in-form.ts';
 import {
   META_COLLECTION_ID,
-  META_RECORD,
+  metaCollection,
   checkCollectionSchema,
   constructorArgs,
   type CheckedCollection,
@@ -179,7 +179,7 @@ export class RecordService {
   async get(collectionId: string, id: string, caller: Caller): Promise<GetAnswer> {
     this.#assertReady('get');
     if (collectionId === META_COLLECTION_ID && id === META_COLLECTION_ID) {
-      return { json: JSON.stringify(META_RECORD), timestamp: await this.store.timestamp() };
+      return { json: JSON.stringify(metaCollection().record), timestamp: await this.store.timestamp() };
     }
     const { collection, text, timestamp } = await this.readJson(collectionId, id);
     if (text === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);

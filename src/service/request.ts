@@ -1,7 +1,8 @@
 // Validation of what a request carries besides its path: the JSON body of a write, and the query string of a
 // list or get. Every problem is a 400 `invalid-argument` that names the parameter and what was expected.
 
-import { z } from 'zod';
+import { createRequire } from 'node:module';
+import type { z } from 'zod';
 import { AGGREGATE_KINDS, MAX_OR_DEPTH, MAX_WAIT_MS as STORE_MAX_WAIT_MS, secondsToTimestamp, type AggregateKind, type AggregateRequest, type ListQuery } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
 import { parseExpand } from './expand.ts';
@@ -11,11 +12,24 @@ export const MAX_WAIT_MS = Math.min(60_000, STORE_MAX_WAIT_MS);
 /** Most arguments a function call may carry. */
 export const MAX_ARGS = 1000;
 
-const writeBody = z.object({
-  args: z.array(z.unknown()).max(MAX_ARGS),
-  /** Only for `Collection` `updateCode`: the fields whose stored values the schema change may lose. */
-  acceptDataLoss: z.array(z.string().min(1).max(256)).max(1024).optional(),
-});
+// zod and the schemas below are made on first use, so a program that imports the library without serving does not load zod.
+const load = createRequire(import.meta.url);
+let schemas: { writeBody: ReturnType<typeof writeBodySchema>; listQuery: ReturnType<typeof listQuerySchema> } | undefined;
+function requestSchemas(): NonNullable<typeof schemas> {
+  if (schemas === undefined) {
+    const zod = (load('zod') as { z: typeof z }).z;
+    schemas = { writeBody: writeBodySchema(zod), listQuery: listQuerySchema(zod) };
+  }
+  return schemas;
+}
+
+function writeBodySchema(zod: typeof z) {
+  return zod.object({
+    args: zod.array(zod.unknown()).max(MAX_ARGS),
+    /** Only for `Collection` `updateCode`: the fields whose stored values the schema change may lose. */
+    acceptDataLoss: zod.array(zod.string().min(1).max(256)).max(1024).optional(),
+  });
+}
 
 function describeIssues(error: z.ZodError, root: string): string {
   return error.issues
@@ -80,7 +94,7 @@ export function parseWriteRequest(raw: string | undefined): { args: unknown[]; a
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
     throw invalidArgument('request/invalid-body', `request body must be an object, got ${json === null ? 'null' : Array.isArray(json) ? 'an array' : typeof json}; ${expected}`);
   }
-  const parsed = writeBody.safeParse(json);
+  const parsed = requestSchemas().writeBody.safeParse(json);
   if (!parsed.success) throw invalidArgument('request/invalid-body', `invalid request body: ${describeIssues(parsed.error, 'body')}`);
   const lone = /\\u[dD][89a-fA-F]/.test(raw) ? loneSurrogate(parsed.data.args) : undefined;
   if (lone) {
@@ -89,24 +103,27 @@ export function parseWriteRequest(raw: string | undefined): { args: unknown[]; a
   return parsed.data.acceptDataLoss === undefined ? { args: parsed.data.args } : { args: parsed.data.args, acceptDataLoss: parsed.data.acceptDataLoss };
 }
 
-const queryText = z.string().max(64 * 1024).optional();
-const listQuerySchema = z.object({
-  where: queryText,
-  sort: queryText,
-  limit: queryText,
-  before: queryText,
-  after: queryText,
-  since: queryText,
-  waitFor: queryText,
-  format: queryText,
-  count: queryText,
-  stream: queryText,
-  expand: queryText,
-  sum: queryText,
-  avg: queryText,
-  min: queryText,
-  max: queryText,
-});
+function listQuerySchema(zod: typeof z) {
+  const queryText = zod.string().max(64 * 1024).optional();
+  return zod.object({
+    where: queryText,
+    sort: queryText,
+    limit: queryText,
+    before: queryText,
+    after: queryText,
+    since: queryText,
+    waitFor: queryText,
+    format: queryText,
+    count: queryText,
+    stream: queryText,
+    expand: queryText,
+    sum: queryText,
+    avg: queryText,
+    min: queryText,
+    max: queryText,
+  });
+}
+type ListQueryText = z.infer<ReturnType<typeof listQuerySchema>>;
 
 export interface LongPoll {
   /** Store timestamp of `since`. */
@@ -130,8 +147,8 @@ export interface ParsedListQuery {
   expand: string[][] | undefined;
 }
 
-function readQuery(raw: unknown): z.infer<typeof listQuerySchema> {
-  const parsed = listQuerySchema.safeParse(raw ?? {});
+function readQuery(raw: unknown): ListQueryText {
+  const parsed = requestSchemas().listQuery.safeParse(raw ?? {});
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0]!;
   const name = String(issue.path[0] ?? 'query');
@@ -230,7 +247,7 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
  * `sum`, `avg`, `min`, `max`: each a comma-separated list of number field paths (`sum=price,weight`); the store
  * checks the fields against the schema (aggregates.ts).
  */
-function parseAggregates(q: z.infer<typeof listQuerySchema>): AggregateRequest {
+function parseAggregates(q: ListQueryText): AggregateRequest {
   const out: { [K in AggregateKind]?: string[] } = {};
   for (const kind of AGGREGATE_KINDS) {
     const text = q[kind];
@@ -245,7 +262,7 @@ function parseAggregates(q: z.infer<typeof listQuerySchema>): AggregateRequest {
 }
 
 /** `stream=1` (or `true`): Server-Sent Events instead of one answer. */
-function parseStream(q: z.infer<typeof listQuerySchema>): boolean {
+function parseStream(q: ListQueryText): boolean {
   const text = q.stream;
   if (text === undefined || text === '' || text === '0' || text === 'false') return false;
   if (text === '1' || text === 'true') return true;

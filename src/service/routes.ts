@@ -1,4 +1,4 @@
-// The HTTP routes under /v0 and their envelopes (record-service.md section 1):
+// The HTTP routes under /v0 and their envelopes (docs/service.md, "Routes"):
 //   GET  /v0/collections/:collection/records                      → {data: [{data, block}], cursor}
 //   GET  /v0/collections/:collection/records?count=true           → {count}
 //   GET  /v0/collections/:collection/records?sum=f&avg=f&min=f&max=f → {count, sum: {f}, avg: {f}, min: {f}, max: {f}}

@@ -2,7 +2,7 @@
 // `<namespace>/<Name>`, checked, with the file and position that define it.
 import { parse } from '../lang/index.ts';
 import { checkCollectionSchema, describeDiagnostics, type CheckedCollection } from './meta-collection.ts';
-import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from './read-file.ts';
+import { MAX_SCHEMA_FILE_BYTES, readBoundedText } from '../files/index.ts';
 
 export interface SchemaFileCollection {
   /** `<namespace>/<Name>`. */

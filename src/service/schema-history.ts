@@ -23,7 +23,9 @@ const HISTORY_CODE = `collection SchemaHistory {
   @index(collectionId, version);
 }`;
 
-export const HISTORY_LAYOUT: Layout = layoutOf(parse(HISTORY_CODE, 'SchemaHistory').program!.collections[0]!);
+let historyLayout: Layout | undefined;
+/** The history collection's layout, made on first use: importing the library should not parse. */
+const HISTORY_LAYOUT = (): Layout => (historyLayout ??= layoutOf(parse(HISTORY_CODE, 'SchemaHistory').program!.collections[0]!));
 
 /** One applied schema. */
 export interface SchemaVersion {
@@ -41,7 +43,7 @@ export interface SchemaVersion {
 
 /** Defines the history's layout in the store (idempotent). */
 export async function defineHistory(store: RecordStore): Promise<void> {
-  await store.defineCollection(HISTORY_COLLECTION_ID, HISTORY_LAYOUT);
+  await store.defineCollection(HISTORY_COLLECTION_ID, HISTORY_LAYOUT());
 }
 
 /** Every version of the collection's schema, oldest first. */

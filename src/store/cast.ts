@@ -1,6 +1,6 @@
 // Turning JSON wire values into typed key values, for a field's indexable type.
 //
-// Record values are stored as the HTTP service returns them (record-service.md 2.1): a PublicKey is a JWK
+// Record values are stored as the HTTP service returns them (docs/store.md, "Records and values"): a PublicKey is a JWK
 // `{kty, crv, alg, use, x, y}` with base64url x and y, a reference is `{collectionId, id}`. Query values may
 // also arrive in other forms (a number as a string, a key as `0x` + 128 hex digits) and are cast to the field's
 // type, with a typed error when they cannot be. A record value that does not fit its field (for example a

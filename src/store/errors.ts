@@ -1,5 +1,5 @@
 // Typed store errors. The service maps `code` to an HTTP status and sends `{code, reason, message}` as the
-// error envelope; `reason` strings are Polybase's where Polybase had one (record-service.md section 7).
+// error envelope; `reason` strings are Polybase's where Polybase had one (docs/service.md, "Errors").
 
 export type ErrorCode =
   | 'invalid-argument' // 400

@@ -45,7 +45,7 @@ export { encodeValue, encodeTuple, MAX_INDEXED_STRING_BYTES, type Direction, typ
 export { publicKeyBytes, queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 export { planUnion, MAX_RANGES, type UnionPlan } from './planner.ts';
 export type { FixedField, ScanBounds, ScanCheck, ScanRange } from './scan-bounds.ts';
-export { WHERE_LIMITS, WHERE_OPERATORS, WHERE_OPERATOR_NAMES, type WhereOperator } from './where-operators.ts';
+export { WHERE_LIMITS, WHERE_OPERATORS, WHERE_OPERATOR_NAMES, type WhereOperator } from '../wire/index.ts';
 export { MAX_IN_VALUES, MAX_NIN_VALUES, MAX_BRANCHES, whereMatcher } from './where.ts';
 export { MAX_OR_DEPTH } from './where.ts';
 export { AGGREGATE_KINDS, MAX_AGGREGATE_FIELDS, type AggregateKind, type AggregateRequest, type AggregateValues } from './aggregates.ts';

@@ -1,5 +1,5 @@
 // The storage layout of a collection, derived from its schema: the type of every field path (for casting query
-// values) and the set of indexes (polylang.md section 5; record-service.md 2.3).
+// values) and the set of indexes (docs/store.md, "Indexes and the planner").
 //
 // - One index per `@index(...)`, in source order; every index ends with `id asc` unless its last field is `id`.
 // - An automatic `[field asc, id asc]` index for every top-level indexable field, unless a single-field index on

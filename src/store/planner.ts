@@ -20,7 +20,7 @@ import type { JsonObject } from './index-entries.ts';
 import type { KeyRange } from './keys.ts';
 import { valueAtPath, type IndexDefinition, type IndexField, type Layout } from './layout.ts';
 import { fixesExactly, type FixedField, type ScanRange } from './scan-bounds.ts';
-import { WHERE_LIMITS } from './where-operators.ts';
+import { WHERE_LIMITS } from '../wire/index.ts';
 import { branchesMatcher, exactKey, parseExtendedWhere, type Bound as FilterBound, type Branch, type FieldFilter } from './where.ts';
 
 /** The most index ranges one query may read: every `$in` value, `$ne`/`$nin` gap and `$or` branch is one. */

@@ -5,7 +5,8 @@
 // the clock row as the commit lock. Change notifications use LISTEN/NOTIFY (`pg_notify` inside the commit, so
 // it is delivered only if the commit happens).
 
-import pg from 'pg';
+import { createRequire } from 'node:module';
+import type pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
@@ -25,6 +26,13 @@ export interface PostgresOptions {
    * that often instead (and sends no NOTIFY); `'none'` only sees this process's own commits.
    */
   readonly notifications?: 'listen' | 'none' | { readonly pollMs: number };
+}
+
+// Loaded when a store is first opened, so a program that imports the library without using PostgreSQL does not load it.
+const load = createRequire(import.meta.url);
+let pgModule: typeof pg | undefined;
+function pgLibrary(): typeof pg {
+  return (pgModule ??= load('pg') as typeof pg);
 }
 
 const TABLE_NAME = /^[a-z_][a-z0-9_]{0,40}$/;
@@ -88,7 +96,7 @@ export class PostgresKv implements KvStore {
   static async open(options: PostgresOptions): Promise<PostgresKv> {
     const table = options.table ?? 'vellum_kv';
     if (!TABLE_NAME.test(table)) throw new RangeError(`invalid table name "${table}" (letters, digits and underscores)`);
-    const pool = new pg.Pool({ max: 10, ...TIMEOUTS, ...options.pool, ...(options.connectionString ? { connectionString: options.connectionString } : {}) });
+    const pool = new (pgLibrary().Pool)({ max: 10, ...TIMEOUTS, ...options.pool, ...(options.connectionString ? { connectionString: options.connectionString } : {}) });
     pool.on('error', () => {
       // An idle client lost its connection; the pool replaces it on the next checkout.
     });
@@ -138,7 +146,7 @@ export class PostgresKv implements KvStore {
   }
 
   async #listen(): Promise<void> {
-    const client = new pg.Client(this.pool.options);
+    const client = new (pgLibrary().Client)(this.pool.options);
     client.on('notification', () => this.#events.emit('commit'));
     client.on('error', () => this.#reconnectLater(client));
     client.on('end', () => this.#reconnectLater(client));

@@ -2,7 +2,12 @@
 // skipped (npm's --ignore-scripts, install scripts not allowed, no C++ toolchain) or was done for another Node
 // version, opening a database fails with a message about a "bindings file" or a module version that does not
 // say what to do. This module turns those into one error that names the package and the fix.
-import Database from 'better-sqlite3';
+import { createRequire } from 'node:module';
+import type Database from 'better-sqlite3';
+
+// Loaded on the first open, so a program that imports the library without opening a SQLite store does not load it.
+const load = createRequire(import.meta.url);
+let betterSqlite3: typeof Database | undefined;
 
 export class NativeModuleError extends Error {
   override readonly name = 'NativeModuleError';
@@ -11,7 +16,8 @@ export class NativeModuleError extends Error {
 /** Opens a database file with better-sqlite3; a missing or mismatched native build becomes a NativeModuleError. */
 export function openDatabase(path: string): Database.Database {
   try {
-    return new Database(path);
+    betterSqlite3 ??= load('better-sqlite3') as typeof Database;
+    return new betterSqlite3(path);
   } catch (error) {
     throw explainNativeLoadError(error) ?? error;
   }

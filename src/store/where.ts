@@ -12,7 +12,7 @@ import { encodeValue, NULL_VALUE, TAG, type KeyValue } from './encoding.ts';
 import { queryKeyValue, recordKeyValue, type IndexableType } from './cast.ts';
 import { invalidQuery, invalidQueryValue } from './errors.ts';
 import { valueAtPath, type Layout } from './layout.ts';
-import { WHERE_LIMITS, WHERE_OPERATOR_NAMES, WHERE_OPERATORS } from './where-operators.ts';
+import { WHERE_LIMITS, WHERE_OPERATOR_NAMES, WHERE_OPERATORS } from '../wire/index.ts';
 
 export const MAX_IN_VALUES = WHERE_OPERATORS.$in.maxValues;
 export const MAX_NIN_VALUES = WHERE_OPERATORS.$nin.maxValues;

@@ -13,7 +13,7 @@
 // The install compiles better-sqlite3 again (one to three minutes). npm's cache is warm after the repository's
 // own install, so the packages come from it (--prefer-offline), at the versions installed here.
 import { execFileSync, spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,9 @@ beforeAll(() => {
   const packed = readdirSync(project).filter((name) => name.endsWith('.tgz'));
   expect(packed).toHaveLength(1);
   tarball = join(project, packed[0]!);
+  // Its size and file count, printed for the record (package.json "files" says what goes in; printed, not asserted).
+  const files = succeeded(spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' })).trim().split('\n').filter((name) => !name.endsWith('/'));
+  console.log(`vellum tarball: ${(statSync(tarball).size / 1024 / 1024).toFixed(2)} MB packed, ${files.length} files`);
   writeFileSync(
     join(project, 'package.json'),
     JSON.stringify({ name: 'consumer', private: true, type: 'module', allowScripts: { 'better-sqlite3': true, secp256k1: true } }, null, 2),
@@ -100,7 +103,7 @@ collection Account {
 describe('the packed tarball', () => {
   it('holds the build, the sources it maps to, the README and the LICENSE, and no tests, fixtures or benches', () => {
     const files = succeeded(spawnSync('tar', ['tzf', tarball], { encoding: 'utf8' })).trim().split('\n');
-    for (const file of ['package/LICENSE', 'package/README.md', 'package/bin/vellum.js', 'package/dist/index.js', 'package/dist/index.d.ts', 'package/dist/testing/index.d.ts', 'package/dist/client/index.d.ts', 'package/dist/cli/main.js']) {
+    for (const file of ['package/LICENSE', 'package/README.md', 'package/bin/vellum.js', 'package/dist/lib/index.js', 'package/dist/index.d.ts', 'package/dist/testing/index.d.ts', 'package/dist/client/index.d.ts', 'package/dist/cli/main.js']) {
       expect(files).toContain(file);
     }
     expect(files.filter((file) => /^package\/(test|fixtures|bench|grammar|scripts|\.ci)\//.test(file))).toEqual([]);
@@ -149,6 +152,46 @@ console.log(JSON.stringify({ stored, answer }));
     const result = run(process.execPath, ['main.cjs']);
     expect(succeeded(result).trim()).toMatch(/^\d+$/);
     expect(result.stderr).toBe('');
+  });
+});
+
+describe('(a) what importing the package loads', () => {
+  // Every module a program loads: ES modules through a resolve hook (module.register), CommonJS ones from
+  // require.cache (fastify, pg, better-sqlite3, pino, prom-client and zod are CommonJS to Node here). A program
+  // that only checks a schema must load none of the server's or the stores' packages.
+  const SERVER_PACKAGES = ['fastify', 'pg', 'better-sqlite3', 'pino', 'prom-client', 'zod', 'lodash-es', 'chevrotain'];
+  const loaded = (program: string): string[] => {
+    writeFileSync(
+      join(project, 'loaded.mjs'),
+      `import { createRequire, register } from 'node:module';
+import { MessageChannel } from 'node:worker_threads';
+const { port1, port2 } = new MessageChannel();
+const urls = [];
+const END = 'data:text/javascript,export{}';
+const ended = new Promise((resolve) => port1.on('message', (url) => (url === END ? resolve() : urls.push(url))));
+register('data:text/javascript,' + encodeURIComponent('let port; export function initialize(data) { port = data.port; } export async function resolve(specifier, context, next) { const result = await next(specifier, context); port.postMessage(result.url); return result; }'), { data: { port: port2 }, transferList: [port2] });
+${program}
+await import(END);
+await ended;
+port1.close();
+const files = [...urls, ...Object.keys(createRequire(import.meta.url).cache)];
+console.log(JSON.stringify([...new Set(files.map((file) => /node_modules\\/((@[^/]+\\/)?[^/]+)/.exec(file)?.[1]).filter(Boolean))].sort()));
+`,
+    );
+    return JSON.parse(succeeded(run(process.execPath, ['loaded.mjs']))) as string[];
+  };
+
+  it('a program that imports vellum and checks a schema loads none of the server packages', () => {
+    const packages = loaded(`const { checkSchema, hasErrors } = await import('vellum');\nif (hasErrors(checkSchema(${JSON.stringify(SCHEMA)}).diagnostics)) throw new Error('errors');`);
+    expect(packages).toContain('vellum');
+    expect(packages.filter((name) => SERVER_PACKAGES.includes(name))).toEqual([]);
+  });
+
+  it('a program that opens a store and starts a server loads them when it does', () => {
+    // The same detection, on a program that uses them: what the first test does not find is really not loaded.
+    const packages = loaded(`const { openSqliteStore, startServer } = await import('vellum');\nawait openSqliteStore(':memory:').close();\nconst server = await startServer({ port: 0, dataDir: 'loaded-data' });\nawait server.close();`);
+    // (zod is loaded by the first request the server parses, and this one parses none.)
+    expect(packages).toEqual(expect.arrayContaining(['better-sqlite3', 'fastify']));
   });
 });
 

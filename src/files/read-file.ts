@@ -1,7 +1,7 @@
 // Reading a file named by a user (a schema file of `vellum serve` or `vellum check`, a key file, a body), with a
 // size bound: a device such as /dev/zero or an endless pipe on standard input would otherwise be read until the
-// process runs out of memory. Errors say which file and why. Here, beside `installSchemaFiles`, so that the
-// server and the CLI (which depends on the service) read files the same way.
+// process runs out of memory. Errors say which file and why. In a folder of its own so that the server and the
+// CLI read files the same way, and `vellum check` reads them without loading the service.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
 /** Largest schema file the commands read (16 MiB took 6 s and 1.5 GB to check; the HTTP API takes 1 MiB). */

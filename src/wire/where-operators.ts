@@ -1,8 +1,6 @@
 // The where language's operators and limits, written once. The store parses wheres by this table (where.ts),
 // the client types them from it (src/client/where.ts) and the explorer builds its query form from it (through
-// vellum/client). This file imports nothing, so the client, which is bundled for browsers and installed alone as
-// @vellum/client, imports it directly rather than through src/store/index.ts (as it does src/auth's signing
-// files): it brings no server code with it.
+// vellum/client). This file imports nothing (src/wire/index.ts says why).
 //
 // For each operator: `symbol`, the comparison the client's fluent `where(field, symbol, value)` takes for it
 // (Firestore's names); `label`, the explorer's; `operand`, what it takes (`value`: one value of the field's type,

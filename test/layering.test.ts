@@ -1,0 +1,59 @@
+// The folders of src/ are the architecture (lang, runtime, auth, store, service, cli, ...), and each folder's
+// index.ts is its public face: an import from one folder into another goes through that index.ts, never into a
+// file behind it. The explorer (explorer/) reaches src/ the same way. This test reads every import and export
+// specifier (static, `import type` and dynamic `import()`, with TypeScript's own scanner) and fails on any that
+// goes around an index.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const src = join(root, 'src');
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(folder, { withFileTypes: true, recursive: true })
+    .filter((entry) => entry.isFile() && /\.(ts|tsx|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts'))
+    .map((entry) => join(entry.parentPath, entry.name));
+}
+
+/** The top-level folder of src/ a path is in ('' for src/index.ts itself), or undefined outside src/. */
+function folderOf(path: string): string | undefined {
+  const inside = relative(src, path);
+  if (inside.startsWith('..')) return undefined;
+  const parts = inside.split(sep);
+  return parts.length === 1 ? '' : parts[0];
+}
+
+/** Every relative import of `file` that enters a folder of src/ other than its own, other than by its index.ts. */
+function importsAroundAnIndex(file: string, text = readFileSync(file, 'utf8')): string[] {
+  const own = folderOf(file);
+  const found: string[] = [];
+  for (const { fileName: specifier } of ts.preProcessFile(text, true, true).importedFiles) {
+    if (!specifier.startsWith('.')) continue;
+    const target = resolve(dirname(file), specifier);
+    const folder = folderOf(target);
+    if (folder === undefined || folder === own || folder === '') continue;
+    if (target !== join(src, folder, 'index.ts')) found.push(`${relative(root, file)}: '${specifier}'`);
+  }
+  return found;
+}
+
+describe('layering', () => {
+  it('every import across folders of src/ (and from explorer/ into src/) goes through the folder\'s index.ts', () => {
+    const files = [...sourceFiles(src), ...sourceFiles(join(root, 'explorer'))];
+    expect(files.length).toBeGreaterThan(100);
+    expect(files.flatMap((file) => importsAroundAnIndex(file))).toEqual([]);
+  });
+
+  it('finds an import that goes around an index', () => {
+    // The scanner itself: a file of the CLI reaching into the service's internals is caught, by every form.
+    const file = join(src, 'cli', 'example.ts');
+    const found = (text: string) => importsAroundAnIndex(file, text).length;
+    expect(found(`import { readBoundedText } from '../service/read-file.ts';`)).toBe(1);
+    expect(found(`import type { X } from '../auth/jwk.ts';\nexport { Y } from '../store/where.ts';`)).toBe(2);
+    expect(found(`const m = await import('../lsp/server.ts');`)).toBe(1);
+    expect(found(`import { checkSchema } from '../lang/index.ts';\nimport { x } from './main.ts';`)).toBe(0);
+  });
+});
