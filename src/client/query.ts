@@ -2,7 +2,7 @@
 // collection's query fields (those with an index), and a filter's value has the field's type. Each call returns
 // a new query, so a query can be kept and extended.
 import type { RequestOptions } from './client.ts';
-import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
+import type { Collection, CollectionSchema, ListOptions, Page, SearchText } from './collection.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
 import { COMPARISONS, type ComparisonFor, type Direction, type Operand, type SortField, type Where } from './where.ts';
 
@@ -38,6 +38,11 @@ export class Query<S extends CollectionSchema> {
     return this.#with({ where: { ...where, $or: alternatives } as unknown as Where<Fields<S>> });
   }
 
+  /** Searches the collection's `@search(...)` fields for these words (Collection.search); a search takes no sort. */
+  search(text: SearchText<S>): Query<S> {
+    return this.#with({ search: text });
+  }
+
   /** Adds a sort field after those already given. */
   sort(field: SortField<Fields<S>>, direction: Direction = 'asc'): Query<S> {
     return this.#with({ sort: [...(this.options.sort ?? []), [field, direction]] });
@@ -66,6 +71,7 @@ export class Query<S extends CollectionSchema> {
   /** How many records match the query's where that the caller may read (the sort does not matter). */
   count(options?: RequestOptions): Promise<number> {
     this.#refusePaging('count');
+    this.#refuseSearch('count');
     return this.collection.count(this.options.where, options);
   }
 
@@ -75,6 +81,7 @@ export class Query<S extends CollectionSchema> {
    */
   subscribe(onEvent: (event: StreamEvent<S['record']>) => void, options: SubscribeOptions = {}): Subscription<S['record']> {
     this.#refusePaging('subscribe', ['after', 'before']);
+    this.#refuseSearch('subscribe');
     const { where, sort, limit } = this.options;
     return this.collection.subscribe(onEvent, { ...options, where, sort, ...(limit === undefined ? {} : { limit }) });
   }
@@ -83,6 +90,11 @@ export class Query<S extends CollectionSchema> {
   #refusePaging(what: string, options: readonly ('limit' | 'after' | 'before')[] = ['limit', 'after', 'before']): void {
     const paging = options.filter((option) => this.options[option] !== undefined);
     if (paging.length > 0) throw new TypeError(`${what}: a query with ${paging.join(', ')} has no ${what}; it starts at the first matching record`);
+  }
+
+  /** The service counts and streams no search (docs/service.md): refused here rather than answered without it. */
+  #refuseSearch(what: string): void {
+    if (this.options.search !== undefined) throw new TypeError(`${what}: a search has no ${what}; page through it with get() instead`);
   }
 
   #with(change: ListOptions<Fields<S>>): Query<S> {
