@@ -25,7 +25,7 @@ export type KvOp =
 
 /**
  * The writes of full-text search indexes, which live beside the map (an FTS5 table on SQLite, a table with a GIN
- * index over a tsvector on PostgreSQL; search-tables.md in docs/store.md). `index` names one (search-layout.ts's
+ * index over a tsvector on PostgreSQL; docs/store.md, "Full-text search"). `index` names one (search-layout.ts's
  * searchTableId: letters and digits); the tokens come from search-tokens.ts, so neither database folds or splits text.
  */
 export type SearchOp =

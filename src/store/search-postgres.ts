@@ -62,14 +62,16 @@ export class PostgresSearch {
   async search(query: (text: string, values: unknown[]) => Promise<pg.QueryResult<SearchRow>>, index: string, scan: SearchScan): Promise<SearchHit[]> {
     const t = this.tableOf(index);
     const order = scan.reverse ? 'DESC' : 'ASC';
-    const from = scan.from ?? (scan.reverse ? { tokens: 2 ** 31 - 1, id: '\u{10FFFF}' } : { tokens: -1, id: '' });
+    const from = scan.from;
+    // Without a position, every match (no bound stands in for one: any id may follow it).
+    const position = from ? `AND (d.len, d.rid) ${scan.reverse ? '<' : '>'} ($3::int, $4::text COLLATE "C") ` : '';
     const text =
       `SELECT d.len AS tokens, d.rid AS id, convert_from(substring(kv.value from 9), 'UTF8') AS text ` +
       `FROM ${t} d JOIN ${this.kvTable} kv ON kv.key = d.rkey ` +
-      `WHERE d.tsv @@ $1::tsquery AND (d.len, d.rid) ${scan.reverse ? '<' : '>'} ($2::int, $3::text COLLATE "C") ` +
-      `ORDER BY d.len ${order}, d.rid ${order} LIMIT $4`;
+      `WHERE d.tsv @@ $1::tsquery ${position}` +
+      `ORDER BY d.len ${order}, d.rid ${order} LIMIT $2`;
     try {
-      const result = await query(text, [tsQuery(scan), from.tokens, from.id, scan.limit]);
+      const result = await query(text, from ? [tsQuery(scan), scan.limit, from.tokens, from.id] : [tsQuery(scan), scan.limit]);
       return result.rows;
     } catch (error) {
       if ((error as { code?: unknown }).code === '42P01') return []; // the index's table does not exist (yet)
