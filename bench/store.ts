@@ -8,6 +8,7 @@
 //    the one-city page, and a count of one city's records (records / 100 index entries read).
 // Both are measured in three interleaved rounds and the best round counts: the machine is shared, and load only
 // ever slows a round down. VELLUM_BENCH_STORE_RECORDS sets the large size (default 1,000,000).
+// 4. A full-text search against the same FTS5 query written by hand (store-search.ts; VELLUM_BENCH_SEARCH_RECORDS).
 
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,6 +19,7 @@ import { layoutOf, openSqliteStore, type JsonObject, type RecordStore } from '..
 import type { Collection, FieldDeclaration, IndexField } from '../src/lang/index.ts';
 import { row, type BenchRow } from './harness.ts';
 import { migrationRows } from './migration.ts';
+import { searchRows } from './store-search.ts';
 
 const SUITE = 'store';
 const COLLECTION = 'bench/Person';
@@ -169,6 +171,7 @@ export default async function storeSuite(): Promise<BenchRow[]> {
     await small.close();
     await large.close();
     const migration = await migrationRows(dir);
+    const search = await searchRows(dir);
     const largeName = `${LARGE >= 1e6 ? `${LARGE / 1e6}M` : LARGE} records`;
 
     return [
@@ -215,6 +218,7 @@ export default async function storeSuite(): Promise<BenchRow[]> {
         goal: 'informative: reads and counts every entry of the range',
       }),
       ...migration,
+      ...search,
     ];
   } finally {
     rmSync(dir, { recursive: true, force: true });

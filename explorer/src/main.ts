@@ -111,7 +111,7 @@ async function showCollection(id: string, tab: 'records' | 'schema', started: nu
     return;
   }
   try {
-    const info = collectionInfo(id, String(record.ast));
+    const info = collectionInfo(id, String(record.ast), typeof record.code === 'string' ? record.code : '');
     const view = new RecordsView(connection, info, { key: () => keys.key, signIn: () => keys.open() });
     closeView = () => view.close();
     recordsView = view;

@@ -110,6 +110,8 @@ export class QueryBuilder {
   /** A private collection's PublicKey fields that grant read, one of which the list pins to the key in use. */
   private readonly keyFields: ReadField[];
   private readonly mine: HTMLSelectElement | undefined;
+  /** Words to search for, on a collection with `@search(...)` (the page is then in relevance order). */
+  private readonly search: HTMLInputElement | undefined;
 
   constructor(
     private readonly info: CollectionInfo,
@@ -124,6 +126,9 @@ export class QueryBuilder {
         h('option', { value: '' }, 'all (a private collection refuses this)'));
     this.main = new ConditionGroup(info, 'data-field', { id: 'query-index', 'aria-label': 'index' });
     this.order = h('select', { id: 'query-order', 'aria-label': 'order' }, h('option', { value: 'index' }, 'index order'), h('option', { value: 'reversed' }, 'reversed'));
+    this.search = info.searchFields.length === 0
+      ? undefined
+      : h('input', { id: 'query-search', type: 'search', maxlength: 256, placeholder: `search ${info.searchFields.join(', ')}`, 'aria-label': 'search' });
     this.limit = h('input', { id: 'query-limit', type: 'number', min: 1, max: 1000, value: 25, 'aria-label': 'page size' });
     this.element = h('form', { class: 'query-builder', onsubmit: (event: Event) => {
       event.preventDefault();
@@ -140,6 +145,7 @@ export class QueryBuilder {
         h('label', { for: 'query-limit' }, 'Page'), this.limit,
         ...(this.mine ? [h('label', { for: 'query-mine' }, 'Records'), this.mine] : []),
         h('button', { type: 'submit', id: 'run-query' }, 'Run')),
+      ...(this.search ? [h('div', { class: 'query-line' }, h('label', { for: 'query-search' }, 'Search'), this.search)] : []),
       this.main.rows,
       this.orGroups,
       h('div', { class: 'or-line' }, h('button', { type: 'button', class: 'small', id: 'add-or', title: 'records matching any of several groups of conditions ($or)', onclick: () => this.addAlternative() }, '+ Any of (or)')),
@@ -200,6 +206,9 @@ export class QueryBuilder {
     const sort: Sort = this.main.index.filter((field) => field.type.kind !== 'array').map((field) => [field.path, flip(field.direction)]);
     const limit = Number(this.limit.value);
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) throw new Error('page size: expected a whole number from 1 to 1000');
+    const search = this.search?.value.trim() ?? '';
+    // A search is ordered by relevance, then id (docs/service.md): it takes the conditions but no sort.
+    if (search !== '') return { where, limit, search };
     return { where, sort, limit };
   }
 }

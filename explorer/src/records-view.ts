@@ -193,6 +193,11 @@ export class RecordsView {
       if (shown) this.status.textContent = 'Live updates off';
       return;
     }
+    // The service streams no search (a stream cannot keep a relevance order): Run again to search anew.
+    if (shown.query.search !== undefined) {
+      this.status.textContent = 'Search results, by relevance (no live updates)';
+      return;
+    }
     const live = new LiveList(this.connection.collection(this.info.id), shown.query,
       (answer) => {
         this.show({ query: shown.query, answer, offset: shown.offset }, true);
@@ -219,6 +224,10 @@ export class RecordsView {
    */
   private async refreshCount(): Promise<void> {
     const asked = ++this.counts;
+    if (this.baseQuery.search !== undefined) {
+      this.count.textContent = ''; // the service counts no search
+      return;
+    }
     const where = this.baseQuery.where;
     const numbers = this.info.fields.filter((field) => field.type.kind === 'primitive' && field.type.value === 'number').slice(0, 5).map((field) => field.name);
     try {

@@ -2,6 +2,7 @@
 // stable AST, the same JSON the Polybase client reads): fields, functions with their parameter types, and the
 // indexes a where/sort can use (docs/store.md "Indexes and the planner").
 
+import { searchFieldsOf } from './search-fields.ts';
 import type { StableType } from '../../src/lang/index.ts';
 
 export type { StableType };
@@ -63,6 +64,8 @@ export interface CollectionInfo {
    * "Private records in lists").
    */
   readFields: ReadField[];
+  /** The fields `@search(...)` covers (empty without one): the records view then has a search box. */
+  searchFields: string[];
 }
 
 export interface ReadField {
@@ -78,8 +81,11 @@ function indexable(type: StableType): boolean {
   return (type.kind === 'primitive' && INDEXABLE.has(type.value)) || type.kind === 'publickey' || type.kind === 'foreignrecord';
 }
 
-/** The collection `id` (`ns/Name`) described by a Collection record's `ast` text; throws when it is not there. */
-export function collectionInfo(id: string, astText: string): CollectionInfo {
+/**
+ * The collection `id` (`ns/Name`) described by a Collection record's `ast` text (and its schema `code`, for the
+ * `@search` the ast leaves out); throws when it is not there.
+ */
+export function collectionInfo(id: string, astText: string, code = ''): CollectionInfo {
   const collections = JSON.parse(astText) as StableCollection[];
   const name = id.slice(id.lastIndexOf('/') + 1);
   const collection = collections.find((c) => c.kind === 'collection' && c.name === name);
@@ -136,6 +142,7 @@ export function collectionInfo(id: string, astText: string): CollectionInfo {
     indexes,
     publicRead,
     readFields,
+    searchFields: searchFieldsOf(code, name),
   };
 }
 

@@ -23,7 +23,12 @@ export interface CollectionSchema {
   queryFields: object;
   /** Each reference field, with the schema of the collection it points to (an array of it for an array of references): what `expand` may name. */
   references?: object;
+  /** The fields `@search(...)` covers (a union of their names), when the collection declares one: it can be searched. */
+  searchFields?: string;
 }
+
+/** The words of a search: a string on a collection that declares `@search(...)`, nothing on another (a type error). */
+export type SearchText<S extends CollectionSchema> = S extends { searchFields: string } ? string : never;
 
 /** The parameters of function `Name` of a schema. */
 export type FunctionArgs<S extends CollectionSchema, Name extends keyof S['functions']> = S['functions'][Name] extends readonly unknown[]
@@ -39,6 +44,11 @@ export interface ListOptions<Fields> {
   after?: string;
   /** A cursor of a previous page: the records before it. */
   before?: string;
+  /**
+   * Words to search for (`search=`, docs/service.md "Full-text search"): typed only through `Collection.search` and
+   * `Query.search`, which take it on a collection with `@search(...)`. The page is ordered by relevance: no sort.
+   */
+  search?: string;
 }
 
 export interface Page<R> {
@@ -173,6 +183,15 @@ export class Collection<S extends CollectionSchema> {
     return answer.status === 304 ? null : pageOf(answer.status, answer.body, answer.headers);
   }
 
+  /**
+   * One page of the records whose `@search(...)` fields hold every word of `text` (the last as a prefix; case and
+   * accents ignored), by relevance (fewest words in those fields first), then id. Equality filters, `limit` and
+   * the cursors apply; a cursor alone (`after`) goes on with the search. Only on a collection with `@search`.
+   */
+  search(text: SearchText<S>, options: Omit<ListOptions<S['queryFields']>, 'sort' | 'search'> & RequestOptions = {}): Promise<Page<S['record']>> {
+    return this.list({ ...options, search: text });
+  }
+
   /** A query of this collection, built one call at a time: `.where('balance', '>=', 10).sort('balance', 'desc').get()`. */
   query(): Query<S> {
     return new Query(this, {});
@@ -272,6 +291,7 @@ function listQuery<Fields>(options: ListOptions<Fields>): Record<string, string>
   if (options.limit !== undefined) query.limit = String(options.limit);
   if (options.after !== undefined) query.after = options.after;
   if (options.before !== undefined) query.before = options.before;
+  if (options.search !== undefined) query.search = options.search;
   return query;
 }
 

@@ -65,6 +65,8 @@ export const SERVICE_ERROR_REASONS = [
   'indexer/invalid-query',
   'indexer/invalid-cursor',
   'indexer/scan-limit-exceeded',
+  'indexer/invalid-search',
+  'indexer/no-search-index',
   'stream/too-many-streams',
   'stream/too-many-records',
   'permission/unconfined-query',

@@ -2,7 +2,7 @@
 // `vellum generate client` writes. It runs in Node and in browsers (fetch, no Node modules) and depends only on
 // the @noble libraries, for signing. See docs/codegen.md.
 export { Client, type ClientOptions, type RequestOptions, type ServiceAnswer, type ServiceRequest, type UntypedSchema } from './client.ts';
-export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page } from './collection.ts';
+export { Collection, RecordHandle, type CollectionSchema, type FunctionArgs, type ListOptions, type Page, type SearchText } from './collection.ts';
 export { Query } from './query.ts';
 export { type ExpandedEntry, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
 export {

@@ -3,7 +3,7 @@
 // a new query, so a query can be kept and extended.
 import type { AggregateSpec, Aggregates } from './aggregates.ts';
 import type { RequestOptions } from './client.ts';
-import type { Collection, CollectionSchema, ListOptions, Page } from './collection.ts';
+import type { Collection, CollectionSchema, ListOptions, Page, SearchText } from './collection.ts';
 import type { EventExpansion, ExpandOption } from './expand.ts';
 import type { StreamEvent, SubscribeOptions, Subscription } from './stream.ts';
 import { COMPARISONS, type ComparisonFor, type FieldValue, type IsOptional, type Direction, type Operand, type SortField, type Where } from './where.ts';
@@ -44,6 +44,11 @@ export class Query<S extends CollectionSchema> {
     return this.#with({ where: { ...where, $or: alternatives } as unknown as Where<Fields<S>> });
   }
 
+  /** Searches the collection's `@search(...)` fields for these words (Collection.search); a search takes no sort. */
+  search(text: SearchText<S>): Query<S> {
+    return this.#with({ search: text });
+  }
+
   /** Adds a sort field after those already given. */
   sort(field: SortField<Fields<S>>, direction: Direction = 'asc'): Query<S> {
     return this.#with({ sort: [...(this.options.sort ?? []), [field, direction]] });
@@ -72,6 +77,7 @@ export class Query<S extends CollectionSchema> {
   /** How many records match the query's where that the caller may read (the sort does not matter). */
   count(options?: RequestOptions): Promise<number> {
     this.#refusePaging('count');
+    this.#refuseSearch('count');
     return this.collection.count(this.options.where, options);
   }
 
@@ -90,6 +96,7 @@ export class Query<S extends CollectionSchema> {
     options: Omit<SubscribeOptions, 'expand'> & { expand?: readonly P[] } = {},
   ): Subscription<S['record']> {
     this.#refusePaging('subscribe', ['after', 'before']);
+    this.#refuseSearch('subscribe');
     const { where, sort, limit } = this.options;
     return this.collection.subscribe(onEvent, { ...options, where, sort, ...(limit === undefined ? {} : { limit }) });
   }
@@ -98,6 +105,11 @@ export class Query<S extends CollectionSchema> {
   #refusePaging(what: string, options: readonly ('limit' | 'after' | 'before')[] = ['limit', 'after', 'before']): void {
     const paging = options.filter((option) => this.options[option] !== undefined);
     if (paging.length > 0) throw new TypeError(`${what}: a query with ${paging.join(', ')} has no ${what}; it starts at the first matching record`);
+  }
+
+  /** The service counts and streams no search (docs/service.md): refused here rather than answered without it. */
+  #refuseSearch(what: string): void {
+    if (this.options.search !== undefined) throw new TypeError(`${what}: a search has no ${what}; page through it with get() instead`);
   }
 
   #with(change: ListOptions<Fields<S>>): Query<S> {

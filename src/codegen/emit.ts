@@ -47,6 +47,7 @@ function collectionTypes({ collection, file, line }: SchemaCollection, names: Re
     ...objectType('functions', functionsOf(collection).flatMap((fn) => [...jsDoc(undefined, fn.node.doc, ''), `${propertyKey(fn.name)}: ${parameterTuple(fn.parameters)};`])),
     ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}${field.optional ? '?' : ''}: ${field.valueType};`)),
     ...objectType('references', referenceFields(collection, names)),
+    ...searchFields(collection),
     '}',
     '',
     `export type ${name}Collection = vellum.Collection<${name}Schema>;`,
@@ -64,6 +65,13 @@ function referenceFields(collection: CheckedCollection, names: ReadonlySet<strin
     if (element.kind !== 'reference' || !names.has(element.collection)) return [];
     return [`${propertyKey(field.name)}: ${element.collection}Schema${array ? '[]' : ''};`];
   });
+}
+
+/** `searchFields`: the names of the fields `@search(...)` covers, when the collection declares it (Collection.search). */
+function searchFields(collection: CheckedCollection): string[] {
+  const search = collection.node.items.find((item) => item.kind === 'search');
+  if (!search || search.fields.length === 0) return [];
+  return [`  searchFields: ${search.fields.map((field) => stringLiteral(field.name)).join(' | ')};`];
 }
 
 /**

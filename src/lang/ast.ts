@@ -62,7 +62,7 @@ export interface Collection {
   span: Span;
 }
 
-export type CollectionItem = FieldDeclaration | FunctionDeclaration | IndexDeclaration;
+export type CollectionItem = FieldDeclaration | FunctionDeclaration | IndexDeclaration | SearchDeclaration;
 
 export interface FieldDeclaration {
   kind: 'field';
@@ -90,6 +90,13 @@ export interface IndexField {
 export interface IndexDeclaration {
   kind: 'index';
   fields: IndexField[];
+  span: Span;
+}
+
+/** `@search(title, body);`: the string fields a full-text search of the collection covers (Vellum's). */
+export interface SearchDeclaration {
+  kind: 'search';
+  fields: Identifier[];
   span: Span;
 }
 

@@ -17,6 +17,7 @@ import type {
   FunctionDeclaration,
   Identifier,
   IndexDeclaration,
+  SearchDeclaration,
   IndexField,
   Parameter,
   Program,
@@ -174,6 +175,10 @@ export function fieldOf(name: IToken, question: IToken | undefined, type: TypeNo
 
 export function indexOf(at: IToken, fields: IndexField[], semicolon: IToken): IndexDeclaration {
   return { kind: 'index', fields, span: { start: at.startOffset, end: tokenEnd(semicolon) } };
+}
+
+export function searchOf(at: IToken, fields: Identifier[], semicolon: IToken): SearchDeclaration {
+  return { kind: 'search', fields, span: { start: at.startOffset, end: tokenEnd(semicolon) } };
 }
 
 export function plainIndexField(path: Identifier[]): IndexField {

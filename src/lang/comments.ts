@@ -119,6 +119,7 @@ function containersIn(child: Child): Container[] {
       return [child.body];
     case 'field':
     case 'index':
+    case 'search':
       return [];
     default:
       return blocksOf(child);

@@ -176,6 +176,19 @@ export const catalogue = {
     severity: 'error',
     message: 'collection "{0}" declares more than one migration; one schema change runs one migration',
   },
+  searchFieldNotFound: { code: 'V2033', severity: 'error', message: 'search field "{0}" is not a field of collection "{1}"' },
+  searchFieldNotString: {
+    code: 'V2034',
+    severity: 'error',
+    message: 'cannot search field "{0}" of type {1}; @search covers top-level string fields only',
+  },
+  searchDuplicateField: { code: 'V2035', severity: 'error', message: 'field "{0}" is listed twice in @search' },
+  searchTwice: {
+    code: 'V2036',
+    severity: 'error',
+    message: 'collection "{0}" declares more than one @search; list every searched field in one @search(...)',
+  },
+  searchEmpty: { code: 'V2037', severity: 'error', message: '@search needs at least one field' },
   // (checker: add V2xxx codes here)
 
   // --- V3xxx: names and types ------------------------------------------------------------------

@@ -12,7 +12,7 @@ export function attachDocComments(program: Program, text: string): void {
   if (docs.length === 0) return;
   const nodes: (Collection | CollectionItem)[] = program.collections.flatMap((c) => [c, ...c.items]);
   for (const node of nodes) {
-    if (node.kind === 'index') continue;
+    if (node.kind === 'index' || node.kind === 'search') continue;
     const start = Math.min(node.span.start, ...node.decorators.map((d) => d.span.start));
     // The doc comments that end right before the node, each separated from the next only by white space.
     const before: Comment[] = [];

@@ -27,6 +27,7 @@ import {
   functionOf,
   identifier,
   indexOf,
+  searchOf,
   mapTypeOf,
   namedType,
   objectTypeOf,
@@ -40,6 +41,7 @@ import {
 import {
   allTokens,
   AtIndex,
+  AtSearch,
   CollectionKeyword,
   Colon,
   ContractKeyword,
@@ -228,6 +230,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     return this.OR(
       (this.alternatives.item ??= [
         { ALT: () => this.SUBRULE(this.index) },
+        { ALT: () => this.SUBRULE(this.search) },
         {
           ALT: () => {
             const decorators: ParsedDecorator[] = [];
@@ -303,6 +306,24 @@ export class SchemaParser extends EmbeddedActionsParser {
     this.CONSUME(RParen);
     const semicolon = this.CONSUME(Semicolon);
     return indexOf(at, fields, semicolon);
+  });
+
+  // search := `@search` `(` [name (`,` name)* [`,`]] `)` `;`   (Vellum's: the fields full-text search covers)
+  private search = this.RULE('search', () => {
+    const at = this.CONSUME(AtSearch);
+    this.CONSUME(LParen);
+    const fields: IdentifierNode[] = [];
+    this.OPTION(() => {
+      fields.push(identifier(this.CONSUME(Identifier)));
+      this.MANY(() => {
+        this.CONSUME(Comma);
+        fields.push(identifier(this.CONSUME2(Identifier)));
+      });
+      this.OPTION2(() => this.CONSUME2(Comma));
+    });
+    this.CONSUME(RParen);
+    const semicolon = this.CONSUME(Semicolon);
+    return searchOf(at, fields, semicolon);
   });
 
   // entry := path | `[` path `,` direction `]`   (build-ast.ts checks the direction)

@@ -116,6 +116,13 @@ export const AtIndex = createToken({
   longer_alt: Decorator,
 });
 
+export const AtSearch = createToken({
+  name: 'AtSearch',
+  label: '`@search`',
+  pattern: /@search/,
+  longer_alt: Decorator,
+});
+
 function punctuation(name: string, character: string): TokenType {
   return createToken({ name, label: `\`${character}\``, pattern: character });
 }
@@ -213,6 +220,7 @@ export const allTokens: TokenType[] = [
   MapKeyword,
   Identifier,
   AtIndex,
+  AtSearch,
   Decorator,
   FunctionBody,
   LCurly,

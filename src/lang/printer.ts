@@ -93,6 +93,8 @@ function printItem(item: CollectionItem, indent: string): string[] {
       return [indent + printField(item, indent)];
     case 'index':
       return [indent + printIndex(item)];
+    case 'search':
+      return [indent + `@search(${item.fields.map((field) => field.name).join(', ')});`];
     case 'function':
       return printFunction(item, indent);
   }

@@ -183,7 +183,7 @@ export function resolveProgram(program: Program): ProgramResolution {
   return resolution;
 }
 
-/** The fields named in the decorators and indexes of every collection (see ProgramResolution.fieldReferences). */
+/** The fields named in the decorators, indexes and `@search` of every collection (see ProgramResolution.fieldReferences). */
 export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclaration> {
   const references = new Map<Identifier, FieldDeclaration>();
   for (const collection of program.collections) {
@@ -198,6 +198,13 @@ export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclar
     };
     named(collection.decorators);
     for (const item of collection.items) {
+      if (item.kind === 'search') {
+        for (const name of item.fields) {
+          const field = fields.get(name.name);
+          if (field) references.set(name, field);
+        }
+        continue;
+      }
       if (item.kind !== 'index') {
         named(item.decorators);
         continue;

@@ -8,6 +8,7 @@ import {
   type FieldDeclaration,
   type FunctionDeclaration,
   type IndexDeclaration,
+  type SearchDeclaration,
   type Program,
   type Span,
   type TypeNode,
@@ -101,6 +102,7 @@ class CollectionRules {
     this.idField(fieldsByName);
     const { functions, functionsByName } = this.functions(functionsOf(this.node), fieldsByName);
     const indexes = indexesOf(this.node).map((index) => this.index(index, fieldsByName));
+    this.searches(fieldsByName);
     return {
       name: this.name,
       permissions,
@@ -346,6 +348,23 @@ class CollectionRules {
       fields: node.fields.map((f) => ({ path: f.path.map((segment) => segment.name), direction: f.direction })),
       node,
     };
+  }
+
+  /** `@search(...)`: at most one per collection, naming distinct top-level string fields (optional ones too). */
+  private searches(fieldsByName: Map<string, CheckedField>): void {
+    const searches = this.node.items.filter((item): item is SearchDeclaration => item.kind === 'search');
+    for (const extra of searches.slice(1)) this.report(diagnostic('searchTwice', extra.span, [this.name]));
+    for (const search of searches) {
+      if (search.fields.length === 0) this.report(diagnostic('searchEmpty', search.span));
+      const seen = new Set<string>();
+      for (const field of search.fields) {
+        const type = fieldsByName.get(field.name)?.type;
+        if (seen.has(field.name)) this.report(diagnostic('searchDuplicateField', field.span, [field.name]));
+        else if (!type) this.report(diagnostic('searchFieldNotFound', field.span, [field.name, this.name]));
+        else if (type.kind !== 'string') this.report(diagnostic('searchFieldNotString', field.span, [field.name, typeToString(type)]));
+        seen.add(field.name);
+      }
+    }
   }
 
   private typeAtPath(path: string[], fieldsByName: Map<string, CheckedField>): Type | undefined {

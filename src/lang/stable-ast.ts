@@ -69,14 +69,18 @@ export function toStableAst(program: Program, source: SourceFile | string, names
 }
 
 function stableCollection(collection: Collection, text: string, namespace: string): StableCollection {
-  const attributes: StableCollectionAttribute[] = collection.items.map((item) => {
+  // `@search` is Vellum's: Polylang 0.6's format has no place for it (the Polybase client reads only fields and
+  // methods), so the stable AST leaves it out; the schema text keeps it.
+  const attributes: StableCollectionAttribute[] = collection.items.flatMap((item): StableCollectionAttribute[] => {
     switch (item.kind) {
       case 'field':
-        return stableProperty(item);
+        return [stableProperty(item)];
       case 'function':
-        return stableMethod(item, text);
+        return [stableMethod(item, text)];
       case 'index':
-        return stableIndex(item);
+        return [stableIndex(item)];
+      case 'search':
+        return [];
     }
   });
   // Collection decorators come after every field, method and index.

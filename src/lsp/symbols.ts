@@ -12,6 +12,7 @@ export function documentSymbols(program: Program, document: TextDocument): Docum
     selectionRange: range(collection.name.span),
     children: collection.items.map((item): DocumentSymbol => {
       if (item.kind === 'index') return { name: '@index', kind: SymbolKind.Key, range: range(item.span), selectionRange: range(item.span) };
+      if (item.kind === 'search') return { name: '@search', kind: SymbolKind.Key, range: range(item.span), selectionRange: range(item.span) };
       if (item.kind === 'field') {
         return { name: item.name.name, detail: printType(item.type), kind: SymbolKind.Field, range: range(item.span), selectionRange: range(item.name.span) };
       }

@@ -3,7 +3,8 @@
 // `before` alone, without the where, sort and limit of the query they continue.
 //
 // A cursor is the store's cursor (base64url, position in an index), then, when the query had a where, sort or
-// limit, a dot and base64url of the JSON `[where, sort, limit]` (null for each one not given).
+// limit, a dot and base64url of the JSON `[where, sort, limit]` (null for each one not given; a search's words
+// are a fourth element).
 
 import type { ListQuery, RawListResult } from '../store/index.ts';
 import { invalidArgument } from './errors.ts';
@@ -13,6 +14,8 @@ interface CarriedQuery {
   readonly where: unknown;
   readonly sort: unknown;
   readonly limit: unknown;
+  /** A search's words (a fourth element, only when the query searched). */
+  readonly search?: string;
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]+$/;
@@ -34,14 +37,15 @@ function decodeQuery(text: string): CarriedQuery {
   } catch {
     throw invalidCursor('not a cursor returned by this service');
   }
-  if (!Array.isArray(value) || value.length !== 3) throw invalidCursor('not a cursor returned by this service');
-  const [where, sort, limit] = value as unknown[];
+  if (!Array.isArray(value) || (value.length !== 3 && value.length !== 4)) throw invalidCursor('not a cursor returned by this service');
+  const [where, sort, limit, search] = value as unknown[];
   const fits =
     (where === null || (isObject(where) && withinQueryDepth(where))) &&
     (sort === null || (Array.isArray(sort) && withinQueryDepth(sort))) &&
-    (limit === null || typeof limit === 'string' || typeof limit === 'number');
+    (limit === null || typeof limit === 'string' || typeof limit === 'number') &&
+    (value.length === 3 || typeof search === 'string');
   if (!fits) throw invalidCursor('not a cursor returned by this service');
-  return { where: where ?? undefined, sort: sort ?? undefined, limit: limit ?? undefined };
+  return { where: where ?? undefined, sort: sort ?? undefined, limit: limit ?? undefined, ...(typeof search === 'string' ? { search } : {}) };
 }
 
 function split(cursor: unknown): { position: unknown; carried: CarriedQuery | undefined } {
@@ -60,8 +64,10 @@ export function resumeQuery(query: ListQuery): ListQuery {
   const after = split(query.after);
   const before = split(query.before);
   const carried = after.carried ?? before.carried;
-  const own = query.where !== undefined || query.sort !== undefined;
+  const own = query.where !== undefined || query.sort !== undefined || query.search !== undefined;
+  const search = own ? query.search : carried?.search;
   return {
+    ...(search !== undefined ? { search } : {}),
     where: own ? query.where : carried?.where,
     sort: own ? query.sort : carried?.sort,
     limit: query.limit ?? carried?.limit,
@@ -71,8 +77,8 @@ export function resumeQuery(query: ListQuery): ListQuery {
 }
 
 function encodeQuery(query: ListQuery): string | undefined {
-  if (query.where === undefined && query.sort === undefined && query.limit === undefined) return undefined;
-  const carried = [query.where ?? null, query.sort ?? null, query.limit ?? null];
+  if (query.where === undefined && query.sort === undefined && query.limit === undefined && query.search === undefined) return undefined;
+  const carried = [query.where ?? null, query.sort ?? null, query.limit ?? null, ...(query.search !== undefined ? [query.search] : [])];
   return Buffer.from(JSON.stringify(carried)).toString('base64url');
 }
 

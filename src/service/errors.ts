@@ -109,6 +109,8 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'indexer/invalid-query': true,
   'indexer/invalid-cursor': true,
   'indexer/scan-limit-exceeded': true,
+  'indexer/invalid-search': true,
+  'indexer/no-search-index': true,
   'stream/too-many-streams': true,
   'stream/too-many-records': true,
   'permission/unconfined-query': true,

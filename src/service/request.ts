@@ -121,6 +121,7 @@ function listQuerySchema(zod: typeof z) {
     avg: queryText,
     min: queryText,
     max: queryText,
+    search: queryText,
   });
 }
 type ListQueryText = z.infer<ReturnType<typeof listQuerySchema>>;
@@ -220,6 +221,8 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     // An empty cursor means none (the Polybase client may send `before=` on the first page).
     after: q.after === '' ? undefined : q.after,
     before: q.before === '' ? undefined : q.before,
+    // `search=`: words to search for (docs/service.md, "Full-text search"); given but empty, the store refuses it.
+    ...(q.search !== undefined ? { search: q.search } : {}),
   };
   const aggregates = parseAggregates(q);
   const named = Object.keys(aggregates);
@@ -234,6 +237,10 @@ export function parseListQuery(raw: unknown): ParsedListQuery {
     if (q.sort !== undefined && q.sort !== '') throw invalidArgument('request/invalid-query', `query parameter "sort" does not apply to ${asked}: a count does not depend on the order of the records; leave the sort out`);
   }
   const stream = parseStream(q);
+  if (q.search !== undefined) {
+    if (count) throw invalidArgument('request/invalid-query', `query parameter "search" does not apply to ${asked}; page through the search instead`);
+    if (stream) throw invalidArgument('request/invalid-query', 'query parameter "search" does not apply to stream=1: a search is ordered by relevance, which a stream of changes cannot keep; list it (and long-poll with since)');
+  }
   if (stream) {
     const other = (['count', 'after', 'before', 'waitFor', ...AGGREGATE_KINDS] as const).find((name) => q[name] !== undefined && q[name] !== '' && q[name] !== 'false');
     if (other) throw invalidArgument('request/invalid-query', `query parameter "${other}" does not apply to stream=1, which follows the matching records from the first (resume with Last-Event-ID or since)`);

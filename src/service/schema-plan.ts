@@ -195,6 +195,11 @@ export async function planSchemaChange(
   const newIndexes = new Map(next.checked.layout.indexes.filter((i) => !i.primary).map((i) => [i.id, i]));
   const built = [...newIndexes].filter(([id]) => !oldIndexes.has(id)).map(([, index]) => indexText(index));
   const dropped = exists ? [...oldIndexes].filter(([id]) => !newIndexes.has(id)).map(([, index]) => indexText(index)) : [];
+  // The full-text search index is built and dropped as an index is (its id follows its fields).
+  const oldSearch = oldLayout?.search;
+  const newSearch = next.checked.layout.search;
+  if (newSearch && newSearch.id !== oldSearch?.id) built.push(`@search(${newSearch.fields.join(', ')})`);
+  if (exists && oldSearch && oldSearch.id !== newSearch?.id) dropped.push(`@search(${oldSearch.fields.join(', ')})`);
   const fieldPlans = [...fields.values()].filter((plan) => plan.change !== 'removed' || plan.from !== undefined || plan.lost > 0);
   return {
     collectionId,

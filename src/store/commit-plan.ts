@@ -11,6 +11,7 @@ import { collectionChangedKey, layoutKey, layoutVersionKey, recordDeletedKey, re
 import type { KvOp } from './kv.ts';
 import type { RecentEntries } from './recent-records.ts';
 import { recordValue } from './record-value.ts';
+import { searchWrite } from './search-entries.ts';
 import type { CheckedCommit, Expectation, SignatureClaim, StampExpectation, Write } from './writes.ts';
 
 /** A planned read's place among the transaction's reads. */
@@ -138,6 +139,8 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
       if (oldValue) {
         for (const entry of oldEntries) deletes.push({ kind: 'delete', key: Buffer.from(entry, 'latin1') });
         deletes.push({ kind: 'delete', key });
+        const search = searchWrite(write.collectionId, collectionIndexes.layout, key, id, oldValue, undefined);
+        if (search) puts.push(search);
         puts.push({ kind: 'put', key: recordDeletedKey(write.collectionId, id), value: stamp });
         changes.push({ collectionId: write.collectionId, id, kind: 'delete' });
       }
@@ -154,6 +157,8 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
     // Every entry holds the record's current value, so all of them are written.
     for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
     puts.push({ kind: 'put', key, value });
+    const search = searchWrite(write.collectionId, collectionIndexes.layout, key, id, oldValue, write.record);
+    if (search) puts.push(search);
     changes.push(oldValue ? { collectionId: write.collectionId, id, kind: 'put' } : { collectionId: write.collectionId, id, kind: 'put', created: true });
     return { replaced: oldValue !== undefined, entries };
   });

@@ -21,6 +21,7 @@ import type { Layout } from './layout.ts';
 import type { LayoutCache } from './layout-cache.ts';
 import { byteBudget, parseRecord, parseStoredLayout, recordValue, RECORD_JSON_START } from './record-value.ts';
 import { checkCollectionId } from './validation.ts';
+import { searchIndexOf, searchWrite } from './search-entries.ts';
 
 export interface RebuildProgress {
   readonly collectionId: string;
@@ -105,8 +106,9 @@ export class CollectionDefiner {
     const { result, timestamp } = await this.kv.transact(keys, ([current, version, required], timestamp) => {
       if (onlyIf && !onlyIf.holds(required ? parseRecord(required) : null)) return { ops: [], result: undefined };
       const old = current ? parseStoredLayout(current) : undefined;
-      const oldIds = new Set(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []);
-      const newIds = new Set(layout.indexes.filter((i) => !i.primary).map((i) => i.id));
+      // A search index (`@search`) is built, resumed and dropped as an index is, under its own id.
+      const oldIds = new Set([...(old?.layout.indexes.filter((i) => !i.primary).map((i) => i.id) ?? []), ...(old?.layout.search ? [old.layout.search.id] : [])]);
+      const newIds = new Set([...layout.indexes.filter((i) => !i.primary).map((i) => i.id), ...(layout.search ? [layout.search.id] : [])]);
       const added = [...newIds].filter((id) => !oldIds.has(id));
       const removed = [...oldIds].filter((id) => !newIds.has(id));
       const building = [...new Set([...added, ...(old?.building ?? []).filter((id) => newIds.has(id))])];
@@ -117,7 +119,11 @@ export class CollectionDefiner {
       const ops: KvOp[] = current?.equals(bytes) ? [] : [{ kind: 'put', key, value: bytes }];
       // A data folder written before layout versions gets its version here (see #committedLayout).
       if (ops.length > 0 || !version) ops.push({ kind: 'put', key: versionKey, value: encodeU64(timestamp) });
-      for (const id of removed) ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
+      for (const id of removed) {
+        if (id === old?.layout.search?.id) ops.push({ kind: 'searchDrop', index: searchIndexOf(collectionId, old.layout)! });
+        else ops.push({ kind: 'deleteRange', range: prefixRange(indexPrefix(collectionId, id)) });
+      }
+      if (layout.search && added.includes(layout.search.id)) ops.push({ kind: 'searchCreate', index: searchIndexOf(collectionId, layout)! });
       return { ops, result: { added, removed, building, conforming, bytes } };
     });
     if (!result) return { added: [], removed: [], rebuilt: 0, superseded: true, finishedAt: 0 };
@@ -137,6 +143,7 @@ export class CollectionDefiner {
     const stored = parseStoredLayout(layoutBytes);
     const indexes = new CollectionIndexes(collectionId, stored);
     const only = new Set(building);
+    const buildSearch = stored.layout.search !== undefined && only.has(stored.layout.search.id);
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
     const batchBytes = byteBudget(options.batchBytes ?? BUILD_BATCH_BYTES);
     // Records are cast when the layout says a cast is due and the caller says how; otherwise the mark stays.
@@ -179,6 +186,7 @@ export class CollectionDefiner {
           const cast = conform && (options.conformBefore === undefined || decodeU64(value) < options.conformBefore) ? conform(record) : null;
           if (!cast) {
             for (const entry of indexes.entriesOf(record, only)) puts.push({ kind: 'put', key: entry, value });
+            if (buildSearch) puts.push(searchWrite(collectionId, stored.layout, keys[i]!, String(record.id), undefined, record)!);
             return;
           }
           // Rewritten as a commit rewrites a record: a new version, every entry holding the new value.
@@ -188,6 +196,8 @@ export class CollectionDefiner {
           for (const entry of indexes.entriesOf(record)) if (!newSet.has(entry.toString('latin1'))) deletes.push({ kind: 'delete', key: entry });
           for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value: castValue });
           puts.push({ kind: 'put', key: keys[i]!, value: castValue });
+          const search = searchWrite(collectionId, stored.layout, keys[i]!, String(cast.id), buildSearch ? undefined : record, cast);
+          if (search) puts.push(search);
           changes.push({ collectionId, id: String(cast.id), kind: 'put' });
         });
         if (changes.length > 0) {
@@ -216,6 +226,7 @@ export class CollectionDefiner {
     await this.kv.transact([layoutKey(collectionId)], ([current], timestamp) => {
       if (!current) throw collectionNotFound(collectionId);
       const drop: Change[] = [{ collectionId, id: '', kind: 'drop' }];
+      const search = searchIndexOf(collectionId, parseStoredLayout(current).layout);
       const ops: KvOp[] = [
         { kind: 'delete', key: layoutKey(collectionId) },
         { kind: 'delete', key: layoutVersionKey(collectionId) },
@@ -224,6 +235,7 @@ export class CollectionDefiner {
         { kind: 'deleteRange', range: prefixRange(recordDeletedPrefix(collectionId)) },
         { kind: 'put', key: collectionChangedKey(collectionId), value: encodeU64(timestamp) },
         ...changeLogEntries(timestamp, drop),
+        ...(search ? [{ kind: 'searchDrop' as const, index: search }] : []),
       ];
       return { ops, result: undefined };
     });

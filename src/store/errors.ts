@@ -17,6 +17,8 @@ export type ErrorReason =
   | 'indexer/invalid-query'
   | 'indexer/invalid-cursor'
   | 'indexer/scan-limit-exceeded'
+  | 'indexer/invalid-search'
+  | 'indexer/no-search-index'
   | 'collection/not-found'
   | 'collection/invalid-schema'
   | 'collection/invalid-id'

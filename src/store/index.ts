@@ -34,7 +34,7 @@ export { layoutOf, valueAtPath, type FieldInfo, type IndexDefinition, type Index
 export { SqliteKv, openSqlite, type SqliteOptions } from './sqlite.ts';
 export { NativeModuleError } from './sqlite-native.ts';
 export { PostgresKv, openPostgres, type PostgresOptions } from './postgres.ts';
-export type { ClockedText, KvStore, KvEntry, KvOp, ScanOptions, TextScanOptions, TransactionBody } from './kv.ts';
+export type { ClockedText, KvStore, KvEntry, KvOp, ScanOptions, SearchHit, SearchOp, SearchPosition, SearchScan, TextScanOptions, TransactionBody } from './kv.ts';
 export type { KeyRange } from './keys.ts';
 export type { TokenBuckets, TokenRefusal, TokenTake } from './token-buckets.ts';
 export { PostgresBuckets } from './postgres-buckets.ts';

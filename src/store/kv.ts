@@ -20,7 +20,46 @@ export interface KvEntry {
 export type KvOp =
   | { readonly kind: 'put'; readonly key: Buffer; readonly value: Buffer }
   | { readonly kind: 'delete'; readonly key: Buffer }
-  | { readonly kind: 'deleteRange'; readonly range: KeyRange };
+  | { readonly kind: 'deleteRange'; readonly range: KeyRange }
+  | SearchOp;
+
+/**
+ * The writes of full-text search indexes, which live beside the map (an FTS5 table on SQLite, a table with a GIN
+ * index over a tsvector on PostgreSQL; docs/store.md, "Full-text search"). `index` names one (search-layout.ts's
+ * searchTableId: letters and digits); the tokens come from search-tokens.ts, so neither database folds or splits text.
+ */
+export type SearchOp =
+  /** Makes the index's tables if they do not exist. */
+  | { readonly kind: 'searchCreate'; readonly index: string }
+  /** Drops the index's tables if they exist. */
+  | { readonly kind: 'searchDrop'; readonly index: string }
+  /** Puts (or replaces) the record `id`, whose record key is `key`, with these tokens. */
+  | { readonly kind: 'searchPut'; readonly index: string; readonly id: string; readonly key: Buffer; readonly tokens: readonly string[] }
+  /** Removes the record `id` (nothing when it is not there). */
+  | { readonly kind: 'searchDelete'; readonly index: string; readonly id: string };
+
+/** A position in a search's order: fewer tokens first, then the record id (byte order of its UTF-8). */
+export interface SearchPosition {
+  readonly tokens: number;
+  readonly id: string;
+}
+
+export interface SearchScan {
+  /** Tokens each matching record must hold whole. */
+  readonly whole: readonly string[];
+  /** A token prefix each matching record must hold. */
+  readonly prefix: string;
+  /** Start strictly after (before, with `reverse`) this position. */
+  readonly from?: SearchPosition;
+  /** Largest position first. */
+  readonly reverse?: boolean;
+  readonly limit: number;
+}
+
+export interface SearchHit extends SearchPosition {
+  /** The record's stored JSON text. */
+  readonly text: string;
+}
 
 export interface ScanOptions {
   /** Largest key first. */
@@ -72,6 +111,11 @@ export interface KvStore {
    */
   scanText(range: KeyRange, options: TextScanOptions, skip: number): Promise<string[]>;
   count(range: KeyRange): Promise<number>;
+  /**
+   * The records of a search index matching the scan, in its order (SearchPosition), with their texts; an index
+   * that does not exist has none.
+   */
+  search(index: string, scan: SearchScan): Promise<SearchHit[]>;
   /** Runs one serialised transaction (see above); resolves with the body's result and the commit timestamp. */
   transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }>;
   /**

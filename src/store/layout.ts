@@ -15,6 +15,7 @@ import { typeText, type Collection, type FieldDeclaration, type TypeNode } from 
 import type { Direction } from './encoding.ts';
 import type { IndexableType } from './cast.ts';
 import { StoreError } from './errors.ts';
+import { searchOf, type SearchDefinition } from './search-layout.ts';
 
 export interface FieldInfo {
   /** The dotted path, `info.name`. */
@@ -54,6 +55,8 @@ export interface Layout {
   readonly collection: string;
   readonly fields: Readonly<Record<string, FieldInfo>>;
   readonly indexes: readonly IndexDefinition[];
+  /** The collection's full-text search index (`@search(...)`), when it declares one (search-layout.ts). */
+  readonly search?: SearchDefinition;
 }
 
 const ID_FIELD: IndexField = { path: 'id', direction: 'asc', type: { kind: 'string' } };
@@ -114,7 +117,8 @@ export function layoutOf(collection: Collection): Layout {
     if (!indexes.some((index) => index.id === id)) indexes.push({ id, fields: indexFields, primary: false });
   }
   indexes.sort((a, b) => a.fields.length - b.fields.length); // stable: source order within a length
-  return { collection: collection.name.name, fields: Object.fromEntries(fields), indexes };
+  const search = searchOf(collection, fields);
+  return { collection: collection.name.name, fields: Object.fromEntries(fields), indexes, ...(search ? { search } : {}) };
 }
 
 function indexId(fields: readonly IndexField[]): string {

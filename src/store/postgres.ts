@@ -10,9 +10,10 @@ import type pg from 'pg';
 import { EventEmitter } from 'node:events';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { decodeU64, encodeU64 } from './encoding.ts';
-import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
+import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type SearchHit, type SearchOp, type SearchScan, type TextScanOptions, type TransactionBody } from './kv.ts';
 import { StoreError, databaseUnavailable } from './errors.ts';
 import { PostgresBuckets } from './postgres-buckets.ts';
+import { PostgresSearch } from './search-postgres.ts';
 
 export interface PostgresOptions {
   /** A `postgres://` URL; or give `pool` settings instead. */
@@ -54,6 +55,8 @@ export class PostgresKv implements KvStore {
   readonly table: string;
   /** Token buckets shared by every process on the database, in the table `<table>_buckets` (postgres-buckets.ts). */
   readonly tokenBuckets: PostgresBuckets;
+  /** The full-text search indexes, in tables `<table>_s_<index>` (search-postgres.ts). */
+  readonly #search: PostgresSearch;
   readonly #channel: string;
   readonly #events = new EventEmitter();
   readonly #sql: Record<'get' | 'clock' | 'reads' | 'count' | 'scanAsc' | 'scanDesc' | 'scanTextAsc' | 'scanTextDesc' | 'scanTextBoundedAsc' | 'scanTextBoundedDesc', string>;
@@ -68,6 +71,7 @@ export class PostgresKv implements KvStore {
     this.table = table;
     this.#notify = notify;
     this.#channel = `${table}_commits`;
+    this.#search = new PostgresSearch(table, table);
     this.tokenBuckets = new PostgresBuckets(`${table}_buckets`, (query) => this.#query(query));
     this.#events.setMaxListeners(0);
     const t = table;
@@ -238,6 +242,10 @@ export class PostgresKv implements KvStore {
     return Number(result.rows[0]!.n);
   }
 
+  async search(index: string, scan: SearchScan): Promise<SearchHit[]> {
+    return this.#search.search((text, values) => this.#query(text, values), index, scan);
+  }
+
   async transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -297,6 +305,13 @@ export class PostgresKv implements KvStore {
         i++;
         continue;
       }
+      if (op.kind !== 'put' && op.kind !== 'delete') {
+        let end = i;
+        while (end < ops.length && ops[end]!.kind.startsWith('search')) end++;
+        await this.#search.apply(client, ops.slice(i, end) as SearchOp[]);
+        i = end;
+        continue;
+      }
       let end = i;
       while (end < ops.length && end - i < ROWS_PER_STATEMENT && ops[end]!.kind === op.kind) end++;
       const group = ops.slice(i, end);
@@ -347,6 +362,11 @@ export class PostgresKv implements KvStore {
 
   /** Drops the table (tests and tools). */
   async drop(): Promise<void> {
+    const { rows } = await this.pool.query<{ name: string }>(
+      `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_name LIKE $1`,
+      [`${this.table}\\_s\\_%`],
+    );
+    for (const { name } of rows) await this.pool.query(`DROP TABLE IF EXISTS ${name}`);
     await this.pool.query(`DROP TABLE IF EXISTS ${this.table}, ${this.tokenBuckets.table}`);
   }
 }

@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import { decodeU64 } from './encoding.ts';
 import { CURSOR_KEY_BYTES, SCAN_CURSOR_SIZES, decodeCursor, encodeCursor, encodeScanCursor, isSealedCursor } from './cursor.ts';
 import { collectionNotFound, invalidCursor, invalidQuery, StoreError } from './errors.ts';
-import type { JsonObject } from './index-entries.ts';
+import type { CollectionIndexes, JsonObject } from './index-entries.ts';
+import { readSearchPage } from './search-read.ts';
 import { clockKey, clockTimestamp, collectionChangedKey, cursorKeyKey, layoutKey, recordKey } from './keys.ts';
 import type { KvStore } from './kv.ts';
 import type { LayoutCache } from './layout-cache.ts';
@@ -30,6 +31,8 @@ export const DEFAULT_SCAN_LIMIT = 5000;
 export const DEFAULT_PAGE_BYTES = 32 * 1024 * 1024;
 
 export interface ListQuery {
+  /** Words to search for in the collection's `@search` fields (search-read.ts): the page is ordered by relevance. */
+  readonly search?: unknown;
   readonly where?: unknown;
   readonly sort?: unknown;
   readonly limit?: unknown;
@@ -215,6 +218,7 @@ export class RecordReader {
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
+    if (query.search !== undefined) return { ...(await this.#search(indexes, query, limit, hasBefore, readFilter, options, output)), timestamp };
     const plan = cachedPlan(indexes, query.where, query.sort);
     await options.confine?.(scanBoundsOf(plan));
 
@@ -263,6 +267,29 @@ export class RecordReader {
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
     return { records: page.records, cursor, timestamp };
+  }
+
+  /** A list with `search` (search-read.ts); confined as a list with the same where would be. */
+  async #search<T>(indexes: CollectionIndexes, query: ListQuery, limit: number, backward: boolean, readFilter: ReadFilter | undefined, options: ListOptions, output: (text: string, parsed: JsonObject) => T) {
+    const cursor = backward ? query.before : query.after;
+    const requestCursor = cursor === undefined || cursor === null || cursor === '' ? undefined : (cursor as string);
+    const sealKey = readFilter !== undefined || isSealedCursor(requestCursor) ? await this.#sealKey() : undefined;
+    return readSearchPage(this.#kv, indexes, {
+      search: query.search,
+      where: query.where,
+      sort: query.sort,
+      limit,
+      backward,
+      cursor: requestCursor,
+      readFilter,
+      scanLimit: Math.max(limit, Math.floor(options.scanLimit ?? DEFAULT_SCAN_LIMIT)),
+      pageBytes: byteBudget(options.pageBytes ?? this.#pageBytes),
+      sealKey,
+      confine: async (where) => {
+        if (options.confine) await options.confine(scanBoundsOf(cachedPlan(indexes, where, undefined)));
+      },
+      output,
+    });
   }
 
   /**

@@ -28,7 +28,8 @@ import { Worker } from 'node:worker_threads';
 import { clockKey, clockTimestamp, type KeyRange } from './keys.ts';
 import { decodeU64Hex, encodeU64 } from './encoding.ts';
 import { databaseUnavailable } from './errors.ts';
-import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type TextScanOptions, type TransactionBody } from './kv.ts';
+import { SqliteSearch } from './search-sqlite.ts';
+import { nextTimestamp, type ClockedText, type KvEntry, type KvOp, type KvStore, type ScanOptions, type SearchHit, type SearchScan, type TextScanOptions, type TransactionBody } from './kv.ts';
 
 export interface SqliteOptions {
   /** `synchronous` pragma in WAL mode: NORMAL (default; durable across process crashes) or FULL. */
@@ -80,6 +81,8 @@ export class SqliteKv implements KvStore {
   readonly #scanText: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
   readonly #textBytes: Record<'asc' | 'desc', Database.Statement<[number, Buffer, Buffer, number]>>;
   readonly #batch: Database.Transaction<(jobs: readonly Job[]) => Outcome[]>;
+  /** The full-text search indexes (search-sqlite.ts). */
+  readonly #search: SqliteSearch;
   #queue: Job[] = [];
   /** The transaction whose writes made the running batch fail (see #commit). */
   #failedJob: Job | undefined;
@@ -98,6 +101,7 @@ export class SqliteKv implements KvStore {
       throw error;
     }
     this.#get = this.db.prepare<[Buffer]>('SELECT value FROM kv WHERE key = ?').pluck();
+    this.#search = new SqliteSearch(this.db);
     // Several point reads in one statement (a get reads the clock and the record, a list the clock and the
     // layout, a call those and the meta collection's stamp): outside a transaction every statement opens a read
     // transaction of its own, so this is one WAL snapshot instead of several, the values are from the same
@@ -234,6 +238,10 @@ export class SqliteKv implements KvStore {
     return this.#count.get(range.gte, range.lt) as number;
   }
 
+  async search(index: string, scan: SearchScan): Promise<SearchHit[]> {
+    return this.#search.search(index, scan);
+  }
+
   transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
     return new Promise((resolve, reject) => {
       this.#queue.push({ reads, body, resolve: resolve as Job['resolve'], reject });
@@ -346,11 +354,16 @@ export class SqliteKv implements KvStore {
         at++;
         continue;
       }
+      if (op.kind !== 'put' && op.kind !== 'delete') {
+        this.#search.apply(op);
+        at++;
+        continue;
+      }
       let end = at + 1;
       while (end < ops.length && end - at < MAX_ROWS_PER_WRITE && ops[end]!.kind === op.kind) end++;
       const params: Buffer[] = [];
       for (let i = at; i < end; i++) {
-        const next = ops[i] as Exclude<KvOp, { kind: 'deleteRange' }>;
+        const next = ops[i] as Extract<KvOp, { kind: 'put' | 'delete' }>;
         params.push(next.key);
         if (next.kind === 'put') params.push(next.value);
       }

@@ -33,7 +33,7 @@ describe('doc comments', () => {
   it('are kept on collections, fields and functions as plain text', () => {
     const account = collection(text);
     expect(account.doc).toBe('An account.\nHolds a balance.');
-    const docs = Object.fromEntries(account.items.map((item) => [item.kind === 'index' ? 'index' : item.name.name, item.kind === 'index' ? undefined : item.doc]));
+    const docs = Object.fromEntries(account.items.map((item) => [item.kind === 'index' || item.kind === 'search' ? item.kind : item.name.name, item.kind === 'index' || item.kind === 'search' ? undefined : item.doc]));
     expect(docs).toEqual({
       id: 'The key.',
       balance: undefined,

@@ -28,7 +28,7 @@ function rename(program: Program, pick: (i: number) => string | undefined): Prog
     }
     const names = new Set<string>();
     for (const item of collection.items) {
-      if (item.kind === 'index' || item.name.name === 'constructor') continue;
+      if (item.kind === 'index' || item.kind === 'search' || item.name.name === 'constructor') continue;
       const renamed = next(item.name.name);
       if (!names.has(renamed)) item.name.name = renamed;
       names.add(item.name.name);

@@ -1,6 +1,6 @@
 // A key-value store that counts the entries its range reads hand over: how many index entries (or records) a
 // list or a count read, measured below the record store, so no code path of the store can read unseen.
-import type { ClockedText, KeyRange, KvEntry, KvStore, ScanOptions, TextScanOptions, TransactionBody } from '../../src/store/index.ts';
+import type { ClockedText, KeyRange, KvEntry, KvStore, ScanOptions, SearchHit, SearchScan, TextScanOptions, TransactionBody } from '../../src/store/index.ts';
 
 export class CountingKv implements KvStore {
   /** Entries returned by `scan` and `scanText` since the last reset. */
@@ -38,6 +38,13 @@ export class CountingKv implements KvStore {
 
   count(range: KeyRange): Promise<number> {
     return this.inner.count(range);
+  }
+
+  /** A search's hits are entries read, as a scan's are. */
+  async search(index: string, scan: SearchScan): Promise<SearchHit[]> {
+    const hits = await this.inner.search(index, scan);
+    this.scanned += hits.length;
+    return hits;
   }
 
   transact<T>(reads: readonly Buffer[], body: TransactionBody<T>): Promise<{ result: T; timestamp: number }> {
