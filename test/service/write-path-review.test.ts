@@ -135,10 +135,11 @@ describe('a first attempt on state another connection changed', () => {
     await other.call('ns/Counter', 'e', 'add', [99], {});
     expect(await service.call('ns/Counter', 'c', 'absorb', [{ collectionId: 'ns/Counter', id: 'e' }], {})).toMatchObject({ n: 101 });
     // While the call runs (after it read e, before it commits), the other connection adds 50 to e.
-    const get = store.get.bind(store);
+    // A record argument is read with getJson (read-in-form.ts), as every read of one record by id for a request.
+    const getJson = store.getJson.bind(store);
     let raced = false;
-    store.get = async (collectionId, id) => {
-      const read = await get(collectionId, id);
+    store.getJson = async (collectionId, id) => {
+      const read = await getJson(collectionId, id);
       if (!raced && id === 'e') {
         raced = true;
         await other.call('ns/Counter', 'e', 'add', [50], {});
