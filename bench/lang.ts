@@ -2,8 +2,8 @@
 //
 // One operation = every schema of fixtures/schemas (the set both Polylang 0.6 and Vellum accept) once.
 // Vellum parses and type-checks (`checkSchema`); the baseline is `@polybase/polylang@0.6.0`'s `parse`
-// (its WebAssembly parser, which only parses: Polybase never type-checked bodies). The goal is Vellum with
-// checking at least twice as fast. Further rows: Vellum's parse alone, and one large generated schema
+// (its WebAssembly parser, which only parses: Polybase never type-checked bodies). The goal (issue 27) is Vellum
+// with checking at least four times as fast, and 1.5x on the large schema. Further rows: Vellum's parse alone, and one large generated schema
 // (where per-call costs vanish and throughput per byte shows).
 import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -179,9 +179,9 @@ export default async function lang(): Promise<BenchRow[]> {
   const schemasPerSecond = (name: TaskName) => perCorpus[name] * corpus.length;
   const kibPerSecond = (name: TaskName) => perLarge[name] * largeKib;
   const rows: [string, number, number, string, string][] = [
-    [`check ${corpusLabel}`, schemasPerSecond('vellum checkSchema'), schemasPerSecond('polylang parse'), 'schemas/s', '>= 2x polylang parse'],
+    [`check ${corpusLabel}`, schemasPerSecond('vellum checkSchema'), schemasPerSecond('polylang parse'), 'schemas/s', '>= 4x polylang parse'],
     [`parse only ${corpusLabel}`, schemasPerSecond('vellum parse'), schemasPerSecond('polylang parse'), 'schemas/s', 'informative'],
-    [`check one large schema (200 collections, ${Math.round(largeKib)} KiB)`, kibPerSecond('vellum checkSchema'), kibPerSecond('polylang parse'), 'KiB/s', 'informative'],
+    [`check one large schema (200 collections, ${Math.round(largeKib)} KiB)`, kibPerSecond('vellum checkSchema'), kibPerSecond('polylang parse'), 'KiB/s', '>= 1.5x polylang parse'],
   ];
   return rows.map(([name, value, baseline, unit, goal]) => row('lang', name, { value, unit, baseline, ratio: value / baseline, goal }));
 }
