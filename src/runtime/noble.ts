@@ -1,19 +1,12 @@
-// @noble's hashes and curve, loaded on first use: importing the library (to check a schema, say) should not pay
+// @noble's hashes, loaded on first use: importing the library (to check a schema, say) should not pay
 // for them. They are ES modules, which Node (>= 20.19, as package.json requires) loads with `require`.
 import { createRequire } from 'node:module';
-import type * as Curve from '@noble/curves/secp256k1.js';
 import type * as Sha2 from '@noble/hashes/sha2.js';
 import type * as Blake3 from '@noble/hashes/blake3.js';
 
 const load = createRequire(import.meta.url);
-let curve: typeof Curve.secp256k1 | undefined;
 let sha256Function: typeof Sha2.sha256 | undefined;
 let blake3Function: typeof Blake3.blake3 | undefined;
-
-/** @noble/curves' secp256k1. */
-export function secp256k1(): typeof Curve.secp256k1 {
-  return (curve ??= (load('@noble/curves/secp256k1.js') as typeof Curve).secp256k1);
-}
 
 /** SHA-256 of `data`. */
 export function sha256(data: Uint8Array): Uint8Array {

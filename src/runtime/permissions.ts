@@ -9,7 +9,6 @@
 
 import type { Collection, FieldDeclaration, TypeNode } from '../lang/index.ts';
 import type { CompiledCollection } from './collection.ts';
-import { secp256k1 } from './noble.ts';
 import { PublicKey, publicKeyFrom } from './values.ts';
 import type { WireRecord } from './wire.ts';
 
@@ -153,9 +152,10 @@ export function delegatesTo(reference: unknown, publicKey: PublicKey, loader: Pe
 
 /** A key literal's 64 bytes (x‖y) as hex, or undefined when its bytes are not a point of secp256k1. */
 export function keyLiteralXy(hex: string): string | undefined {
+  // 33 bytes (compressed), 65 (04, x, y) or 64 (x, y): the point, checked to be on the curve.
+  if (!/^[0-9a-fA-F]*$/.test(hex) || ![66, 128, 130].includes(hex.length)) return undefined;
   try {
-    // 33 bytes (compressed), 65 (04, x, y) or 64 (x, y): the point, checked to be on the curve.
-    return secp256k1().Point.fromHex(hex.length === 128 ? `04${hex}` : hex).toHex(false).slice(2);
+    return PublicKey.fromBytes(Buffer.from(hex.length === 128 ? `04${hex}` : hex, 'hex')).toHex().slice(2);
   } catch {
     return undefined;
   }
