@@ -9,34 +9,10 @@
 // tsc writes the declarations (dist/**/*.d.ts, tsconfig.build.json); the code is only this bundle. The bundle
 // is one folder below dist/, as the modules it comes from are below src/, so paths made from import.meta.url
 // (the explorer's files, the worker threads copied beside it) hold.
-import { copyFileSync, readFileSync, rmSync } from 'node:fs';
-import { build } from 'esbuild';
+import { bundle } from './bundle.mjs';
 
-const root = new URL('../', import.meta.url);
-const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-const bundled = new Set(['chevrotain']);
-const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((name) => !bundled.has(name));
-const outdir = new URL('dist/lib/', root);
-
-rmSync(outdir, { recursive: true, force: true });
-await build({
-  absWorkingDir: new URL('.', root).pathname,
-  entryPoints: { index: 'src/index.ts', testing: 'src/testing/index.ts', client: 'src/client/index.ts' },
-  outdir: 'dist/lib',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  sourcemap: true,
-  // The maps point into src/, which the package ships; the sources themselves are not copied into them.
-  sourcesContent: false,
+await bundle('lib', { index: 'src/index.ts', testing: 'src/testing/index.ts', client: 'src/client/index.ts' }, {
   // Whitespace and syntax only: renamed identifiers would change the names of classes and functions.
   minifyWhitespace: true,
   minifySyntax: true,
-  external: [...external, ...external.map((name) => `${name}/*`)],
-  logLevel: 'warning',
 });
-for (const worker of ['auth/recovery-worker.js', 'store/checkpoint-worker.js']) {
-  copyFileSync(new URL(`src/${worker}`, root), new URL(worker.split('/')[1], outdir));
-}
