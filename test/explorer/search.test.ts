@@ -3,13 +3,10 @@
 // and says that a search has no live updates; a collection without @search has no box.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
-import { startServer, type RunningServer } from '../../src/service/index.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
 import { searchFieldsOf } from '../../explorer/src/search-fields.ts';
+import { startTestServer, type TestServer } from '../service/support.ts';
 import { buildIntoTemp, launchChromium, type TestBrowser } from './browser.ts';
 
-const ADMIN_KEY = `0x${'ad'.repeat(32)}`;
 const SCHEMA = `
 // @search(nothing) in a comment is not a declaration
 @public
@@ -29,32 +26,19 @@ collection Plain {
 }`;
 
 let build: Awaited<ReturnType<typeof buildIntoTemp>>;
-let server: RunningServer;
+let server: TestServer;
 let browser: TestBrowser;
 let page: Page;
 const pageErrors: string[] = [];
 
-async function post(path: string, args: unknown[], key?: string): Promise<void> {
-  const body = JSON.stringify({ args });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (key) headers['x-polybase-signature'] = signRequest(key, body);
-  const response = await fetch(`${server.url}/v0/collections/${path}/records`, { method: 'POST', headers, body });
-  expect(response.status, await response.clone().text()).toBe(200);
-}
-
 beforeAll(async () => {
   build = await buildIntoTemp();
-  server = await startServer({
-    port: 0,
-    store: openSqliteStore(':memory:'),
-    explorer: { dir: build.outDir },
-    schemaAccess: { adminKeys: [publicKeyOf(ADMIN_KEY)], createPolicy: 'anyone' },
-    rateLimits: false,
-  });
-  await post('Collection', ['app/Recipe', SCHEMA], ADMIN_KEY);
-  await post('Collection', ['app/Plain', SCHEMA], ADMIN_KEY);
+  // Test servers allow any signed key to create collections and have the admin key KEYS.admin.
+  server = await startTestServer({ explorer: { dir: build.outDir } });
+  await server.createCollection('app/Recipe', SCHEMA);
+  await server.createCollection('app/Plain', SCHEMA);
   for (const [id, title, kind] of [['r1', 'Crème brûlée', 'dessert'], ['r2', 'Crêpes', 'dessert'], ['r3', 'Cream of crab soup', 'soup'], ['r4', 'Croque', 'snack']]) {
-    await post('app%2FRecipe', [id, title, kind]);
+    expect((await server.create('app/Recipe', [id, title, kind])).status).toBe(200);
   }
   browser = await launchChromium();
   page = await browser.context.newPage();
