@@ -3,8 +3,7 @@
 // references element by element, two levels, in a stream's puts; and the 400s of bad paths.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, ethPersonalSigner, type CollectionSchema } from '../../src/client/index.ts';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, jwkOf, startTestServer, type TestServer } from './support.ts';
 
 const SCHEMA = `
@@ -95,18 +94,15 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => postgres?.stop());
 
-const backends: { name: string; open: () => Promise<RecordStore> }[] = [
-  { name: 'SQLite', open: async () => openSqliteStore(':memory:') },
-  { name: 'PostgreSQL', open: () => openPostgresStore({ connectionString: postgres.url, table: uniqueTableName('expand') }) },
-];
+const backends = storeBackends(() => postgres);
 
-describe.each(backends)('expand on $name', (backend) => {
+describe.each(backends)('expand on %s', (_name, openStore) => {
   let s: TestServer;
   const alice = { id: 'p-alice', owner: jwkOf(KEYS.alice), name: 'Alice' };
   const bob = { id: 'p-bob', owner: jwkOf(KEYS.bob), name: 'Bob' };
 
   beforeAll(async () => {
-    s = await startTestServer({ store: await backend.open() });
+    s = await startTestServer({ store: await openStore() });
     for (const name of ['Person', 'Team', 'Task']) await s.createCollection(`x/${name}`, SCHEMA);
     const ok = async (pending: Promise<{ status: number; text: string }>) => {
       const answer = await pending;

@@ -2,8 +2,7 @@
 // (they carry the search), equality filters, confined lists of a private collection, a schema update that adds
 // @search to stored records, and every refusal in the error envelope.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, errorOf, hexOf, jwkOf, startTestServer, type Answer, type TestServer } from './support.ts';
 
 const NOTE = (search: string) => `
@@ -36,22 +35,19 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(() => postgres?.stop());
 
-const backends: { name: string; open: () => Promise<RecordStore> }[] = [
-  { name: 'SQLite', open: async () => openSqliteStore(':memory:') },
-  { name: 'PostgreSQL', open: () => openPostgresStore({ connectionString: postgres.url, table: uniqueTableName('search') }) },
-];
+const backends = storeBackends(() => postgres);
 
 const ids = (answer: Answer) => {
   expect(answer.status, answer.text).toBe(200);
   return (answer.json.data as { data: { id: string } }[]).map((item) => item.data.id);
 };
 
-describe.each(backends)('search= on $name', (backend) => {
+describe.each(backends)('search= on %s', (_name, openStore) => {
   let s: TestServer;
   const alice = { owner: jwkOf(KEYS.alice) };
 
   beforeAll(async () => {
-    s = await startTestServer({ store: await backend.open() });
+    s = await startTestServer({ store: await openStore() });
     // Created without @search: the update below adds it, and the index is built for the stored records.
     await s.createCollection('x/Note', NOTE(''));
     await s.createCollection('x/Plain', PLAIN);
