@@ -309,16 +309,8 @@ export class RecordReader {
    * it stops with 400 `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
    */
   async count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
-    checkCollectionId(collectionId);
-    if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
-    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
-    if (!layoutBytes) throw collectionNotFound(collectionId);
-    const timestamp = clockTimestamp(clock);
-    const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    const plan = cachedPlan(indexes, query.where, undefined);
-    await options.confine?.(scanBoundsOf(plan));
-    const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
-    return { count: await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START), timestamp };
+    const { timestamp, source, scanLimit } = await this.#countScan(collectionId, query, options, () => undefined);
+    return { count: await countRecords(this.#kv, source, readFilter, scanLimit, RECORD_JSON_START), timestamp };
   }
 
   /**
@@ -326,20 +318,31 @@ export class RecordReader {
    * that match and pass the read filter), read once under the count's scan bound (aggregates.ts).
    */
   async aggregate(collectionId: string, query: AggregateQuery, readFilter?: ReadFilter, options: CountOptions = {}): Promise<AggregateResult> {
+    const scan = await this.#countScan(collectionId, query, options, (indexes) => checkAggregates(indexes.layout, query.aggregates));
+    const aggregates = scan.checked;
+    const aggregator = new Aggregator(aggregates);
+    const what = ['count', ...AGGREGATE_KINDS.filter((kind) => aggregates[kind])].join(', ');
+    const count = await countRecords(this.#kv, scan.source, readFilter, scan.scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what);
+    return { count, ...aggregator.values(), timestamp: scan.timestamp };
+  }
+
+  /**
+   * What a count (or an aggregate) reads: the store's clock, the ranges of the where's plan (confined by
+   * `options.confine`) and the scan bound. `check` sees the collection's indexes before the plan is confined (an
+   * aggregate checks its fields there), and its result is handed back.
+   */
+  async #countScan<T>(collectionId: string, query: CountQuery, options: CountOptions, check: (indexes: CollectionIndexes) => T) {
     checkCollectionId(collectionId);
     if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
     const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    const aggregates = checkAggregates(indexes.layout, query.aggregates);
+    const checked = check(indexes);
     const plan = cachedPlan(indexes, query.where, undefined);
     await options.confine?.(scanBoundsOf(plan));
     const scanLimit = Math.max(1, Math.floor(options.scanLimit ?? DEFAULT_COUNT_SCAN_LIMIT));
-    const aggregator = new Aggregator(aggregates);
-    const what = ['count', ...AGGREGATE_KINDS.filter((kind) => aggregates[kind])].join(', ');
-    const count = await countRecords(this.#kv, unionCountSource(indexes, plan), readFilter, scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what);
-    return { count, ...aggregator.values(), timestamp };
+    return { timestamp, source: unionCountSource(indexes, plan), scanLimit, checked };
   }
 
   /** The key of sealed cursors: read once per store, made by the first list of the database that needs one. */
