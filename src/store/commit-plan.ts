@@ -85,10 +85,12 @@ const NO_ENTRIES: readonly string[] = [];
  * and the change log.
  */
 export function executeCommit(plan: CommitPlan, current: readonly (Buffer | undefined)[], timestamp: number, context: CommitContext): { ops: KvOp[]; outcome: CommitOutcome } {
-  // The deletes go first and the puts after them: no key is put and then deleted by one commit (each record
-  // appears once, and its keys are its own), so the order changes nothing, and PostgreSQL writes each group
-  // with one statement.
+  // The deletes go first, then the search index's writes, then the puts: no key is put and then deleted by one
+  // commit (each record appears once, and its keys are its own), and the search index is a table of its own, so
+  // the order changes nothing; kept apart, each group is a run that PostgreSQL writes with few statements
+  // (interleaved with the puts, a commit of 2,000 searchable records sent 4,000 statements).
   const deletes: KvOp[] = [];
+  const searches: KvOp[] = [];
   const puts: KvOp[] = [];
   const indexes = new Map<string, CollectionIndexes>();
   const layouts = plan.collections.map(({ collectionId, version: versionSlot, layout: layoutSlot }) => {
@@ -140,7 +142,7 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
         for (const entry of oldEntries) deletes.push({ kind: 'delete', key: Buffer.from(entry, 'latin1') });
         deletes.push({ kind: 'delete', key });
         const search = searchWrite(write.collectionId, collectionIndexes.layout, key, id, oldValue, undefined);
-        if (search) puts.push(search);
+        if (search) searches.push(search);
         puts.push({ kind: 'put', key: recordDeletedKey(write.collectionId, id), value: stamp });
         changes.push({ collectionId: write.collectionId, id, kind: 'delete' });
       }
@@ -158,7 +160,7 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
     for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value });
     puts.push({ kind: 'put', key, value });
     const search = searchWrite(write.collectionId, collectionIndexes.layout, key, id, oldValue, write.record);
-    if (search) puts.push(search);
+    if (search) searches.push(search);
     changes.push(oldValue ? { collectionId: write.collectionId, id, kind: 'put' } : { collectionId: write.collectionId, id, kind: 'put', created: true });
     return { replaced: oldValue !== undefined, entries };
   });
@@ -166,7 +168,7 @@ export function executeCommit(plan: CommitPlan, current: readonly (Buffer | unde
     for (const c of new Set(changes.map((change) => change.collectionId))) puts.push({ kind: 'put', key: collectionChangedKey(c), value: stamp });
     for (const entry of changeLogEntries(timestamp, changes)) puts.push(entry);
   }
-  return { ops: [...deletes, ...puts], outcome: { layouts, writes } };
+  return { ops: [...deletes, ...searches, ...puts], outcome: { layouts, writes } };
 }
 
 /**

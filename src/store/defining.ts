@@ -177,7 +177,9 @@ export class CollectionDefiner {
         const values = read.slice(1 + fence.length);
         const state = check(current, required);
         if (state !== 'building') return { ops: [], result: state };
+        // The search index's writes in a run of their own, as a commit's (commit-plan.ts).
         const deletes: KvOp[] = [];
+        const searches: KvOp[] = [];
         const puts: KvOp[] = [];
         const changes: Change[] = [];
         values.forEach((value, i) => {
@@ -186,7 +188,7 @@ export class CollectionDefiner {
           const cast = conform && (options.conformBefore === undefined || decodeU64(value) < options.conformBefore) ? conform(record) : null;
           if (!cast) {
             for (const entry of indexes.entriesOf(record, only)) puts.push({ kind: 'put', key: entry, value });
-            if (buildSearch) puts.push(searchWrite(collectionId, stored.layout, keys[i]!, String(record.id), undefined, record)!);
+            if (buildSearch) searches.push(searchWrite(collectionId, stored.layout, keys[i]!, String(record.id), undefined, record)!);
             return;
           }
           // Rewritten as a commit rewrites a record: a new version, every entry holding the new value.
@@ -197,14 +199,14 @@ export class CollectionDefiner {
           for (const entry of newEntries) puts.push({ kind: 'put', key: entry, value: castValue });
           puts.push({ kind: 'put', key: keys[i]!, value: castValue });
           const search = searchWrite(collectionId, stored.layout, keys[i]!, String(cast.id), buildSearch ? undefined : record, cast);
-          if (search) puts.push(search);
+          if (search) searches.push(search);
           changes.push({ collectionId, id: String(cast.id), kind: 'put' });
         });
         if (changes.length > 0) {
           puts.push({ kind: 'put', key: collectionChangedKey(collectionId), value: encodeU64(timestamp) });
           puts.push(...changeLogEntries(timestamp, changes));
         }
-        return { ops: [...deletes, ...puts], result: 'building' as const };
+        return { ops: [...deletes, ...searches, ...puts], result: 'building' as const };
       });
       if (state === 'ready') return { done, finishedAt: at };
       if (state === 'superseded') return { done, finishedAt: 0 };
