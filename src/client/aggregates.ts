@@ -1,6 +1,7 @@
 // Sums, averages, least and greatest values of number fields beside a count (the service's `sum=`, `avg=`,
-// `min=`, `max=`; docs/service.md): typed by the collection's query fields, so only number fields are named,
-// and the answer has one value per field asked for.
+// `min=`, `max=`; docs/service.md): typed by the schema's `aggregateFields` (every number field, indexed or not),
+// or by its number query fields when a hand-written schema has none, so only number fields are named, and the
+// answer has one value per field asked for.
 
 import { unexpectedAnswer } from './errors.ts';
 import type { FieldValue } from './where.ts';
@@ -11,8 +12,13 @@ export type AggregateKind = (typeof AGGREGATE_KINDS)[number];
 /** The query fields whose values are numbers: the ones sum, avg, min and max take. */
 export type NumberField<Fields> = { [P in keyof Fields]-?: [FieldValue<Fields, P>] extends [number] ? P : never }[keyof Fields] & string;
 
-/** The fields to aggregate, by kind: `{ sum: ['price'], max: ['price', 'weight'] }`. */
-export type AggregateSpec<Fields> = { readonly [K in AggregateKind]?: readonly NumberField<Fields>[] };
+/** The fields a schema's aggregates take: its `aggregateFields`, or else its number query fields. */
+export type AggregateField<S extends { queryFields: object; aggregateFields?: string }> = S extends { aggregateFields: infer F extends string }
+  ? F
+  : NumberField<S['queryFields']>;
+
+/** The fields to aggregate, by kind (`Field`: a union of field paths): `{ sum: ['price'], max: ['price', 'weight'] }`. */
+export type AggregateSpec<Field extends string> = { readonly [K in AggregateKind]?: readonly Field[] };
 
 /**
  * The answer: the count, and for each kind asked for its value by field. A sum of no number is 0; an average,

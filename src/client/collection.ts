@@ -1,6 +1,6 @@
 // A collection of the service, typed by its generated schema: create records with the constructor's parameters,
 // call functions with theirs, get records, and list them with a where and sort limited to indexed fields.
-import { aggregateParameters, aggregatesOf, type AggregateSpec, type Aggregates } from './aggregates.ts';
+import { aggregateParameters, aggregatesOf, type AggregateField, type AggregateSpec, type Aggregates } from './aggregates.ts';
 import type { Client, RequestOptions } from './client.ts';
 import { unexpectedAnswer } from './errors.ts';
 import { expandParameter, type EventExpansion, type ExpandOption, type ExpandPath, type Expansion, type WithExpansion } from './expand.ts';
@@ -25,6 +25,8 @@ export interface CollectionSchema {
   references?: object;
   /** The fields `@search(...)` covers (a union of their names), when the collection declares one: it can be searched. */
   searchFields?: string;
+  /** The number fields (a union of their paths, nested ones dotted) that sum, avg, min and max take; without it, the number query fields. */
+  aggregateFields?: string;
 }
 
 /** The words of a search: a string on a collection that declares `@search(...)`, nothing on another (a type error). */
@@ -150,7 +152,7 @@ export class Collection<S extends CollectionSchema> {
    * `avg=`, `min=`, `max=`): `aggregate({ sum: ['price'], max: ['price'] }, where)` →
    * `{ count, sum: { price }, max: { price } }`. Bounded as `count` is.
    */
-  async aggregate<const Spec extends AggregateSpec<S['queryFields']>>(spec: Spec, where?: Where<S['queryFields']>, options?: RequestOptions): Promise<Aggregates<Spec>> {
+  async aggregate<const Spec extends AggregateSpec<AggregateField<S>>>(spec: Spec, where?: Where<S['queryFields']>, options?: RequestOptions): Promise<Aggregates<Spec>> {
     const query = { ...listQuery({ where }), ...aggregateParameters(spec) };
     const answer = await this.client.send({ method: 'GET', path: `${this.#path()}/records`, query, sign: this.signReads, signal: this.signalOf(options) });
     return aggregatesOf(answer.status, answer.body) as Aggregates<Spec>;

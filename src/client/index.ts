@@ -16,7 +16,7 @@ export {
 } from './errors.ts';
 export { ethPersonalSigner, publicKeyHex, randomPrivateKey, signatureHeader, SIGNATURE_HEADER, type Signer, type SignerResponse } from './signer.ts';
 export { Subscription, type StreamEvent, type SubscribeOptions } from './stream.ts';
-export { AGGREGATE_KINDS, type AggregateKind, type AggregateSpec, type Aggregates, type NumberField } from './aggregates.ts';
+export { AGGREGATE_KINDS, type AggregateField, type AggregateKind, type AggregateSpec, type Aggregates, type NumberField } from './aggregates.ts';
 export {
   COMPARISONS,
   WHERE_LIMITS,

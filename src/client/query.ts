@@ -1,7 +1,7 @@
 // A list query built one call at a time, as @polybase/client's is, but typed: `where` and `sort` take only the
 // collection's query fields (those with an index), and a filter's value has the field's type. Each call returns
 // a new query, so a query can be kept and extended.
-import type { AggregateSpec, Aggregates } from './aggregates.ts';
+import type { AggregateField, AggregateSpec, Aggregates } from './aggregates.ts';
 import type { RequestOptions } from './client.ts';
 import type { Collection, CollectionSchema, ListOptions, Page, SearchText } from './collection.ts';
 import type { EventExpansion, ExpandOption } from './expand.ts';
@@ -82,7 +82,7 @@ export class Query<S extends CollectionSchema> {
   }
 
   /** The count with sums, averages, least and greatest values of number fields (see Collection.aggregate). */
-  aggregate<const Spec extends AggregateSpec<Fields<S>>>(spec: Spec, options?: RequestOptions): Promise<Aggregates<Spec>> {
+  aggregate<const Spec extends AggregateSpec<AggregateField<S>>>(spec: Spec, options?: RequestOptions): Promise<Aggregates<Spec>> {
     this.#refusePaging('aggregate');
     return this.collection.aggregate(spec, this.options.where, options);
   }

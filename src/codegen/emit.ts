@@ -3,7 +3,7 @@
 // the runtime's Collection. Then one
 // `createClient` giving every collection. The output depends only on the schemas, their file names and the
 // options, in the order given, so generating twice gives the same bytes.
-import type { CheckedCollection, CheckedParameter } from '../lang/index.ts';
+import type { CheckedCollection, CheckedParameter, Type } from '../lang/index.ts';
 import { commentText, propertyKey, stringLiteral, tupleLabel } from './names.ts';
 import { queryFields } from './query-fields.ts';
 import type { SchemaCollection } from './schemas.ts';
@@ -48,6 +48,7 @@ function collectionTypes({ collection, file, line }: SchemaCollection, names: Re
     ...objectType('queryFields', queryFields(collection).map((field) => `${propertyKey(field.path)}${field.optional ? '?' : ''}: ${field.valueType};`)),
     ...objectType('references', referenceFields(collection, names)),
     ...searchFields(collection),
+    `  aggregateFields: ${aggregateFields(collection)};`,
     '}',
     '',
     `export type ${name}Collection = vellum.Collection<${name}Schema>;`,
@@ -72,6 +73,22 @@ function searchFields(collection: CheckedCollection): string[] {
   const search = collection.node.items.find((item) => item.kind === 'search');
   if (!search || search.fields.length === 0) return [];
   return [`  searchFields: ${search.fields.map((field) => stringLiteral(field.name)).join(' | ')};`];
+}
+
+/**
+ * `aggregateFields`: every number field's path, nested ones dotted (`details.weight`), indexed or not, as the
+ * service's `sum=`, `avg=`, `min=` and `max=` take them (src/store/aggregates.ts); `never` when there is none.
+ */
+function aggregateFields(collection: CheckedCollection): string {
+  const paths: string[] = [];
+  const walk = (fields: readonly { name: string; type: Type }[], prefix: string): void => {
+    for (const field of fields) {
+      if (field.type.kind === 'number') paths.push(prefix + field.name);
+      else if (field.type.kind === 'object') walk(field.type.fields, `${prefix}${field.name}.`);
+    }
+  };
+  walk(collection.fields, '');
+  return paths.length === 0 ? 'never' : paths.map(stringLiteral).join(' | ');
 }
 
 /**

@@ -102,6 +102,13 @@ describe('a generated client against vellum serve', () => {
     expect(ids(await anonymous.Product.list({ where: { owner: jwkOf(KEYS.bob) }, sort: [['id', 'asc']] }))).toEqual(['desk', 'stool']);
     expect(ids(await anonymous.Product.where('owner', '==', publicKeyOf(KEYS.alice).toHex() as HexPublicKey).get())).toEqual(['chair', 'lamp']);
 
+    // Aggregates over a number field with no index (details.depth: typed by aggregateFields, not queryFields).
+    expect(await anonymous.Product.aggregate({ sum: ['price'], max: ['details.depth', 'details.weight'] })).toEqual({
+      count: 4,
+      sum: { price: 205 },
+      max: { 'details.depth': null, 'details.weight': 2 },
+    });
+
     const first = await anonymous.Product.sort('price').limit(3).get();
     expect(ids(first)).toEqual(['stool', 'lamp', 'chair']);
     const second = await anonymous.Product.query().after(first.cursor.after!).get();
