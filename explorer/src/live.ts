@@ -6,7 +6,8 @@
 // Fallback, when the server refuses the stream for this query (a result of more than 1,000 records, or a server
 // without streams) or ends it with an error event: a long-poll loop (`waitForList` from the last answer's
 // timestamp) that wakes on any change to the collection. One per view, stopped (its requests aborted) when the
-// view or its query changes.
+// view or its query changes. A view that reads its pages its own way (with expanded references) gives its reader
+// (`read`): the page is read again through it, and a long-poll's answer (a plain page) only says when to read.
 import type { VellumError } from 'vellum/client';
 import type { AnyCollection, ListPage, ListQuery } from './connection.ts';
 
@@ -15,7 +16,7 @@ const RETRY_MS = 3000;
 
 export type LiveMode = 'stream' | 'long-poll';
 
-export class LiveList {
+export class LiveList<P extends ListPage = ListPage> {
   readonly #stopper = new AbortController();
   /** The timestamp the page shown is up to date as of: where a stream or long-poll goes on from. */
   #since = '';
@@ -25,9 +26,10 @@ export class LiveList {
   constructor(
     private readonly collection: AnyCollection,
     private readonly query: ListQuery,
-    private readonly onAnswer: (page: ListPage) => void,
+    private readonly onAnswer: (page: P) => void,
     private readonly onError: (error: unknown) => void,
     private readonly onMode: (mode: LiveMode, why?: string) => void = () => {},
+    private readonly read?: (request: ListQuery & { signal: AbortSignal }) => Promise<P>,
   ) {}
 
   start(since: string): void {
@@ -55,7 +57,8 @@ export class LiveList {
         const page = await this.collection.waitForList(this.#since, { ...this.query, waitFor: WAIT_FOR, signal });
         if (page) {
           if (page.timestamp) this.#since = page.timestamp;
-          this.onAnswer(page);
+          if (this.read) await this.#reread();
+          else this.onAnswer(page as P);
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -107,7 +110,8 @@ export class LiveList {
   async #reread(): Promise<void> {
     const read = ++this.#reads;
     try {
-      const page = await this.collection.list({ ...this.query, signal: this.#stopper.signal });
+      const request = { ...this.query, signal: this.#stopper.signal };
+      const page = this.read ? await this.read(request) : ((await this.collection.list(request)) as P);
       if (read === this.#reads && !this.stopped) this.onAnswer(page);
     } catch (error) {
       if (!this.stopped && read === this.#reads) this.onError(error);

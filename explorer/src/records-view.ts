@@ -13,10 +13,13 @@ import { LiveList } from './live.ts';
 import { QueryBuilder } from './query-builder.ts';
 import { typeText, type CollectionInfo } from './schema.ts';
 
+/** A page as the table shows it: the records, and the expanded references of each by record id (what `expand` brought). */
+type ShownPage = ListPage & { readonly expansions: ReadonlyMap<string, Record<string, unknown>> };
+
 interface Shown {
   /** The request of the page: the query and its cursor. */
   query: ListQuery;
-  answer: ListPage;
+  answer: ShownPage;
   /** How many records of the result come before this page. */
   offset: number;
 }
@@ -42,13 +45,11 @@ export class RecordsView {
   private readonly liveToggle: HTMLInputElement;
   /** A checkbox per reference field: the records it points to are loaded with the page (`expand=`) and shown inline. */
   private readonly expandChoices: HTMLInputElement[];
-  /** The expanded references of the records shown, by record id (what the last page's `expand` brought). */
-  private expansions = new Map<string, Record<string, unknown>>();
   private readonly builder: QueryBuilder;
   private shown: Shown | undefined;
   /** The matching records' count, once known for the query shown. */
   private total: number | undefined;
-  private live: LiveList | undefined;
+  private live: LiveList<ShownPage> | undefined;
   private selectedId: string | undefined;
   private baseQuery: ListQuery = {};
   private loads = 0;
@@ -136,18 +137,20 @@ export class RecordsView {
     }
   }
 
-  /** A page of the query, with the references chosen expanded (kept in `expansions` for the table). */
-  private async page(request: ListQuery): Promise<ListPage> {
+  /**
+   * A page of the query, with the references chosen expanded. Live updates read the page again through here too,
+   * so a record that changes or arrives is shown expanded like the others.
+   */
+  private async page(request: ListQuery & { signal?: AbortSignal }): Promise<ShownPage> {
     const collection = this.connection.collection(this.info.id);
     const paths = this.expandChoices.filter((box) => box.checked).map((box) => box.dataset.expand!);
-    if (paths.length === 0) {
-      const answer = await collection.list(request);
-      this.expansions = new Map();
-      return answer;
-    }
+    if (paths.length === 0) return { ...(await collection.list(request)), expansions: new Map() };
     const expanded = await collection.listExpanded(paths as never[], request);
-    this.expansions = new Map(expanded.records.map(({ record, expand }) => [record.id, expand as Record<string, unknown>]));
-    return { ...expanded, records: expanded.records.map(({ record }) => record) };
+    return {
+      ...expanded,
+      records: expanded.records.map(({ record }) => record),
+      expansions: new Map(expanded.records.map(({ record, expand }) => [record.id, expand as Record<string, unknown>])),
+    };
   }
 
   /** The page shown, read again where it is (after a record was created here). */
@@ -198,7 +201,7 @@ export class RecordsView {
       this.status.textContent = 'Search results, by relevance (no live updates)';
       return;
     }
-    const live = new LiveList(this.connection.collection(this.info.id), shown.query,
+    const live = new LiveList<ShownPage>(this.connection.collection(this.info.id), shown.query,
       (answer) => {
         this.show({ query: shown.query, answer, offset: shown.offset }, true);
         void this.refreshCount();
@@ -211,7 +214,9 @@ export class RecordsView {
         this.status.dataset.mode = mode;
         if (this.status.textContent?.startsWith('Live updates interrupted')) this.status.textContent = 'Live: waiting for changes';
         this.status.title = mode === 'stream' ? 'following the push stream (stream=1)' : `following with long-polls${why ? ` (the push stream was refused: ${why})` : ''}`;
-      });
+      },
+      // Read again as the page was read: a record that changes or arrives is shown with its references expanded.
+      (request) => this.page(request));
     this.live = live;
     this.status.textContent = 'Live: waiting for changes';
     live.start(shown.answer.timestamp ?? '0');
@@ -255,7 +260,7 @@ export class RecordsView {
   private show(shown: Shown, fromLive: boolean): void {
     const before = new Map((this.shown?.answer.records ?? []).map((record) => [record.id, JSON.stringify(record)]));
     this.shown = shown;
-    const { records } = shown.answer;
+    const { records, expansions } = shown.answer;
     if (fromLive) this.status.textContent = `Live: updated at ${new Date().toLocaleTimeString()}`;
     const fields = this.info.fields;
     const rows = records.map((record) => {
@@ -267,7 +272,7 @@ export class RecordsView {
         ...fields.map((field) => {
           const text = valueText(record[field.name], field.type);
           const numeric = field.type.kind === 'primitive' && field.type.value === 'number';
-          const expansion = this.expansions.get(record.id);
+          const expansion = expansions.get(record.id);
           if (expansion && Object.hasOwn(expansion, field.name)) {
             // The referenced record inline: its id, then what names it; the whole of it in the tooltip.
             const entry = expansion[field.name];

@@ -301,7 +301,7 @@ describe('paging, creating, $or and keys', () => {
     expect(pageErrors).toEqual([]);
   });
 
-  it('shows a reference field\'s records inline when asked to expand it, on a phone too', async () => {
+  it('shows a reference field\'s records inline when asked to expand it, live updates too, on a phone too', async () => {
     for (const [width, height] of [[1280, 860], [360, 740]] as const) {
       const notes = await open(width, height, '#/c/app%2FNote');
       try {
@@ -313,6 +313,11 @@ describe('paging, creating, $or and keys', () => {
         await expect.poll(() => cell.textContent()).toBe('task-01 → plan the release');
         expect(await notes.locator('#records tr[data-id="n2"] td').nth(2).textContent()).toBe('task-04 → ship it');
         expect(await overflow(notes)).toBeLessThanOrEqual(0);
+        if (width === 1280) {
+          // A note that arrives by a live update is shown expanded too (the page is read again with its expand).
+          await post('app%2FNote', ['n3', 'third note', { collectionId: 'app/Task', id: 'task-02' }], KEY);
+          await expect.poll(() => notes.locator('#records tr[data-id="n3"] td').nth(2).textContent(), { timeout: 15_000 }).toBe('task-02 → fix the login page');
+        }
         await notes.uncheck('#expand-task');
         await expect.poll(() => cell.textContent()).toBe('task-01');
       } finally {
