@@ -80,7 +80,7 @@ export function comparisonBranch(comparison: SimpleComparison, consequent: Exec,
  * closure per operator, so that each compares without a switch (same gas and results as comparisonBranch).
  */
 function lengthBranch(code: number, slot: number, bound: number, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
-  const otherwise = alternate ?? (() => NORMAL);
+  if (alternate === null) return lengthGuard(code, slot, bound, consequent, cost, span);
   switch (code) {
     case 0:
       return (f) => {
@@ -89,7 +89,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : alternate(f);
       };
     case 1:
       return (f) => {
@@ -98,7 +98,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : alternate(f);
       };
     case 2:
       return (f) => {
@@ -107,7 +107,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : alternate(f);
       };
     default:
       return (f) => {
@@ -116,7 +116,49 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : alternate(f);
+      };
+  }
+}
+
+/** lengthBranch without an `else`: the guard that is false on most iterations returns without a call. */
+function lengthGuard(code: number, slot: number, bound: number, consequent: Exec, cost: number, span: number): Exec {
+  switch (code) {
+    case 0:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : NORMAL;
+      };
+    case 1:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : NORMAL;
+      };
+    case 2:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : NORMAL;
+      };
+    default:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : NORMAL;
       };
   }
 }

@@ -147,6 +147,23 @@ collection T {
     return c;
   }
 
+  guards (n: number, s: string): number {
+    let c = 0;
+    let m = { length: n };
+    let xs = [1, 2, 3];
+    if (xs.length < 3) { c += 1; }
+    if (s.length <= 2) { c += 2; }
+    if (xs.length > 2) { c += 4; }
+    if (s.length >= 3) { c += 8; }
+    if (m.length < 2) { c += 16; }
+    if (m.length <= 2) { c += 32; }
+    if (m.length >= 2) { c += 64; }
+    if (m.length > 2) { return c; }
+    let none;
+    if (none.length < 1) { c += 128; }
+    return c;
+  }
+
   mapArrayKey (n: number): number {
     let m = {};
     let list = [n];
@@ -236,6 +253,8 @@ const calls: Call[] = [
   { fn: 'mapsOnText', args: [''] },
   { fn: 'mapArrayKey', args: [1] },
   ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
+  ...[0, 2, 5].map((n) => ({ fn: 'guards', args: [n, 'abc'] })),
+  { fn: 'guards', args: [1, 'ab'] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
   { fn: 'pushString', args: ['s'] },
