@@ -147,6 +147,33 @@ collection T {
     return c;
   }
 
+  nested (n: number, s: string): string {
+    let t = 0;
+    let u = s;
+    let m = { length: n };
+    let xs = [1, 2];
+    for (let i = 0; i < n; i++) {
+      t = (t + i * 3 - (i % 7)) % 1000003;
+      t = t * (i + 1) / (i - 0.5) + (i / 4) * 2;
+      t = (i - 2) % 5 - t + (n * 2 - i) * (t % 3);
+      t += 7 - (i + 1) + xs.length * (i % 2) + (i / 2) % m.length;
+    }
+    u = u + (n - 1) + (n * 2) + s;
+    let k = 'k' + (n % 3);
+    u = (s + 1) + u + (u + 2) + (k + 1);
+    return u + ':' + t;
+  }
+
+  nestedFaults (n: number, s: string): number {
+    let o = { a: 1 };
+    let none;
+    let t = s * 2 - (s % 3);
+    if (n === 1) { t = 1 + none * 2; }
+    if (n === 2) { t = (o % 2) + 1; }
+    if (n === 3) { t = o.a + (o - 1); }
+    return t;
+  }
+
   guards (n: number, s: string): number {
     let c = 0;
     let m = { length: n };
@@ -254,6 +281,8 @@ const calls: Call[] = [
   { fn: 'mapArrayKey', args: [1] },
   ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
   ...[0, 2, 5].map((n) => ({ fn: 'guards', args: [n, 'abc'] })),
+  ...[0, 1, 3, 9].map((n) => ({ fn: 'nested', args: [n, 'q'] })),
+  ...[0, 1, 2, 3].map((n) => ({ fn: 'nestedFaults', args: [n, '12'] })),
   { fn: 'guards', args: [1, 'ab'] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
@@ -282,7 +311,7 @@ describe('fast paths against the general path', () => {
   });
 
   it('random inputs and gas limits give the same results', () => {
-    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray'];
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested'];
     fc.assert(
       fc.property(
         fc.constantFrom(...functions),
@@ -291,7 +320,7 @@ describe('fast paths against the general path', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 0, max: 60 }),
         (fn, n, s, gas, maxArrayLength) => {
-          const args = fn === 'strings' || fn === 'mixedAdd' ? [n, s] : [n];
+          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' ? [n, s] : [n];
           const limits = { gas, maxArrayLength, maxStringLength: 64 };
           const { a, b } = both({ fn, args, limits });
           expect(a).toEqual(b);
