@@ -9,6 +9,7 @@ import { BREAK, NORMAL, RETURN, type Eval, type Exec, type Frame } from './frame
 import { GAS } from './limits.ts';
 import { add, compare, getMember, numeric, strictEquals, toNumeric } from './operations.ts';
 import { allocateString, outOfGas, type ExecState } from './state.ts';
+import { LOOP_COPY, upTo, withLoopCopy } from './counted-loops.ts';
 import type { RuntimeObject } from './values.ts';
 
 /** `array.push(value)` as the built-in does it (gas first, then the length cap), for one item. */
@@ -198,53 +199,9 @@ export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]:
   };
 }
 
-/**
- * `for (…; i < n; i++)` over two variables, the most common loop, as countedLoop does it without its
- * branches on the shape: one closure for a body of one statement, one for a longer body.
- */
-function upTo(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
-  if (rest === null) {
-    return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
-      for (;;) {
-        if ((st.gas -= cost) < 0) throw outOfGas(st);
-        st.at = span;
-        const a = slots[slot];
-        const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
-        const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
-        const current = slots[slot];
-        slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
-      }
-    };
-  }
-  return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
-    for (;;) {
-      if ((st.gas -= cost) < 0) throw outOfGas(st);
-      st.at = span;
-      const a = slots[slot];
-      const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
-      let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
-      const current = slots[slot];
-      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
-    }
-  };
-}
-
 /** `x += v` on a variable (`literal`: v is the number or string `fixed`), as the general statement and assignment do it. */
 export function addToSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.update, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -258,12 +215,12 @@ export function addToSlot(slot: number, literal: boolean, fixed: unknown, value:
       slots[slot] = a + b;
     } else slots[slot] = add(st, a, b);
     return NORMAL;
-  };
+  });
 }
 
 /** `x -= v` on a variable, as addToSlot. */
 export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.update, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -272,7 +229,7 @@ export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown,
     const b = literal ? fixed : value(f);
     slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
     return NORMAL;
-  };
+  });
 }
 
 /**
@@ -288,7 +245,7 @@ export function pushStatement(
   cost: number,
   span: number,
 ): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.push, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -299,5 +256,5 @@ export function pushStatement(
     }
     pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : item(f), pushCost);
     return NORMAL;
-  };
+  });
 }

@@ -174,6 +174,20 @@ collection T {
     return t;
   }
 
+  loopCopies (n: number, s: string): string {
+    let xs = [];
+    let t = 0;
+    let u = '';
+    for (let i = 0; i < n; i++) { xs.push(i); }
+    for (let i = 0; i < n; i++) { xs.push(i * 2); if (xs.length > 5) { xs.splice(0, 2); } }
+    for (let i = 0; i < n; i++) { t += i; }
+    for (let i = 0; i < n; i++) { t -= 1; if (t > 40) { break; } }
+    for (let i = 0; i < n; i++) { u = u + s; }
+    for (let i = 0; i < n; i++) { t = t * 2 - i; if (t > 1000) { return u + t; } }
+    for (let i = 0; i < s; i++) { u += 'a'; }
+    return u + xs.join(',') + t;
+  }
+
   guards (n: number, s: string): number {
     let c = 0;
     let m = { length: n };
@@ -281,6 +295,9 @@ const calls: Call[] = [
   { fn: 'mapArrayKey', args: [1] },
   ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
   ...[0, 2, 5].map((n) => ({ fn: 'guards', args: [n, 'abc'] })),
+  ...[0, 1, 4, 12].map((n) => ({ fn: 'loopCopies', args: [n, 'x'] })),
+  { fn: 'loopCopies', args: [3, '2'] },
+  { fn: 'loopCopies', args: [3, 'x'], limits: { maxArrayLength: 4 } },
   ...[0, 1, 3, 9].map((n) => ({ fn: 'nested', args: [n, 'q'] })),
   ...[0, 1, 2, 3].map((n) => ({ fn: 'nestedFaults', args: [n, '12'] })),
   { fn: 'guards', args: [1, 'ab'] },
