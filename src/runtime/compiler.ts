@@ -18,6 +18,7 @@ import {
 import { runtimeBuiltins } from './builtins.ts';
 import { RuntimeFault, describeValue, jsFault } from './errors.ts';
 import { argumentEvaluator, constant, ExpressionCompiler } from './expressions.ts';
+import { LOOP_COPY, withLoopCopy } from './counted-loops.ts';
 import { forInItems } from './for-in.ts';
 import { BREAK, CONTINUE, NORMAL, RETURN, sequence, type CompiledFunction, type Eval, type Exec, type Frame } from './frame.ts';
 import { COMPARISONS, addToSlot, comparisonBranch, countedLoop, pushStatement, subtractFromSlot, type CountedLoop, type SimpleComparison } from './fused-shapes.ts';
@@ -95,13 +96,13 @@ export class FunctionCompiler extends ExpressionCompiler {
         if (assigned) {
           // `x = expression;`, the most common statement, in one closure.
           const { slot, value } = assigned;
-          return (f) => {
+          return withLoopCopy(LOOP_COPY.assign, (f) => {
             const st = f.st;
             if ((st.gas -= cost) < 0) throw outOfGas(st);
             st.at = span;
             f.slots[slot] = value(f);
             return NORMAL;
-          };
+          });
         }
         const run = this.expression(s.expression);
         return (f) => {

@@ -27,6 +27,7 @@ import { invoke, type CompiledFunction, type Eval, type Frame } from './frame.ts
 import { isPlainMap, pushOne } from './fused-shapes.ts';
 import { pushGas } from './gas-costs.ts';
 import { GAS } from './limits.ts';
+import { NESTED_OPERATORS, nestedOnLeft, nestedOnRight, type NestedOperator, type SlotNumber } from './nested-arithmetic.ts';
 import { nestingOf, type Nesting } from './nesting.ts';
 import {
   add,
@@ -491,7 +492,11 @@ export class ExpressionCompiler {
       const right = this.expression(e.right);
       return (f) => add(f.st, text, right(f));
     }
-    if (isFastOperator(operator)) return fastBinary(operator, this.operand(e.left), this.operand(e.right));
+    if (isFastOperator(operator)) {
+      const nested = this.nestedArithmetic(e);
+      if (nested) return nested;
+      return fastBinary(operator, this.operand(e.left), this.operand(e.right));
+    }
     const left = this.expression(e.left);
     const right = this.expression(e.right);
     switch (operator) {
@@ -508,6 +513,31 @@ export class ExpressionCompiler {
       case '!=':
         return (f) => !looseEquals(f.st, left(f), right(f));
     }
+  }
+
+  /**
+   * `a + i * 3`, `(i % 7) - b`…: an arithmetic operator with an operand `x op n` (a variable and a number),
+   * which its closure computes without a call (nested-arithmetic.ts). Null for anything else.
+   */
+  protected nestedArithmetic(e: BinaryExpression): Eval | null {
+    const operator = NESTED_OPERATORS.indexOf(e.operator as NestedOperator);
+    if (!this.fast || operator < 0) return null;
+    const right = this.slotNumber(e.right);
+    if (right) return nestedOnRight(e.operator as NestedOperator, this.operand(e.left), right);
+    const left = this.slotNumber(e.left);
+    if (left) return nestedOnLeft(e.operator as NestedOperator, left, this.operand(e.right));
+    return null;
+  }
+
+  /** `x op n` under an arithmetic operator, with x a variable and n a number literal, when unsized. */
+  protected slotNumber(e: Expression): SlotNumber | null {
+    if (e.kind !== 'binary' || this.sizeOf(e)) return null;
+    const op = NESTED_OPERATORS.indexOf(e.operator as NestedOperator);
+    if (op < 0) return null;
+    const local = this.local(e.left);
+    if (!local) return null;
+    const value = this.operand(e.right);
+    return value.kind === 'number' ? { slot: local.slot, op, value: value.value } : null;
   }
 
   protected assignment(e: AssignmentExpression): Eval {

@@ -9,6 +9,7 @@ import { BREAK, NORMAL, RETURN, type Eval, type Exec, type Frame } from './frame
 import { GAS } from './limits.ts';
 import { add, compare, getMember, numeric, strictEquals, toNumeric } from './operations.ts';
 import { allocateString, outOfGas, type ExecState } from './state.ts';
+import { LOOP_COPY, upTo, withLoopCopy } from './counted-loops.ts';
 import type { RuntimeObject } from './values.ts';
 
 /** `array.push(value)` as the built-in does it (gas first, then the length cap), for one item. */
@@ -80,7 +81,7 @@ export function comparisonBranch(comparison: SimpleComparison, consequent: Exec,
  * closure per operator, so that each compares without a switch (same gas and results as comparisonBranch).
  */
 function lengthBranch(code: number, slot: number, bound: number, consequent: Exec, alternate: Exec | null, cost: number, span: number): Exec {
-  const otherwise = alternate ?? (() => NORMAL);
+  if (alternate === null) return lengthGuard(code, slot, bound, consequent, cost, span);
   switch (code) {
     case 0:
       return (f) => {
@@ -89,7 +90,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : alternate(f);
       };
     case 1:
       return (f) => {
@@ -98,7 +99,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : alternate(f);
       };
     case 2:
       return (f) => {
@@ -107,7 +108,7 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : alternate(f);
       };
     default:
       return (f) => {
@@ -116,7 +117,49 @@ function lengthBranch(code: number, slot: number, bound: number, consequent: Exe
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : otherwise(f);
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : alternate(f);
+      };
+  }
+}
+
+/** lengthBranch without an `else`: the guard that is false on most iterations returns without a call. */
+function lengthGuard(code: number, slot: number, bound: number, consequent: Exec, cost: number, span: number): Exec {
+  switch (code) {
+    case 0:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : NORMAL;
+      };
+    case 1:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : NORMAL;
+      };
+    case 2:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : NORMAL;
+      };
+    default:
+      return (f) => {
+        const st = f.st;
+        if ((st.gas -= cost) < 0) throw outOfGas(st);
+        st.at = span;
+        const t = f.slots[slot];
+        const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : NORMAL;
       };
   }
 }
@@ -156,53 +199,9 @@ export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]:
   };
 }
 
-/**
- * `for (…; i < n; i++)` over two variables, the most common loop, as countedLoop does it without its
- * branches on the shape: one closure for a body of one statement, one for a longer body.
- */
-function upTo(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
-  if (rest === null) {
-    return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
-      for (;;) {
-        if ((st.gas -= cost) < 0) throw outOfGas(st);
-        st.at = span;
-        const a = slots[slot];
-        const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
-        const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
-        const current = slots[slot];
-        slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
-      }
-    };
-  }
-  return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
-    for (;;) {
-      if ((st.gas -= cost) < 0) throw outOfGas(st);
-      st.at = span;
-      const a = slots[slot];
-      const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
-      let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
-      const current = slots[slot];
-      slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
-    }
-  };
-}
-
 /** `x += v` on a variable (`literal`: v is the number or string `fixed`), as the general statement and assignment do it. */
 export function addToSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.update, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -216,12 +215,12 @@ export function addToSlot(slot: number, literal: boolean, fixed: unknown, value:
       slots[slot] = a + b;
     } else slots[slot] = add(st, a, b);
     return NORMAL;
-  };
+  });
 }
 
 /** `x -= v` on a variable, as addToSlot. */
 export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown, value: Eval, cost: number, span: number): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.update, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -230,7 +229,7 @@ export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown,
     const b = literal ? fixed : value(f);
     slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
     return NORMAL;
-  };
+  });
 }
 
 /**
@@ -246,7 +245,7 @@ export function pushStatement(
   cost: number,
   span: number,
 ): Exec {
-  return (f) => {
+  return withLoopCopy(LOOP_COPY.push, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
@@ -257,5 +256,5 @@ export function pushStatement(
     }
     pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : item(f), pushCost);
     return NORMAL;
-  };
+  });
 }

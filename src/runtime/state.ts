@@ -28,7 +28,11 @@ export class ExecState {
     /** The positions of the running collection's statements (its compiler's table). */
     readonly spans: readonly Span[] = [],
   ) {
-    this.gas = limits.gas;
+    // `| 0` (exact: resolveLimits allows at most MAX_GAS, 10^9, a whole number) stores a small integer even
+    // when `limits.gas` was read as a boxed number (a limits object whose `gas` field V8 keeps as a double,
+    // as it does for the limits a caller builds). One boxed store would turn the field to doubles for every
+    // ExecState, and each `st.gas -= cost` then writes to a heap number: about 3x slower statements.
+    this.gas = limits.gas | 0;
   }
 
   /** The position of the statement running now (or that was running when an error was raised). */

@@ -147,6 +147,64 @@ collection T {
     return c;
   }
 
+  nested (n: number, s: string): string {
+    let t = 0;
+    let u = s;
+    let m = { length: n };
+    let xs = [1, 2];
+    for (let i = 0; i < n; i++) {
+      t = (t + i * 3 - (i % 7)) % 1000003;
+      t = t * (i + 1) / (i - 0.5) + (i / 4) * 2;
+      t = (i - 2) % 5 - t + (n * 2 - i) * (t % 3);
+      t += 7 - (i + 1) + xs.length * (i % 2) + (i / 2) % m.length;
+    }
+    u = u + (n - 1) + (n * 2) + s;
+    let k = 'k' + (n % 3);
+    u = (s + 1) + u + (u + 2) + (k + 1);
+    return u + ':' + t;
+  }
+
+  nestedFaults (n: number, s: string): number {
+    let o = { a: 1 };
+    let none;
+    let t = s * 2 - (s % 3);
+    if (n === 1) { t = 1 + none * 2; }
+    if (n === 2) { t = (o % 2) + 1; }
+    if (n === 3) { t = o.a + (o - 1); }
+    return t;
+  }
+
+  loopCopies (n: number, s: string): string {
+    let xs = [];
+    let t = 0;
+    let u = '';
+    for (let i = 0; i < n; i++) { xs.push(i); }
+    for (let i = 0; i < n; i++) { xs.push(i * 2); if (xs.length > 5) { xs.splice(0, 2); } }
+    for (let i = 0; i < n; i++) { t += i; }
+    for (let i = 0; i < n; i++) { t -= 1; if (t > 40) { break; } }
+    for (let i = 0; i < n; i++) { u = u + s; }
+    for (let i = 0; i < n; i++) { t = t * 2 - i; if (t > 1000) { return u + t; } }
+    for (let i = 0; i < s; i++) { u += 'a'; }
+    return u + xs.join(',') + t;
+  }
+
+  guards (n: number, s: string): number {
+    let c = 0;
+    let m = { length: n };
+    let xs = [1, 2, 3];
+    if (xs.length < 3) { c += 1; }
+    if (s.length <= 2) { c += 2; }
+    if (xs.length > 2) { c += 4; }
+    if (s.length >= 3) { c += 8; }
+    if (m.length < 2) { c += 16; }
+    if (m.length <= 2) { c += 32; }
+    if (m.length >= 2) { c += 64; }
+    if (m.length > 2) { return c; }
+    let none;
+    if (none.length < 1) { c += 128; }
+    return c;
+  }
+
   mapArrayKey (n: number): number {
     let m = {};
     let list = [n];
@@ -236,6 +294,13 @@ const calls: Call[] = [
   { fn: 'mapsOnText', args: [''] },
   { fn: 'mapArrayKey', args: [1] },
   ...[0, 2, 5].map((n) => ({ fn: 'lengths', args: [n, 'abc'] })),
+  ...[0, 2, 5].map((n) => ({ fn: 'guards', args: [n, 'abc'] })),
+  ...[0, 1, 4, 12].map((n) => ({ fn: 'loopCopies', args: [n, 'x'] })),
+  { fn: 'loopCopies', args: [3, '2'] },
+  { fn: 'loopCopies', args: [3, 'x'], limits: { maxArrayLength: 4 } },
+  ...[0, 1, 3, 9].map((n) => ({ fn: 'nested', args: [n, 'q'] })),
+  ...[0, 1, 2, 3].map((n) => ({ fn: 'nestedFaults', args: [n, '12'] })),
+  { fn: 'guards', args: [1, 'ab'] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
   { fn: 'pushString', args: ['s'] },
@@ -263,7 +328,7 @@ describe('fast paths against the general path', () => {
   });
 
   it('random inputs and gas limits give the same results', () => {
-    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray'];
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested'];
     fc.assert(
       fc.property(
         fc.constantFrom(...functions),
@@ -272,7 +337,7 @@ describe('fast paths against the general path', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 0, max: 60 }),
         (fn, n, s, gas, maxArrayLength) => {
-          const args = fn === 'strings' || fn === 'mixedAdd' ? [n, s] : [n];
+          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' ? [n, s] : [n];
           const limits = { gas, maxArrayLength, maxStringLength: 64 };
           const { a, b } = both({ fn, args, limits });
           expect(a).toEqual(b);
