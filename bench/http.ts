@@ -16,7 +16,8 @@
 //
 // The rate limiter's rows (`limiterRows`) set Vellum against itself: gets with the limits on against a second
 // server without them, and signed calls on PostgreSQL with keys' budgets in the database against in the process.
-// `BENCH_HTTP_ONLY=rate-limiter` runs only those.
+// `BENCH_HTTP_ONLY=rate-limiter` runs only those; `BENCH_HTTP_ONLY=reads` only the reads against the hand-written
+// server (health, get, the lists).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -37,10 +38,12 @@ const RECORDS = 5000;
 const CONNECTIONS = 10;
 const ROUNDS = Number(process.env.BENCH_HTTP_ROUNDS ?? 3);
 const TOGETHER = process.env.BENCH_HTTP_TOGETHER === '1';
-/** `BENCH_HTTP_ONLY=rate-limiter`: only the rate limiter's rows (rows of earlier runs of the suite are kept). */
-const ONLY_LIMITER = process.env.BENCH_HTTP_ONLY === 'rate-limiter';
-if (process.env.BENCH_HTTP_ONLY !== undefined && !ONLY_LIMITER) throw new Error(`BENCH_HTTP_ONLY must be rate-limiter, not ${process.env.BENCH_HTTP_ONLY}`);
-export const partial = ONLY_LIMITER;
+/** `BENCH_HTTP_ONLY=rate-limiter`: only the rate limiter's rows; `=reads`: only the reads against the hand-written server (rows of earlier runs of the suite are kept). */
+const ONLY = process.env.BENCH_HTTP_ONLY;
+if (ONLY !== undefined && ONLY !== 'rate-limiter' && ONLY !== 'reads') throw new Error(`BENCH_HTTP_ONLY must be rate-limiter or reads, not ${ONLY}`);
+const ONLY_LIMITER = ONLY === 'rate-limiter';
+const ONLY_READS = ONLY === 'reads';
+export const partial = ONLY !== undefined;
 /** Rounds of the rate limiter's rows: a difference of a few percent needs more than the other rows. */
 const LIMITER_ROUNDS = Number(process.env.BENCH_HTTP_LIMITER_ROUNDS ?? 7);
 /** Signed calls per round and server in the rate limiter's PostgreSQL rows. */
@@ -328,7 +331,7 @@ export default async function http(): Promise<BenchRow[]> {
     // The same store again, for the server without rate limits (rate-limiter rows).
     cpSync(join(dir, 'vellum'), join(dir, 'vellum-unlimited'), { recursive: true });
     const node = from === 'dist' ? [] : ['--import', 'tsx'];
-    const authModule = from === 'dist' ? join(ROOT, 'dist/auth/index.js') : join(ROOT, 'src/auth/index.ts');
+    const authModule = from === 'dist' ? join(ROOT, 'dist/lib/index.js') : join(ROOT, 'src/auth/index.ts');
     const cli = from === 'dist' ? 'dist/cli/main.js' : 'src/cli/main.ts';
     // The rate limits on (the default) but out of reach of the load, all from one address: the limiter's work is
     // in every figure, and the row "rate limiter per get" below gives its share.
@@ -354,26 +357,30 @@ export default async function http(): Promise<BenchRow[]> {
       const callPath = (i: number) => `${RECORDS_PATH}/${itemId(i % 500)}/call/increment`;
       const share = (count: number, round: number, make: (i: number) => Post) => Array.from({ length: count }, (_, i) => make(round * count + i));
       // Signed in advance, outside the timed runs; distinct times make distinct signatures. The same requests go
-      // to both servers (each has its own database and replay memory).
-      const signedCreates = Array.from({ length: ROUNDS }, (_, round) =>
+      // to both servers (each has its own database and replay memory). None when only the reads run.
+      const writeRounds = ONLY_READS ? 0 : ROUNDS;
+      const signedCreates = Array.from({ length: writeRounds }, (_, round) =>
         share(SIGNED_WRITES, round, (i) => {
           const body = createBody('signed', i);
           return { path: RECORDS_PATH, body, header: signRequest(KEY, body, now + i) };
         }),
       );
-      const signedCalls = Array.from({ length: ROUNDS }, (_, round) =>
+      const signedCalls = Array.from({ length: writeRounds }, (_, round) =>
         share(SIGNED_WRITES, round, (i) => ({ path: callPath(i), body: callBody, header: signRequest(KEY, callBody, now + ROUNDS * SIGNED_WRITES + i) })),
       );
-      const scenarios: Scenario[] = [
+      const reads: Scenario[] = [
         { name: 'health', goal: 0, path: '/v0/health' },
         { name: 'get', goal: 0.8, path: get },
         { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
         { name: 'list 100 where', goal: 0.8, path: where },
+      ];
+      const writes: Scenario[] = [
         { name: 'unsigned create', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: RECORDS_PATH, body: createBody('new', i) })) },
         { name: 'unsigned call', goal: 0.7, withFeed: true, posts: (round) => share(WRITES, round, (i) => ({ path: callPath(i), body: callBody })) },
         { name: 'signed create', goal: 0.6, posts: (round) => signedCreates[round]! },
         { name: 'signed call', goal: 0.6, posts: (round) => signedCalls[round]! },
       ];
+      const scenarios = ONLY_READS ? reads : [...reads, ...writes];
 
       // Warm-up: JIT, caches, connections; and the write paths, whose first thousand requests (compiling the
       // call path, growing the heap) otherwise fall into the first round of the create and call rows and set
@@ -428,6 +435,7 @@ export default async function http(): Promise<BenchRow[]> {
       }
       return rows;
     };
+    if (ONLY_READS) return await againstHandWritten();
     return [...(ONLY_LIMITER ? [] : await againstHandWritten()), ...(await limiterRows({ dir, node, cli, unreachable, mode: from, vellum, driver: drivers[0]!, servers }))];
   } finally {
     for (const driver of drivers) driver.close();

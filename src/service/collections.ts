@@ -2,7 +2,8 @@
 // whose schema is a record of it. A schema is checked and compiled once per version of its code and kept in a
 // cache. A request reads the meta collection's change stamp (one 8-byte point read), which every commit that
 // changes a schema record writes, so a schema updated through another process sharing the database takes effect
-// here on the next request; a get skips even that read when the store's clock, which it reads anyway and which
+// here on the next request; a list reads it with its clock and layout instead (`lastFound`, then the page's
+// `stamp`, records.ts), and a get skips even that read when the store's clock, which it reads anyway and which
 // every commit by any process advances, has not moved since the schema was last found current. Writes skip it
 // too: a call or create first runs with the cached schema (`lastFound`) and its commit expects the stamp at which
 // that schema was found current, so a changed schema fails the commit and the write runs again; a call's later

@@ -202,26 +202,41 @@ export class RecordService {
    */
   async list(collectionId: string, query: ListQuery, caller: Caller): Promise<RawListResult> {
     this.#assertReady('list');
+    const resumed = resumeQuery(query);
     for (let attempt = 1; ; attempt++) {
-      const { collection, stamp } = await this.collections.resolveWithStamp(collectionId);
+      // The schema cached here, without a read: the list reads the meta collection's stamp with its clock, and the
+      // page is kept only if that stamp is the one the schema was last found current at. Otherwise (not cached, or
+      // the stamp moved) the schema is resolved, reading the stamp first, and the list runs again.
+      const cached = attempt === 1 ? this.collections.lastFound(collectionId) : undefined;
+      const { collection, stamp } = cached ?? (await this.collections.resolveWithStamp(collectionId));
       // Past the request's budget of delegate loads, the records that need more are left out of the page.
       const loader = this.#requestLoader('absent');
       const confinement = this.#confinement(collection, caller, loader, 'list');
-      const resumed = resumeQuery(query);
-      if (collection.kind !== 'user') return withQuery(await this.store.listJson(collectionId, resumed, this.#readFilter(collection, caller, loader, confinement), confinement ? { confine: confinement.check } : {}), resumed);
+      const confine = confinement ? { confine: confinement.check } : {};
+      if (collection.kind !== 'user') return withQuery(await this.store.listJson(collectionId, resumed, this.#readFilter(collection, caller, loader, confinement), confine), resumed);
       // Whether the records may need the cast: once the pass is known finished (castUntil set from its last
       // transaction, before this list reads its clock), every record the list reads is in the schema's form.
       const casting = collection.castUntil === Infinity;
       // The filter judges each record in the form it is answered in.
       const filter = this.#readFilter(collection, caller, loader, confinement, casting ? (record) => collection.conform(record) ?? record : undefined);
-      const page = await this.store.listJson(collectionId, resumed, filter, confinement ? { confine: confinement.check } : {});
+      let page: RawListResult;
+      try {
+        page = await this.store.listJson(collectionId, resumed, filter, { ...confine, stampOf: META_COLLECTION_ID });
+      } catch (error) {
+        // Refused (or the collection gone) under a cached schema that may be out of date: resolved and run again.
+        if (cached && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
+        throw error;
+      }
+      // A schema changed since the one used was found current: its page may be of the older one; read again. (Found
+      // current, the schema is marked so at the page's clock, as a call's read marks it: gets then skip the stamp.)
+      if (this.collections.cachedWithStamp(collectionId, page.stamp!, page.timestamp) !== collection && attempt < MAX_SCHEMA_RACES) continue;
       // The page is of one schema only if no schema changed while it was read (a pass casting records to a newer
       // one, or writes under it, may have changed some of them): otherwise it is read again.
       if (attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
       // A list does not read versions: while the pass may be running, every record goes through the cast, which
       // leaves one already in the new form as it is (`conform` gives null).
       const records = casting ? page.records.map((text) => textInForm(collection, text, 0, page.timestamp)) : page.records;
-      return withQuery({ ...page, records }, resumed);
+      return withQuery({ records, cursor: page.cursor, timestamp: page.timestamp }, resumed);
     }
   }
 

@@ -47,9 +47,13 @@ export interface UnionPlan {
   /** Read every index from its largest key down. */
   readonly reverse: boolean;
   readonly segments: readonly Segment[];
-  /** Whether a record matches the where (index keys hold truncated long strings, so every entry is re-checked). */
+  /** Whether a record matches the where (index keys hold truncated long strings, so entries are re-checked). */
   readonly matches: (record: unknown) => boolean;
-  /** The where has no condition: every entry matches, and none needs re-checking. */
+  /**
+   * Every entry of the ranges matches, and none needs re-checking: the where has no condition, or only equalities
+   * that the one range's equality prefix holds exactly (no value cut in its key, `fixesExactly`), as the index
+   * keys are made from the record's values as the matcher reads them.
+   */
   readonly matchesAll: boolean;
   /**
    * What the query's cursors name. When every range lies in one index under one equality prefix (every query
@@ -92,8 +96,10 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
   let target: { index: IndexDefinition; start: number; suffix: readonly IndexField[]; reverse: boolean } | undefined;
   const segments: Segment[] = [];
   const scanFiltered: string[] = [];
+  let exact = branches.length === 1;
   for (const [number, branch] of branches.entries()) {
     const { shape, index, reverse } = shapeAndIndex(layout, indexes, branch, shared ?? sorts, shared !== undefined, target);
+    if (!heldExactly(shape)) exact = false;
     if (shape.scanned !== undefined) scanFiltered.push(`"${shape.scanned}" is filtered during the scan of the index range on "${shape.range!.filter.path}"`);
     target ??= { index, start: shape.prefix.length, suffix: index.fields.slice(shape.prefix.length), reverse };
     for (const segment of expand(index, shape, number)) {
@@ -112,10 +118,19 @@ export function planUnion(layout: Layout, indexes: readonly IndexDefinition[], w
     reverse: target!.reverse,
     segments,
     matches: branchesMatcher(branches),
-    matchesAll: branches.length === 1 && branches[0]!.length === 0,
+    matchesAll: exact,
     cursor: inOne ? { index: one.index, prefix: one.equalPrefix } : { index: order, prefix: Buffer.alloc(0) },
     ...(scanFiltered.length > 0 ? { scanFiltered: [...new Set(scanFiltered)].join('; ') } : {}),
   };
+}
+
+/**
+ * Whether the branch's range holds only records that match it: every filter an equality of the index's prefix
+ * whose value the key holds whole (a range, `$in` or `$contains`, or a cut string, is re-checked).
+ */
+function heldExactly(shape: BranchShape): boolean {
+  if (shape.range !== undefined || shape.scanned !== undefined) return false;
+  return shape.prefix.every(({ filter }) => filter.kind === 'equal' && fixesExactly(filter.value));
 }
 
 /**

@@ -78,6 +78,12 @@ export interface ListOptions {
   readonly pageBytes?: number;
   /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
   readonly confine?: ScanCheck;
+  /**
+   * A collection whose change stamp (see `ChangeFeed.lastChange`) to read with the clock, in the same read (the
+   * result's `stamp`): the service checks its cached schema with the meta collection's stamp this way, instead of
+   * in a read of its own before the list.
+   */
+  readonly stampOf?: string;
 }
 
 export interface ListResult {
@@ -92,6 +98,8 @@ export interface ListResult {
   readonly cursor: { readonly before: string | null; readonly after: string | null };
   /** The store's timestamp when the request began: send it back as `since` to long-poll for changes. */
   readonly timestamp: number;
+  /** The change stamp of `ListOptions.stampOf` (0 when it never changed), read with `timestamp`; only when asked. */
+  readonly stamp?: number;
 }
 
 /** A list page whose records are their stored JSON texts. */
@@ -99,6 +107,7 @@ export interface RawListResult {
   readonly records: string[];
   readonly cursor: ListResult['cursor'];
   readonly timestamp: number;
+  readonly stamp?: number;
 }
 
 /** A record read as its stored JSON text. */
@@ -122,6 +131,7 @@ export class RecordReader {
   readonly #pageBytes: number;
   /** The key of sealed cursors, read (or made) by the first list that needs it. */
   #cursorKey: Promise<Buffer> | undefined;
+  #lastStampKey: { collectionId: string; key: Buffer } | undefined;
 
   constructor(kv: KvStore, layouts: LayoutCache, recent: RecentRecords, pageBytes: number) {
     this.#kv = kv;
@@ -204,7 +214,7 @@ export class RecordReader {
     options: ListOptions,
     /** Makes a result of a record's text, and of the record itself when it was already parsed. */
     output: (text: string, parsed: JsonObject | undefined) => T,
-  ): Promise<{ records: T[]; cursor: ListResult['cursor']; timestamp: number }> {
+  ): Promise<{ records: T[]; cursor: ListResult['cursor']; timestamp: number; stamp?: number }> {
     checkCollectionId(collectionId);
     if (typeof query !== 'object' || query === null) throw invalidQuery('the query must be an object');
     const limit = parseLimit(query.limit);
@@ -213,12 +223,16 @@ export class RecordReader {
     const hasBefore = given(query.before);
     if (hasAfter && hasBefore) throw invalidCursor('invalid cursor, before and after cannot be used together');
 
-    // The timestamp is read before any record, so that long-polling `since` it cannot miss a change.
-    const [clock, layoutBytes] = await this.#kv.getMany([clockKey, layoutKey(collectionId)]);
+    // The timestamp is read before any record, so that long-polling `since` it cannot miss a change; the stamp
+    // asked for, in the same read.
+    const stampOf = options.stampOf;
+    const keys = stampOf === undefined ? [clockKey, layoutKey(collectionId)] : [clockKey, layoutKey(collectionId), this.#stampKey(stampOf)];
+    const [clock, layoutBytes, stampBytes] = await this.#kv.getMany(keys);
     if (!layoutBytes) throw collectionNotFound(collectionId);
     const timestamp = clockTimestamp(clock);
+    const read = stampOf === undefined ? { timestamp } : { timestamp, stamp: stampBytes ? decodeU64(stampBytes) : 0 };
     const indexes = this.#layouts.indexes(collectionId, layoutBytes);
-    if (query.search !== undefined) return { ...(await this.#search(indexes, query, limit, hasBefore, readFilter, options, output)), timestamp };
+    if (query.search !== undefined) return { ...(await this.#search(indexes, query, limit, hasBefore, readFilter, options, output)), ...read };
     const plan = cachedPlan(indexes, query.where, query.sort);
     await options.confine?.(scanBoundsOf(plan));
 
@@ -266,7 +280,16 @@ export class RecordReader {
       end = page.cutShort ? scanCursor(plan.cursor.index.id, page.recent, sealKey!) : at(page.returned.last, sealKey);
     }
     const cursor = backward ? { before: end, after: start } : { before: start, after: end };
-    return { records: page.records, cursor, timestamp };
+    return { records: page.records, cursor, ...read };
+  }
+
+  /** The key of a collection's change stamp; the last one asked for is kept (lists ask for the meta collection's). */
+  #stampKey(collectionId: string): Buffer {
+    if (this.#lastStampKey?.collectionId !== collectionId) {
+      checkCollectionId(collectionId);
+      this.#lastStampKey = { collectionId, key: collectionChangedKey(collectionId) };
+    }
+    return this.#lastStampKey.key;
   }
 
   /** A list with `search` (search-read.ts); confined as a list with the same where would be. */

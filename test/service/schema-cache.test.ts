@@ -209,3 +209,42 @@ describe('creates with the cached schema', () => {
     await expect(serving.create('ns/Note', [1, 'x'], {})).rejects.toMatchObject({ status: 400 });
   });
 });
+
+describe('lists with the cached schema', () => {
+  it('read the stamp with their clock, not first, and see a schema changed through another connection at once', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    await serving.create('ns/Note', ['a', 'hello'], {});
+    await serving.create('ns/Note', ['b', 'there'], {});
+    const texts = async () => (await serving.list('ns/Note', {}, {})).records.map((text) => (JSON.parse(text) as { text: string }).text);
+    expect(await texts()).toEqual(['hello', 'there']);
+    let resolves = 0;
+    const resolve = serving.collections.resolveWithStamp.bind(serving.collections);
+    serving.collections.resolveWithStamp = (...args) => {
+      resolves++;
+      return resolve(...args);
+    };
+    expect(await texts()).toEqual(['hello', 'there']);
+    expect(resolves).toBe(0);
+    // A list marks the schema current at its clock, as a get would: the next get reads no stamp either.
+    const { timestamp } = await serving.list('ns/Note', {}, {});
+    expect(serving.collections.cachedAt('ns/Note', timestamp)).toBeDefined();
+
+    // Another connection makes the collection private: the list is refused under the new schema at once (an
+    // unsigned list of a private collection reads nothing).
+    await other.installSchema('ns/Note', PRIVATE);
+    await expect(texts()).rejects.toMatchObject({ reason: 'permission/unconfined-query' });
+    expect(resolves).toBe(1);
+    await other.installSchema('ns/Note', PUBLIC);
+    expect(await texts()).toEqual(['hello', 'there']);
+    expect(resolves).toBe(2);
+  });
+
+  it('report a collection dropped or never made, though one of that name was cached', async () => {
+    await serving.installSchema('ns/Note', PUBLIC);
+    expect((await serving.list('ns/Note', {}, {})).records).toEqual([]);
+    await expect(serving.list('ns/Missing', {}, {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+    await other.store.commit({ writes: [{ kind: 'delete', collectionId: 'Collection', id: 'ns/Note' }] });
+    await other.store.deleteCollection('ns/Note');
+    await expect(serving.list('ns/Note', {}, {})).rejects.toMatchObject({ reason: 'collection/not-found' });
+  });
+});

@@ -29,6 +29,25 @@ describe('union planner', () => {
     expect(orderOf({ id: { $in: ['x', 'y'] } })).toEqual(['id asc']);
   });
 
+  it('re-checks no entry only where the one range holds exactly the records that match', () => {
+    const exact = (where: unknown, sort?: unknown) => plan(where, sort).matchesAll;
+    expect(exact(undefined)).toBe(true);
+    expect(exact({ group: 'a' })).toBe(true);
+    expect(exact({ group: 'a', flag: true })).toBe(true);
+    expect(exact({ group: 'a' }, [['score', 'desc']])).toBe(true);
+    expect(exact({ score: 3 })).toBe(true);
+    // A value cut in its key (a string over 256 bytes of UTF-8) holds every value sharing the kept start.
+    expect(exact({ group: 'x'.repeat(256) })).toBe(true);
+    expect(exact({ group: 'x'.repeat(257) })).toBe(false);
+    // Ranges, $in, $ne, $or and the id are re-checked; an equality on the sort field fixes it, so it is exact too.
+    expect(exact({ score: { $gt: 1 } })).toBe(false);
+    expect(exact({ group: { $in: ['a', 'b'] } })).toBe(false);
+    expect(exact({ group: { $ne: 'a' } })).toBe(false);
+    expect(exact({ $or: [{ group: 'a' }, { group: 'b' }] })).toBe(false);
+    expect(exact({ id: 'a' })).toBe(false);
+    expect(exact({ score: 3 }, [['score', 'asc']])).toBe(true);
+  });
+
   it('refuses what no union of ranges serves, with typed errors', () => {
     const failure = (where: unknown, sort?: unknown) => {
       try {
