@@ -172,12 +172,12 @@ export function logRequest(logger: Logger, entry: RequestEntry): void {
   // a warning; any other 5xx is an error.
   const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
   if (logger.levelVal > LEVEL_VALUES[level]) return;
-  let line = `{"level":"${level}","time":${Date.now()},"reqId":${jsonString(entry.reqId)},"method":${jsonString(entry.method)},"url":${jsonString(entry.url)}`;
-  if (entry.route !== undefined) line += `,"route":${jsonString(entry.route)}`;
+  let line = `{"level":"${level}","time":${Date.now()},"reqId":"${jsonInner(entry.reqId)}","method":"${jsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
+  if (entry.route !== undefined) line += `,"route":"${jsonInner(entry.route)}"`;
   line += `,"status":${entry.status},"ms":${Math.round(entry.ms * 100) / 100}`;
-  if (entry.client !== undefined) line += `,"client":${jsonString(entry.client)}`;
-  if (entry.signer !== undefined) line += `,"signer":${jsonString(entry.signer)}`;
-  if (entry.reason !== undefined) line += `,"reason":${jsonString(entry.reason)}`;
+  if (entry.client !== undefined) line += `,"client":"${jsonInner(entry.client)}"`;
+  if (entry.signer !== undefined) line += `,"signer":"${jsonInner(entry.signer)}"`;
+  if (entry.reason !== undefined) line += `,"reason":"${jsonInner(entry.reason)}"`;
   destinationOf(logger).write(`${line},"msg":"request"}\n`);
 }
 
@@ -205,7 +205,12 @@ const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * through JSON.stringify.
  */
 export function jsonString(text: string): string {
-  return PLAIN_JSON.test(text) ? `"${text}"` : JSON.stringify(text);
+  return `"${jsonInner(text)}"`;
+}
+
+/** What goes between a JSON string's quotes for `text` (jsonString): a plain text itself, without a new string. */
+function jsonInner(text: string): string {
+  return PLAIN_JSON.test(text) ? text : JSON.stringify(text).slice(1, -1);
 }
 
 /** Logs an internal error (a 500) with its stack. */
