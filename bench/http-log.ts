@@ -12,7 +12,7 @@
 // their CPU per request into user and system time per thread (/proc/<pid>/task/<tid>/stat): the main thread (the
 // event loop, where every request is answered) and the others by their name (/proc/<pid>/task/<tid>/comm; Node
 // 20 names none of its own, so V8's garbage collection and compiler helpers, libuv's pool and the worker threads
-// are one part, `node threads`), each the median over the rounds, against the same part of neither.
+// are one part, `node threads`), from the round whose ratio is the median, against the same part of neither in it.
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -74,11 +74,11 @@ export default async function httpLog(): Promise<BenchRow[]> {
       }
     }
     return VARIANTS.flatMap((variant, v) => {
-      const ratios = cpu[v + 1]!.map((value, round) => ({ value, baseline: cpu[0]![round]!, ratio: value / cpu[0]![round]! }));
+      const ratios = cpu[v + 1]!.map((value, round) => ({ round, value, baseline: cpu[0]![round]!, ratio: value / cpu[0]![round]! }));
       const median = ratios.sort((a, b) => a.ratio - b.ratio)[Math.floor(ratios.length / 2)]!;
       return [
         row(SUITE, variant.name, { value: median.value, unit: 'µs', baseline: median.baseline, ratio: median.ratio, goal: variant.goal }),
-        ...(variant.split ? splitRows(variant.name.replace(/ CPU per request$/, ''), parts[v + 1]!, parts[0]!) : []),
+        ...(variant.split ? splitRows(variant.name.replace(/ CPU per request$/, ''), parts[v + 1]![median.round]!, parts[0]![median.round]!) : []),
       ];
     });
   } finally {
@@ -137,15 +137,15 @@ function perRequest(parts: Map<string, number>, requests: number): Map<string, n
 }
 
 /**
- * The informative rows of a variant's split: per part (see threadMicros) the median over the rounds of its CPU per
- * request, against the median of the same part of neither. Parts under 1 µs a request in both are left out.
+ * The informative rows of a variant's split (see threadMicros): per part its CPU per request in the median round,
+ * against the same part of neither in that round, so that the parts add up to the variant's row. Parts under 1 µs a
+ * request in both are left out.
  */
-function splitRows(variant: string, rounds: Map<string, number>[], baselineRounds: Map<string, number>[]): BenchRow[] {
-  const keys = [...new Set([...rounds, ...baselineRounds].flatMap((parts) => [...parts.keys()]))].sort(byPart);
-  const median = (values: number[]): number => values.sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+function splitRows(variant: string, parts: Map<string, number>, baselineParts: Map<string, number>): BenchRow[] {
+  const keys = [...new Set([...parts.keys(), ...baselineParts.keys()])].sort(byPart);
   return keys.flatMap((key) => {
-    const value = median(rounds.map((parts) => parts.get(key) ?? 0));
-    const baseline = median(baselineRounds.map((parts) => parts.get(key) ?? 0));
+    const value = parts.get(key) ?? 0;
+    const baseline = baselineParts.get(key) ?? 0;
     if (value < 1 && baseline < 1) return [];
     return [row(SUITE, `${variant}: ${key}`, { value, unit: 'µs', baseline, ratio: baseline > 0 ? value / baseline : null, goal: 'informative' })];
   });
