@@ -51,23 +51,25 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 /** Something to wait on for 10 ms while a full pipe empties. */
 const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
-/** The most bytes gathered before they are written at once. */
+/** The most characters of lines gathered before they are written at once (as many bytes for ASCII lines). */
 export const BATCH_BYTES = 64 * 1024;
 /** The longest a line waits to be written. */
 export const FLUSH_MS = 100;
 
 /**
- * A pino destination writing to a file descriptor: lines are gathered (encoded into one buffer, reused) and
- * written together FLUSH_MS after the first of them, or at once when the buffer is full. Written once per event
- * loop's turn instead, a get's line cost it a write to the pipe every few requests (bench/README.md, "http-log").
+ * A pino destination writing to a file descriptor: lines are gathered (joined into one string, encoded once per
+ * write) and written together FLUSH_MS after the first of them, or at once when the next line would take them over
+ * BATCH_BYTES characters. Written once per event loop's turn instead, a get's line cost it a write to the pipe every
+ * few requests (bench/README.md, "http-log"); encoded into a buffer line by line, 0.2-0.4 µs more a line.
  * The write is synchronous, as pino's default destination's is: a reader that falls behind (a full pipe) slows the
  * server rather than growing its memory, and nothing is lost when the process exits (an exit handler writes what
  * is left; a process killed with SIGKILL loses at most its last FLUSH_MS of lines).
  */
 export class BatchedFile implements DestinationStream {
-  readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);
-  /** The bytes of #buffer gathered so far. */
-  #used = 0;
+  /** What a flush encodes into: the UTF-8 of BATCH_BYTES characters takes at most 3 bytes each. */
+  readonly #buffer = Buffer.allocUnsafe(3 * BATCH_BYTES);
+  /** The lines gathered so far. */
+  #pending = '';
   #scheduled = false;
   readonly #fd: number;
 
@@ -77,16 +79,11 @@ export class BatchedFile implements DestinationStream {
   }
 
   write(line: string): void {
-    // A string's UTF-8 takes at most 3 bytes per UTF-16 unit.
-    if (line.length * 3 > BATCH_BYTES - this.#used) {
-      this.flushSync();
-      if (line.length * 3 > BATCH_BYTES) {
-        this.#writeAll(Buffer.from(line));
-        return;
-      }
-    }
-    this.#used += this.#buffer.write(line, this.#used);
-    if (!this.#scheduled) {
+    if (this.#pending.length + line.length > BATCH_BYTES) this.flushSync();
+    this.#pending += line;
+    // A line of BATCH_BYTES or more alone is written at once.
+    if (this.#pending.length >= BATCH_BYTES) this.flushSync();
+    else if (!this.#scheduled) {
       this.#scheduled = true;
       // Unreferenced: a process with nothing else to do exits, and its exit handler writes the lines.
       setTimeout(() => this.flushSync(), FLUSH_MS).unref();
@@ -101,10 +98,11 @@ export class BatchedFile implements DestinationStream {
 
   flushSync(): void {
     this.#scheduled = false;
-    if (this.#used === 0) return;
-    const used = this.#used;
-    this.#used = 0;
-    this.#writeAll(this.#buffer.subarray(0, used));
+    if (this.#pending === '') return;
+    const text = this.#pending;
+    this.#pending = '';
+    // Only a single line longer than BATCH_BYTES (an internal error's stack, say) may not fit the buffer.
+    this.#writeAll(text.length <= BATCH_BYTES ? this.#buffer.subarray(0, this.#buffer.write(text)) : Buffer.from(text));
   }
 
   #writeAll(bytes: Buffer): void {
@@ -174,12 +172,12 @@ export function logRequest(logger: Logger, entry: RequestEntry): void {
   // a warning; any other 5xx is an error.
   const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
   if (logger.levelVal > LEVEL_VALUES[level]) return;
-  let line = `{"level":"${level}","time":${Date.now()},"reqId":${jsonString(entry.reqId)},"method":${jsonString(entry.method)},"url":${jsonString(entry.url)}`;
-  if (entry.route !== undefined) line += `,"route":${jsonString(entry.route)}`;
+  let line = `{"level":"${level}","time":${Date.now()},"reqId":"${jsonInner(entry.reqId)}","method":"${jsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
+  if (entry.route !== undefined) line += `,"route":"${jsonInner(entry.route)}"`;
   line += `,"status":${entry.status},"ms":${Math.round(entry.ms * 100) / 100}`;
-  if (entry.client !== undefined) line += `,"client":${jsonString(entry.client)}`;
-  if (entry.signer !== undefined) line += `,"signer":${jsonString(entry.signer)}`;
-  if (entry.reason !== undefined) line += `,"reason":${jsonString(entry.reason)}`;
+  if (entry.client !== undefined) line += `,"client":"${jsonInner(entry.client)}"`;
+  if (entry.signer !== undefined) line += `,"signer":"${jsonInner(entry.signer)}"`;
+  if (entry.reason !== undefined) line += `,"reason":"${jsonInner(entry.reason)}"`;
   destinationOf(logger).write(`${line},"msg":"request"}\n`);
 }
 
@@ -207,7 +205,12 @@ const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
  * through JSON.stringify.
  */
 export function jsonString(text: string): string {
-  return PLAIN_JSON.test(text) ? `"${text}"` : JSON.stringify(text);
+  return `"${jsonInner(text)}"`;
+}
+
+/** What goes between a JSON string's quotes for `text` (jsonString): a plain text itself, without a new string. */
+function jsonInner(text: string): string {
+  return PLAIN_JSON.test(text) ? text : JSON.stringify(text).slice(1, -1);
 }
 
 /** Logs an internal error (a 500) with its stack. */

@@ -2,9 +2,11 @@
 // control characters, unicode, lone surrogates in ids, routes, URLs, addresses and reasons), `logRequest` writes one
 // line that JSON.parse reads back to the same fields pino itself writes for that entry; `jsonString` is
 // JSON.stringify. Then the generated request ids, and BatchedFile, the destination that gathers lines into writes.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
@@ -129,5 +131,21 @@ describe('BatchedFile', () => {
     destination.flush(flushed);
     expect(flushed).toHaveBeenCalledOnce();
     expect(read()).toBe(`${line.repeat(lines)}${long}{"last":true}\n`);
+  });
+
+  it('writes what is gathered when the process ends on an uncaught error', () => {
+    dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
+    const path = join(dir, 'log');
+    const log = fileURLToPath(new URL('../../src/service/log.ts', import.meta.url));
+    const program = `
+      const { BatchedFile } = await import(${JSON.stringify(log)});
+      const destination = new BatchedFile((await import('node:fs')).openSync(${JSON.stringify(path)}, 'w'));
+      destination.write('{"a":1}\\n');
+      destination.write('{"b":2}\\n');
+      setTimeout(() => { throw new Error('crash'); }, 1);`;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8' });
+    expect(child.stderr).toContain('crash');
+    expect(child.status).toBe(1);
+    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
   });
 });
