@@ -191,15 +191,7 @@ export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclar
   const references = new Map<Identifier, FieldDeclaration>();
   for (const collection of program.collections) {
     const { fields } = membersOf(collection);
-    const named = (decorators: readonly Decorator[]) => {
-      for (const decorator of decorators) {
-        for (const argument of decorator.arguments ?? []) {
-          const field = fields.get(argument.name);
-          if (field) references.set(argument, field);
-        }
-      }
-    };
-    named(collection.decorators);
+    decoratorFieldReferences(collection.decorators, fields, references);
     for (const item of collection.items) {
       if (item.kind === 'search') {
         for (const name of item.fields) {
@@ -209,7 +201,7 @@ export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclar
         continue;
       }
       if (item.kind !== 'index') {
-        named(item.decorators);
+        decoratorFieldReferences(item.decorators, fields, references);
         continue;
       }
       for (const indexField of item.fields) {
@@ -223,6 +215,19 @@ export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclar
     }
   }
   return references;
+}
+
+// The helpers of fieldReferencesOf and typeReferencesOf are functions of their own, not closures made per call:
+// under tsx (esbuild's keepNames) every closure made costs a call that names it.
+
+/** The decorators' arguments that name a field of `fields`. */
+function decoratorFieldReferences(decorators: readonly Decorator[], fields: ReadonlyMap<string, FieldDeclaration>, references: Map<Identifier, FieldDeclaration>): void {
+  for (const decorator of decorators) {
+    for (const argument of decorator.arguments ?? []) {
+      const field = fields.get(argument.name);
+      if (field) references.set(argument, field);
+    }
+  }
 }
 
 /** Resolves the functions of one collection into a program's tables. The language server calls it for the collections an edit changed, after forgetting their old nodes. */
@@ -242,36 +247,40 @@ export function typeReferencesOf(program: Program, functions: ReadonlyMap<Functi
   const collectionsByName = new Map<string, Collection>();
   for (const collection of program.collections) if (!collectionsByName.has(collection.name.name)) collectionsByName.set(collection.name.name, collection);
   const typeReferences = new Map<Identifier, Collection>();
-  const typeReference = (type: TypeNode | null | undefined): void => {
-    if (!type) return;
-    switch (type.kind) {
-      case 'referenceType': {
-        const collection = collectionsByName.get(type.collection.name);
-        if (collection) typeReferences.set(type.collection, collection);
-        return;
-      }
-      case 'arrayType':
-        return typeReference(type.element);
-      case 'mapType':
-        typeReference(type.key);
-        return typeReference(type.value);
-      case 'objectType':
-        for (const field of type.fields) typeReference(field.type);
-        return;
-      default:
-        return;
-    }
-  };
   for (const collection of program.collections) {
     for (const item of collection.items) {
-      if (item.kind === 'field') typeReference(item.type);
+      if (item.kind === 'field') typeReference(item.type, collectionsByName, typeReferences);
       if (item.kind !== 'function') continue;
-      for (const parameter of item.parameters) typeReference(parameter.type);
-      typeReference(item.returnType);
-      for (const local of functions.get(item)?.locals ?? []) if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation);
+      for (const parameter of item.parameters) typeReference(parameter.type, collectionsByName, typeReferences);
+      typeReference(item.returnType, collectionsByName, typeReferences);
+      for (const local of functions.get(item)?.locals ?? []) {
+        if (local.node.kind === 'variable') typeReference(local.node.typeAnnotation, collectionsByName, typeReferences);
+      }
     }
   }
   return typeReferences;
+}
+
+/** Records the collection names that `type` uses. */
+function typeReference(type: TypeNode | null | undefined, collectionsByName: ReadonlyMap<string, Collection>, typeReferences: Map<Identifier, Collection>): void {
+  if (!type) return;
+  switch (type.kind) {
+    case 'referenceType': {
+      const collection = collectionsByName.get(type.collection.name);
+      if (collection) typeReferences.set(type.collection, collection);
+      return;
+    }
+    case 'arrayType':
+      return typeReference(type.element, collectionsByName, typeReferences);
+    case 'mapType':
+      typeReference(type.key, collectionsByName, typeReferences);
+      return typeReference(type.value, collectionsByName, typeReferences);
+    case 'objectType':
+      for (const field of type.fields) typeReference(field.type, collectionsByName, typeReferences);
+      return;
+    default:
+      return;
+  }
 }
 
 class FunctionResolver {
