@@ -180,41 +180,46 @@ export function resolveProgram(program: Program): ProgramResolution {
   // result a map of its own, which costs tens of microseconds a call.
   const { declared, uses, visibleAt, members } = newTables();
   const resolution: ProgramResolution = { declared, uses, visibleAt, members, functions: new Map(), typeReferences: new Map(), fieldReferences: new Map() };
-  for (const collection of program.collections) resolveCollectionInto(resolution, collection);
+  for (const collection of program.collections) {
+    const collectionMembers = membersOf(collection);
+    resolveFunctionsInto(resolution, collection, collectionMembers);
+    fieldReferencesIn(collection, collectionMembers.fields, resolution.fieldReferences);
+  }
   resolution.typeReferences = typeReferencesOf(program, resolution.functions);
-  resolution.fieldReferences = fieldReferencesOf(program);
   return resolution;
 }
 
 /** The fields named in the decorators, indexes and `@search` of every collection (see ProgramResolution.fieldReferences). */
 export function fieldReferencesOf(program: Program): Map<Identifier, FieldDeclaration> {
   const references = new Map<Identifier, FieldDeclaration>();
-  for (const collection of program.collections) {
-    const { fields } = membersOf(collection);
-    decoratorFieldReferences(collection.decorators, fields, references);
-    for (const item of collection.items) {
-      if (item.kind === 'search') {
-        for (const name of item.fields) {
-          const field = fields.get(name.name);
-          if (field) references.set(name, field);
-        }
-        continue;
+  for (const collection of program.collections) fieldReferencesIn(collection, membersOf(collection).fields, references);
+  return references;
+}
+
+/** The fields of one collection named in its decorators, indexes and `@search`. */
+function fieldReferencesIn(collection: Collection, fields: ReadonlyMap<string, FieldDeclaration>, references: Map<Identifier, FieldDeclaration>): void {
+  decoratorFieldReferences(collection.decorators, fields, references);
+  for (const item of collection.items) {
+    if (item.kind === 'search') {
+      for (const name of item.fields) {
+        const field = fields.get(name.name);
+        if (field) references.set(name, field);
       }
-      if (item.kind !== 'index') {
-        decoratorFieldReferences(item.decorators, fields, references);
-        continue;
-      }
-      for (const indexField of item.fields) {
-        let field: FieldDeclaration | undefined;
-        for (const [i, segment] of indexField.path.entries()) {
-          field = i === 0 ? fields.get(segment.name) : field?.type.kind === 'objectType' ? field.type.fields.find((f) => f.name.name === segment.name) : undefined;
-          if (!field) break;
-          references.set(segment, field);
-        }
+      continue;
+    }
+    if (item.kind !== 'index') {
+      decoratorFieldReferences(item.decorators, fields, references);
+      continue;
+    }
+    for (const indexField of item.fields) {
+      let field: FieldDeclaration | undefined;
+      for (const [i, segment] of indexField.path.entries()) {
+        field = i === 0 ? fields.get(segment.name) : field?.type.kind === 'objectType' ? field.type.fields.find((f) => f.name.name === segment.name) : undefined;
+        if (!field) break;
+        references.set(segment, field);
       }
     }
   }
-  return references;
 }
 
 // The helpers of fieldReferencesOf and typeReferencesOf are functions of their own, not closures made per call:
@@ -232,12 +237,12 @@ function decoratorFieldReferences(decorators: readonly Decorator[], fields: Read
 
 /** Resolves the functions of one collection into a program's tables. The language server calls it for the collections an edit changed, after forgetting their old nodes. */
 export function resolveCollectionInto(resolution: ProgramResolution, collection: Collection): void {
-  const members = membersOf(collection);
+  resolveFunctionsInto(resolution, collection, membersOf(collection));
+}
+
+function resolveFunctionsInto(resolution: ProgramResolution, collection: Collection, members: Members): void {
   for (const item of collection.items) {
-    if (item.kind !== 'function') continue;
-    const { declared, uses, visibleAt, members: memberUses } = resolution;
-    const functionResolution = new FunctionResolver(item, members, { declared, uses, visibleAt, members: memberUses }).run();
-    resolution.functions.set(item, functionResolution);
+    if (item.kind === 'function') resolution.functions.set(item, new FunctionResolver(item, members, resolution).run());
   }
 }
 
