@@ -268,51 +268,11 @@ class BodyChecker {
       const local = this.resolution.declared.get(p.node);
       if (local) this.bindingOf.set(local, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
     });
-    this.statements(this.fn.node.body.body);
-    const completes = !this.fn.node.body.body.some((statement) => this.exits(statement));
+    const completes = !this.statements(this.fn.node.body.body);
     if (this.isConstructor && completes) this.noteIdMissing({ start: this.fn.node.body.span.end - 1, end: this.fn.node.body.span.end });
     const declared = this.fn.returnType;
     if (declared && completes) {
       this.report('missingReturn', this.fn.node.name.span, [this.fn.name, typeToString(declared)]);
-    }
-  }
-
-  /** `exits` of the blocks, `if`s and loops seen so far: each `if` asks about its branches, which
-   *  contain the inner ones, so without it nested statements would be walked again at every level. */
-  private readonly exitsCache = new Map<Statement, boolean>();
-
-  /** Whether a statement never completes normally: it returns, throws or loops forever on every path.
-   *  Asked only once the statement is checked (an expression statement exits when its type is `never`). */
-  private exits(statement: Statement): boolean {
-    if (statement.kind === 'block' || statement.kind === 'if' || statement.kind === 'while' || statement.kind === 'for') {
-      let exits = this.exitsCache.get(statement);
-      if (exits === undefined) {
-        exits = this.exitsUncached(statement);
-        this.exitsCache.set(statement, exits);
-      }
-      return exits;
-    }
-    return this.exitsUncached(statement);
-  }
-
-  private exitsUncached(statement: Statement): boolean {
-    switch (statement.kind) {
-      case 'return':
-      case 'throw':
-        return true;
-      case 'block':
-        for (const inner of statement.body) if (this.exits(inner)) return true;
-        return false;
-      case 'if':
-        return statement.alternate !== null && this.exits(statement.consequent) && this.exits(statement.alternate);
-      case 'expressionStatement':
-        return this.tables.types.get(statement.expression)?.kind === 'never';
-      case 'while':
-        return statement.test.kind === 'boolean' && statement.test.value && !breaksOut(statement.body);
-      case 'for':
-        return statement.test === null && !breaksOut(statement.body);
-      default:
-        return false;
     }
   }
 
@@ -395,63 +355,70 @@ class BodyChecker {
     if (phrase) this.report('badOperand', operand.span, [operator, phrase]);
   }
 
-  private ifStatement(statement: IfStatement): void {
+  private ifStatement(statement: IfStatement): boolean {
     this.value(statement.test);
     const { whenTrue, whenFalse } = this.facts(statement.test);
-    const afterThen = this.withFacts(whenTrue, () => this.statement(statement.consequent));
+    let thenExits = false;
+    let elseExits = false;
+    const afterThen = this.withFacts(whenTrue, () => {
+      thenExits = this.statement(statement.consequent);
+    });
     const afterElse = statement.alternate
-      ? this.withFacts(whenFalse, () => this.statement(statement.alternate!))
+      ? this.withFacts(whenFalse, () => {
+          elseExits = this.statement(statement.alternate!);
+        })
       : withAll(this.present, whenFalse);
     // Only the branches that can finish lead past the `if`.
-    const thenExits = this.exits(statement.consequent);
-    const elseExits = statement.alternate !== null && this.exits(statement.alternate);
     if (thenExits && !elseExits) this.present = afterElse;
     else if (elseExits && !thenExits) this.present = afterThen;
     else this.present = intersection(afterThen, afterElse);
+    return thenExits && elseExits;
   }
 
   // ===========================================================================================
   // Statements
 
-  private statement(statement: Statement): void {
+  /**
+   * Checks a statement, and says whether it never completes normally: it returns, throws or loops forever on every
+   * path (a block when one of its statements does, an `if` when both branches do, an expression statement when its
+   * type is `never`).
+   */
+  private statement(statement: Statement): boolean {
     switch (statement.kind) {
       case 'block':
-        this.block(statement);
-        return;
+        return this.block(statement);
       case 'variable':
         this.variable(statement);
-        return;
+        return false;
       case 'expressionStatement':
-        this.value(statement.expression);
-        return;
+        return this.value(statement.expression).kind === 'never';
       case 'if':
-        this.ifStatement(statement);
-        return;
+        return this.ifStatement(statement);
       case 'while':
         this.whileStatement(statement);
-        return;
+        return statement.test.kind === 'boolean' && statement.test.value && !breaksOut(statement.body);
       case 'for':
         this.forStatement(statement);
-        return;
+        return statement.test === null && !breaksOut(statement.body);
       case 'forOf':
         this.forOf(statement);
-        return;
+        return false;
       case 'break':
       case 'continue':
         if (this.loopDepth === 0) this.report('breakOutsideLoop', statement.span, [statement.kind]);
-        return;
+        return false;
       case 'return':
         this.returnStatement(statement.argument, statement.span);
-        return;
+        return true;
       case 'throw':
         this.value(statement.argument);
-        return;
+        return true;
     }
   }
 
   // Kept out of `statement`: a closure there would give every call of it a context to allocate.
-  private block(block: BlockStatement): void {
-    this.statements(block.body);
+  private block(block: BlockStatement): boolean {
+    return this.statements(block.body);
   }
 
   private whileStatement(statement: WhileStatement): void {
@@ -459,8 +426,11 @@ class BodyChecker {
     this.withFacts(this.facts(statement.test).whenTrue, () => this.loop(() => this.statement(statement.body)));
   }
 
-  private statements(statements: Statement[]): void {
-    for (const statement of statements) this.statement(statement);
+  /** Checks every statement; whether one of them never completes (see `statement`). */
+  private statements(statements: Statement[]): boolean {
+    let exits = false;
+    for (const statement of statements) if (this.statement(statement)) exits = true;
+    return exits;
   }
 
   private loop(body: () => void): void {

@@ -50,91 +50,96 @@ export function testFacts<S>(test: Expression, subject: (expression: Expression)
  */
 export function assignedFields(body: BlockStatement): Set<string> {
   const fields = new Set<string>();
-  const expression = (node: Expression): void => {
-    switch (node.kind) {
-      case 'arrayLiteral':
-        for (const element of node.elements) expression(element);
-        return;
-      case 'objectLiteral':
-        for (const property of node.properties) expression(property.value);
-        return;
-      case 'member':
-        expression(node.object);
-        return;
-      case 'index':
-        expression(node.object);
-        expression(node.index);
-        return;
-      case 'call':
-        expression(node.callee);
-        for (const argument of node.arguments) expression(argument);
-        return;
-      case 'unary':
-      case 'update':
-        expression(node.argument);
-        return;
-      case 'binary':
-      case 'logical':
-        expression(node.left);
-        expression(node.right);
-        return;
-      case 'conditional':
-        expression(node.test);
-        expression(node.consequent);
-        expression(node.alternate);
-        return;
-      case 'assignment':
-        if (node.target.kind === 'member' && node.target.object.kind === 'this') fields.add(node.target.property.name);
-        expression(node.target);
-        expression(node.value);
-        return;
-      default:
-        return;
-    }
-  };
-  const statement = (node: Statement): void => {
-    switch (node.kind) {
-      case 'block':
-        for (const inner of node.body) statement(inner);
-        return;
-      case 'variable':
-        if (node.init) expression(node.init);
-        return;
-      case 'expressionStatement':
-        expression(node.expression);
-        return;
-      case 'if':
-        expression(node.test);
-        statement(node.consequent);
-        if (node.alternate) statement(node.alternate);
-        return;
-      case 'while':
-        expression(node.test);
-        statement(node.body);
-        return;
-      case 'for':
-        if (node.init?.kind === 'variable') statement(node.init);
-        else if (node.init) expression(node.init);
-        if (node.test) expression(node.test);
-        if (node.update) expression(node.update);
-        statement(node.body);
-        return;
-      case 'forOf':
-        expression(node.iterable);
-        statement(node.body);
-        return;
-      case 'return':
-        if (node.argument) expression(node.argument);
-        return;
-      case 'throw':
-        expression(node.argument);
-        return;
-      default:
-        return;
-    }
-  };
-  statement(body);
+  assignedInStatement(body, fields);
   return fields;
+}
+
+// The walk of assignedFields, as functions of their own rather than closures made per call: under tsx (esbuild's
+// keepNames) every closure made costs a call that names it.
+
+function assignedInExpression(node: Expression, fields: Set<string>): void {
+  switch (node.kind) {
+    case 'arrayLiteral':
+      for (const element of node.elements) assignedInExpression(element, fields);
+      return;
+    case 'objectLiteral':
+      for (const property of node.properties) assignedInExpression(property.value, fields);
+      return;
+    case 'member':
+      assignedInExpression(node.object, fields);
+      return;
+    case 'index':
+      assignedInExpression(node.object, fields);
+      assignedInExpression(node.index, fields);
+      return;
+    case 'call':
+      assignedInExpression(node.callee, fields);
+      for (const argument of node.arguments) assignedInExpression(argument, fields);
+      return;
+    case 'unary':
+    case 'update':
+      assignedInExpression(node.argument, fields);
+      return;
+    case 'binary':
+    case 'logical':
+      assignedInExpression(node.left, fields);
+      assignedInExpression(node.right, fields);
+      return;
+    case 'conditional':
+      assignedInExpression(node.test, fields);
+      assignedInExpression(node.consequent, fields);
+      assignedInExpression(node.alternate, fields);
+      return;
+    case 'assignment':
+      if (node.target.kind === 'member' && node.target.object.kind === 'this') fields.add(node.target.property.name);
+      assignedInExpression(node.target, fields);
+      assignedInExpression(node.value, fields);
+      return;
+    default:
+      return;
+  }
+}
+
+function assignedInStatement(node: Statement, fields: Set<string>): void {
+  switch (node.kind) {
+    case 'block':
+      for (const inner of node.body) assignedInStatement(inner, fields);
+      return;
+    case 'variable':
+      if (node.init) assignedInExpression(node.init, fields);
+      return;
+    case 'expressionStatement':
+      assignedInExpression(node.expression, fields);
+      return;
+    case 'if':
+      assignedInExpression(node.test, fields);
+      assignedInStatement(node.consequent, fields);
+      if (node.alternate) assignedInStatement(node.alternate, fields);
+      return;
+    case 'while':
+      assignedInExpression(node.test, fields);
+      assignedInStatement(node.body, fields);
+      return;
+    case 'for':
+      if (node.init?.kind === 'variable') assignedInStatement(node.init, fields);
+      else if (node.init) assignedInExpression(node.init, fields);
+      if (node.test) assignedInExpression(node.test, fields);
+      if (node.update) assignedInExpression(node.update, fields);
+      assignedInStatement(node.body, fields);
+      return;
+    case 'forOf':
+      assignedInExpression(node.iterable, fields);
+      assignedInStatement(node.body, fields);
+      return;
+    case 'return':
+      if (node.argument) assignedInExpression(node.argument, fields);
+      return;
+    case 'throw':
+      assignedInExpression(node.argument, fields);
+      return;
+    default:
+      return;
+  }
 }
 
 function isNullishLiteral(expression: Expression): boolean {

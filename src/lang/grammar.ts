@@ -139,10 +139,14 @@ export class SchemaParser extends EmbeddedActionsParser {
     return !this.RECORDING_PHASE;
   }
 
-  constructor() {
+  /** `validate`: run chevrotain's grammar validations (ambiguities, left recursion). They find mistakes in this file,
+   *  never in a schema, and cost a noticeable part of `vellum check`'s start: the tests run them
+   *  (test/lang/parser.test.ts), the parser made for use skips them. */
+  constructor(validate = false) {
     super(allTokens, {
       maxLookahead: 3,
       errorMessageProvider: errorMessages,
+      skipValidations: !validate,
     });
     this.performSelfAnalysis();
   }

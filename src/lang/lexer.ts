@@ -239,9 +239,15 @@ export const allTokens: TokenType[] = [
   Operator,
 ];
 
+/** A lexer of the schema language. `validate`: run chevrotain's checks of the token patterns, which find mistakes in
+ *  this file, never in a schema; the tests run them (test/lang/lexer.test.ts), the lexer made for use skips them. */
+export function createSchemaLexer(validate = false): Lexer {
+  return new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true, skipValidations: !validate });
+}
+
 let lexer: Lexer | undefined;
 
 /** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for. */
 export const schemaLexer = {
-  tokenize: (text: string) => (lexer ??= new Lexer(allTokens, { positionTracking: 'onlyOffset', ensureOptimizations: true })).tokenize(text),
+  tokenize: (text: string) => (lexer ??= createSchemaLexer()).tokenize(text),
 };

@@ -21,6 +21,7 @@ import type {
   CheckedField,
   CheckedFunction,
   CheckedIndex,
+  CheckedIndexField,
   CheckedParameter,
 } from './checked.ts';
 import { type Diagnostic, diagnostic } from './diagnostics.ts';
@@ -332,22 +333,21 @@ class CollectionRules {
 
   private index(node: IndexDeclaration, fieldsByName: Map<string, CheckedField>): CheckedIndex {
     let arrayPath: string | undefined;
+    const fields: CheckedIndexField[] = [];
     for (const indexField of node.fields) {
-      const path = indexField.path.map((segment) => segment.name).join('.');
-      const type = this.typeAtPath(indexField.path.map((segment) => segment.name), fieldsByName);
+      const names = indexField.path.map((segment) => segment.name);
+      fields.push({ path: names, direction: indexField.direction });
+      const type = this.typeAtPath(names, fieldsByName);
       // An array's index has one entry per element: two arrays would make one per pair.
       if (type?.kind === 'array' && isIndexable(type.element)) {
-        if (arrayPath !== undefined) this.report(diagnostic('indexTwoArrays', indexField.span, [arrayPath, path]));
-        arrayPath ??= path;
+        if (arrayPath !== undefined) this.report(diagnostic('indexTwoArrays', indexField.span, [arrayPath, names.join('.')]));
+        arrayPath ??= names.join('.');
       }
-      if (!type) this.report(diagnostic('indexPathNotFound', indexField.span, [path]));
+      if (!type) this.report(diagnostic('indexPathNotFound', indexField.span, [names.join('.')]));
       // An array of indexable values is indexed element by element (queried with `$contains`).
-      else if (!isIndexable(type) && !(type.kind === 'array' && isIndexable(type.element))) this.report(diagnostic('unindexableField', indexField.span, [path, typeToString(type)]));
+      else if (!isIndexable(type) && !(type.kind === 'array' && isIndexable(type.element))) this.report(diagnostic('unindexableField', indexField.span, [names.join('.'), typeToString(type)]));
     }
-    return {
-      fields: node.fields.map((f) => ({ path: f.path.map((segment) => segment.name), direction: f.direction })),
-      node,
-    };
+    return { fields, node };
   }
 
   /** `@search(...)`: at most one per collection, naming distinct top-level string fields (optional ones too). */
@@ -369,8 +369,9 @@ class CollectionRules {
 
   private typeAtPath(path: string[], fieldsByName: Map<string, CheckedField>): Type | undefined {
     let type = fieldsByName.get(path[0] ?? '')?.type;
-    for (const segment of path.slice(1)) {
+    for (let i = 1; i < path.length; i++) {
       if (type?.kind !== 'object') return undefined;
+      const segment = path[i];
       type = type.fields.find((f) => f.name === segment)?.type;
     }
     return type;

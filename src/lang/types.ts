@@ -228,8 +228,16 @@ export function typesEqual(a: Type, b: Type): boolean {
 
 const fieldIndexes = new WeakMap<ObjectType, Map<string, ObjectField>>();
 
+/** Object types with at most this many fields are searched in order: faster than a lookup, and no entry in a weak map
+ *  (whose entries of short-lived keys are costly to collect). */
+const SCANNED_FIELDS = 16;
+
 /** The field `name` of an object type (indexed once per type, so large object types stay fast). */
 export function objectField(type: ObjectType, name: string): ObjectField | undefined {
+  if (type.fields.length <= SCANNED_FIELDS) {
+    for (const field of type.fields) if (field.name === name) return field;
+    return undefined;
+  }
   let index = fieldIndexes.get(type);
   if (!index) {
     index = new Map();

@@ -3,7 +3,7 @@
 
 import { describe, expect, it } from 'vitest';
 import { scanBody } from '../../src/lang/body-scanner.ts';
-import { INVALID_GROUP, schemaLexer } from '../../src/lang/lexer.ts';
+import { INVALID_GROUP, createSchemaLexer, schemaLexer } from '../../src/lang/lexer.ts';
 
 function lex(text: string): string[] {
   const result = schemaLexer.tokenize(text);
@@ -174,5 +174,11 @@ describe('lexical errors', () => {
       const result = schemaLexer.tokenize(text);
       expect(result.groups[INVALID_GROUP], text).toHaveLength(1);
     }
+  });
+});
+
+describe('token definitions', () => {
+  it("pass chevrotain's validations, which the lexer made for use skips", () => {
+    expect(createSchemaLexer(true).lexerDefinitionErrors).toEqual([]);
   });
 });
