@@ -7,6 +7,7 @@
 // only from other processes, and running out of attempts means overload, not contention.
 
 import type { PublicKey } from '../auth/index.ts';
+import { fieldsOf } from '../lang/index.ts';
 import type { WriteMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import {
@@ -22,16 +23,16 @@ import {
   type WireRecord,
 } from '../runtime/index.ts';
 import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
-import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
+import { checkPlan, planSchemaChange, type MigrationReferences, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
-import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import type { MigrationProgress } from './migration-status.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
-import { MAX_SCHEMA_RACES, isUnknownCollection, readInForm, type FormRead } from './read-in-form.ts';
+import { MAX_SCHEMA_RACES, conformRead, inForm, isUnknownCollection, loadReferenced, readInForm, textInForm, type FormRead } from './read-in-form.ts';
 import {
   META_COLLECTION_ID,
   metaCollection,
@@ -213,14 +214,14 @@ export class RecordService {
       // transaction, before this list reads its clock), every record the list reads is in the schema's form.
       const casting = collection.castUntil === Infinity;
       // The filter judges each record in the form it is answered in.
-      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? (record) => collection.conform(record) ?? record : undefined);
+      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? async (record) => (await conformRead(collection, record)) ?? record : undefined);
       const page = await this.store.listJson(collectionId, resumed, filter, confinement ? { confine: confinement.check } : {});
       // The page is of one schema only if no schema changed while it was read (a pass casting records to a newer
       // one, or writes under it, may have changed some of them): otherwise it is read again.
       if (attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
       // A list does not read versions: while the pass may be running, every record goes through the cast, which
       // leaves one already in the new form as it is (`conform` gives null).
-      const records = casting ? page.records.map((text) => textInForm(collection, text, 0, page.timestamp)) : page.records;
+      const records = casting ? await Promise.all(page.records.map((text) => textInForm(collection, text, 0, page.timestamp))) : page.records;
       return withQuery({ ...page, records }, resumed);
     }
   }
@@ -415,7 +416,7 @@ export class RecordService {
     try {
       this.#checkCallable(found.collection, functionName, args);
       // Committed by this process, maybe before the schema's switch: cast as a read at its own version would be.
-      const current = inForm(found.collection, recent.record, recent.version, recent.version);
+      const current = await inForm(found.collection, recent.record, recent.version, recent.version);
       const outcome = await this.#runCall(found.collection, { id, current, version: recent.version }, functionName, args, caller, found.stamp);
       return outcome.committed ? { record: outcome.record } : undefined;
     } catch (error) {
@@ -494,7 +495,7 @@ export class RecordService {
     if (!read.record || read.version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
     // The function runs on the record in the schema's form; the commit expects the stored version, so a cast of the
     // record by the pass meanwhile makes it run again.
-    return { collection: resolved, current: inForm(resolved, read.record, read.version, read.timestamp), version: read.version, stamp: read.stamp };
+    return { collection: resolved, current: await inForm(resolved, read.record, read.version, read.timestamp), version: read.version, stamp: read.stamp };
   }
 
   /** A function a call may name: not the constructor, a function of the collection, with the right argument count. */
@@ -606,7 +607,18 @@ export class RecordService {
     const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
     const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
     const resumingMigration = record?.code === checked.code && (await this.#migrationUnfinished(checked.collectionId, checked.code));
-    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration });
+    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration, references: this.#migrationReferences() });
+  }
+
+  /** How a plan reads the records a migration loads, and their collections' stored schemas (schema-plan.ts). */
+  #migrationReferences(): MigrationReferences {
+    return {
+      load: (targets) => loadReferenced(this.collections, this.store, targets),
+      fields: async (collectionId) => {
+        const { record } = await this.store.get(META_COLLECTION_ID, collectionId);
+        return typeof record?.code === 'string' ? fieldsOf(checkCollectionSchema(collectionId, record.code).node) : null;
+      },
+    };
   }
 
   /** Whether the stored schema (`code`) ran a migration whose pass over the records was cut short (a crash). */
@@ -730,11 +742,11 @@ export class RecordService {
     caller: Caller,
     loader: RequestLoader,
     confinement: Confinement | undefined,
-    inForm?: (record: JsonObject) => JsonObject,
+    inForm?: (record: JsonObject) => Promise<JsonObject>,
   ): ((record: JsonObject) => Promise<boolean> | boolean) | undefined {
     if (collection.publicRead) return undefined;
-    if (inForm) return (stored) => {
-      const record = inForm(stored);
+    if (inForm) return async (stored) => {
+      const record = await inForm(stored);
       return confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
     };
     return (record) => confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
