@@ -22,7 +22,7 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountOptions, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
 import { checkPlan, planSchemaChange, type MigrationReferences, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
 import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
@@ -229,15 +229,12 @@ export class RecordService {
   /**
    * The number of records matching `where` that the caller may read. Every matching record's read permission is
    * checked; one whose check needs more than the request's budget of delegate loads fails the count (400
-   * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read.
+   * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read. While a
+   * schema change's pass may be running, see `#counted`.
    */
   async count(collectionId: string, where: unknown, caller: Caller): Promise<CountResult> {
     this.#assertReady('count');
-    const collection = await this.collections.resolve(collectionId);
-    const loader = this.#requestLoader('fail');
-    const confinement = this.#confinement(collection, caller, loader, 'count');
-    const filter = this.#readFilter(collection, caller, loader, confinement);
-    return this.store.count(collectionId, { where }, filter, confinement ? { confine: confinement.check } : {});
+    return this.#counted(collectionId, where, caller, 'count', (filter, options) => this.store.count(collectionId, { where }, filter, options));
   }
 
   /**
@@ -246,11 +243,38 @@ export class RecordService {
    */
   async aggregate(collectionId: string, where: unknown, aggregates: AggregateRequest, caller: Caller): Promise<AggregateResult> {
     this.#assertReady('count');
-    const collection = await this.collections.resolve(collectionId);
-    const loader = this.#requestLoader('fail');
-    const confinement = this.#confinement(collection, caller, loader, 'count');
-    const filter = this.#readFilter(collection, caller, loader, confinement);
-    return this.store.aggregate(collectionId, { where, aggregates }, filter, confinement ? { confine: confinement.check } : {});
+    const what = ['count', ...(['sum', 'avg', 'min', 'max'] as const).filter((kind) => aggregates[kind]?.length)].join(', ');
+    return this.#counted(collectionId, where, caller, what, (filter, options) => this.store.aggregate(collectionId, { where, aggregates }, filter, options), true);
+  }
+
+  /**
+   * A count (or aggregate) answered as of the schema current when it read, as a list is. While that schema's
+   * pass may still be casting (or migrating) records, each record read is passed through it before the read
+   * filter judges it and it is aggregated, and the count is read again when a schema changed meanwhile. A count
+   * with a where is then refused (503 `collection/migrating`): the index entries it would select by are, for the
+   * records the pass has not reached, those of the old form, and no bounded read can tell which records the new
+   * form would match. The number of records itself never changes in a pass (it rewrites each, deleting none).
+   */
+  async #counted<T>(
+    collectionId: string,
+    where: unknown,
+    caller: Caller,
+    what: string,
+    read: (filter: ((record: JsonObject) => Promise<boolean> | boolean) | undefined, options: CountOptions) => Promise<T>,
+    readsValues = false,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const { collection, stamp } = await this.collections.resolveWithStamp(collectionId);
+      const loader = this.#requestLoader('fail');
+      const confinement = this.#confinement(collection, caller, loader, 'count');
+      const casting = collection.kind === 'user' && collection.castUntil === Infinity;
+      if (casting && hasConditions(where)) throw migratingCount(collectionId, what, this.collections.migrations.progress(collectionId));
+      const filter = this.#readFilter(collection, caller, loader, confinement);
+      const inForm = casting && (filter !== undefined || readsValues) ? async (record: JsonObject) => (await conformRead(collection, record)) ?? record : undefined;
+      const answer = await read(filter, { ...(confinement ? { confine: confinement.check } : {}), ...(inForm ? { inForm } : {}) });
+      if (casting && attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
+      return answer;
+    }
   }
 
   /**
@@ -802,6 +826,19 @@ export class RecordService {
  * lost). Such a write must not run again on fresh reads: it would be applied twice (a counter added to twice, a
  * created record reported as taken). Every other error comes from a check or a run that wrote nothing.
  */
+function hasConditions(where: unknown): boolean {
+  return typeof where === 'object' && where !== null && Object.keys(where).length > 0;
+}
+
+function migratingCount(collectionId: string, what: string, progress: MigrationProgress): ServiceError {
+  const far = progress.running && progress.total > 0 ? ` (${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} records done here)` : '';
+  return new ServiceError(
+    'unavailable',
+    'collection/migrating',
+    `${what} of ${collectionId} with a where is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without a where it is answered now`,
+  );
+}
+
 function commitMayHaveHappened(error: unknown): boolean {
   return isStoreError(error) && (error.code === 'unavailable' || error.code === 'internal');
 }

@@ -6,6 +6,7 @@
 // stops before writing that batch and resumes once it can. Both backends.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { JsonObject, RecordStore } from '../../src/store/index.ts';
+import { holdPass } from '../support/hold-pass.ts';
 import { dropTablesAndStop, startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, startTestServer, type TestServer } from './support.ts';
 
@@ -35,25 +36,6 @@ collection Target { id: string; name: string; }`;
 
 const plan = (s: TestServer, id: string, code: string) =>
   s.post(`/v0/collections/Collection/records/${encodeURIComponent(id)}/plan/updateCode`, { args: [code] }, { key: KEYS.admin });
-
-/** Holds the pass's first record count (which it runs once the new layout is stored, before any batch) until `release()`. */
-function holdPass(store: RecordStore) {
-  const original = store.kv.count.bind(store.kv);
-  let arrived!: () => void;
-  const held = new Promise<void>((resolve) => (arrived = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let first = true;
-  const spy = vi.spyOn(store.kv, 'count').mockImplementation(async (range) => {
-    if (first) {
-      first = false;
-      arrived();
-      await gate;
-    }
-    return original(range);
-  });
-  return { held, release, restore: () => spy.mockRestore() };
-}
 
 describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
   let s: TestServer;
