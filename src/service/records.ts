@@ -586,16 +586,23 @@ export class RecordService {
     code: string,
     acceptDataLoss: readonly string[] = [],
     onProgress?: (progress: RebuildProgress) => void,
+    planned?: PlannedChange,
   ): Promise<'created' | 'updated' | 'unchanged'> {
     this.#assertReady('installSchema');
     const checked = checkCollectionSchema(collectionId, code);
+    let reusable = planned;
     const outcome = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
       if (current?.code === code) return 'unchanged' as const;
       const record = current
         ? (updatedCollectionRecord(current, checked) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
-      const plan = current ? await this.checkRecordsFollow(checked, acceptDataLoss) : undefined;
+      // The caller's plan stands for this attempt when it was computed against the schema record as read now: the
+      // commit expects that record's version and the collection's stamp as the plan read its records, so a change
+      // of either since makes it conflict, and the next attempt plans again.
+      const reused = reusable && reusable.plan.collectionId === collectionId && reusable.code === code && reusable.schemaVersion === version ? reusable.plan : undefined;
+      reusable = undefined;
+      const plan = current ? (reused ? judged(reused, acceptDataLoss) : await this.checkRecordsFollow(checked, acceptDataLoss)) : undefined;
       const history = await this.#historyWrite(checked, undefined, acceptDataLoss, plan);
       await this.store.commit({
         writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write],
@@ -625,13 +632,23 @@ export class RecordService {
 
   /** The plan of replacing the collection's schema (if any) by `checked`, not judged: nothing is refused or written. */
   async planSchema(checked: CheckedCollection): Promise<SchemaPlan> {
-    const { record } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
+    return (await this.planChange(checked)).plan;
+  }
+
+  /**
+   * `planSchema`, with the version of the schema record it was planned against: `installSchema` takes it back and
+   * commits with this plan instead of planning again, as long as that record is unchanged (`vellum migrate apply`
+   * shows the plan, then applies it).
+   */
+  async planChange(checked: CheckedCollection): Promise<PlannedChange> {
+    const { record, version } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
     // Compiled here rather than resolved through the registry, which would also finish the collection's pending
     // layout pass first (an earlier update's install) before this update could be planned.
     const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
     const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
     const resumingMigration = record?.code === checked.code && (await this.#migrationUnfinished(checked.collectionId, checked.code));
-    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration, references: this.#migrationReferences() });
+    const plan = await planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration, references: this.#migrationReferences() });
+    return { plan, code: checked.code, schemaVersion: version };
   }
 
   /** How a plan reads the records a migration loads, and their collections' stored schemas (schema-plan.ts). */
@@ -826,6 +843,19 @@ export class RecordService {
  * lost). Such a write must not run again on fresh reads: it would be applied twice (a counter added to twice, a
  * created record reported as taken). Every other error comes from a check or a run that wrote nothing.
  */
+/** A plan (`RecordService.planChange`) and what it was planned from: the new code and the schema record's version (null: none). */
+export interface PlannedChange {
+  readonly plan: SchemaPlan;
+  readonly code: string;
+  readonly schemaVersion: number | null;
+}
+
+/** The plan, refused (400) as `checkRecordsFollow` refuses it. */
+function judged(plan: SchemaPlan, acceptDataLoss: readonly string[]): SchemaPlan {
+  checkPlan(plan, acceptDataLoss);
+  return plan;
+}
+
 function hasConditions(where: unknown): boolean {
   return typeof where === 'object' && where !== null && Object.keys(where).length > 0;
 }
