@@ -82,13 +82,14 @@ export function registerMigrate(program: Command): void {
         const id = `${flags.namespace}/${name}`;
         const target = (await service.schemaHistory(id)).find((v) => v.version === flags.to);
         if (!target) throw new Error(`collection ${id} has no version ${flags.to} (see vellum migrate history ${name})`);
-        const plan = await service.planSchema(checkCollectionSchema(id, target.code));
+        const planned = await service.planChange(checkCollectionSchema(id, target.code));
+        const plan = planned.plan;
         for (const line of describePlan(plan)) out(line);
         if (flags.dryRun) return;
         const accepted = flags.acceptDataLoss ?? [];
         checkPlan(plan, accepted);
         const migrating = await migrationRunning(service, id, target.code, plan);
-        out(`${id} ${await service.installSchema(id, target.code, accepted, progressPrinter(out, migrating))} (back to version ${flags.to})`);
+        out(`${id} ${await service.installSchema(id, target.code, accepted, progressPrinter(out, migrating), planned)} (back to version ${flags.to})`);
       });
     });
   common(migrate.command('apply').description('apply the change; refused (exit 1) if it loses stored values not accepted'))
@@ -188,7 +189,8 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
     await service.initialise();
     const plans: SchemaPlan[] = [];
     for (const { id, name, code, file, checked } of schemas) {
-      const plan = await service.planSchema(checked);
+      const planned = await service.planChange(checked);
+      const plan = planned.plan;
       plans.push(plan);
       if (mode === 'plan') {
         if (!flags.json) for (const line of describePlan(plan)) out(line);
@@ -199,7 +201,8 @@ async function run(files: readonly string[], flags: MigrateFlags, mode: 'plan' |
       try {
         checkPlan(plan, acceptedHere);
         const migrating = await migrationRunning(service, id, code, plan);
-        out(`${id} ${await service.installSchema(id, code, acceptedHere, progressPrinter(out, migrating))} (from ${file})`);
+        // Applied with the plan just shown (planned again only if the schema or the records changed since).
+        out(`${id} ${await service.installSchema(id, code, acceptedHere, progressPrinter(out, migrating), planned)} (from ${file})`);
       } catch (error) {
         const refused = fail(`${file}: collection ${id}: ${(error as Error).message}`);
         const missing = plan.dataLoss.filter((field) => !acceptedHere.includes(field));

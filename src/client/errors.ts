@@ -42,6 +42,7 @@ export const SERVICE_ERROR_REASONS = [
   'collection/invalid-id',
   'collection/id-exists',
   'collection/data-loss',
+  'collection/migrating',
   'record/not-found',
   'record/not-object',
   'record/id-not-string',

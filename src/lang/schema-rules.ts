@@ -8,6 +8,7 @@ import {
   type FieldDeclaration,
   type FunctionDeclaration,
   type IndexDeclaration,
+  type Parameter,
   type SearchDeclaration,
   type Program,
   type Span,
@@ -284,8 +285,9 @@ class CollectionRules {
 
   /**
    * Whether the function is a migration (`@migrate`), and its header's rules: one required parameter typed by an
-   * inline object type (the fields of the stored records it reads, under the previous schema), no return type, no
-   * other decorator, not the constructor, one per collection.
+   * inline object type (the fields of the stored records it reads, under the previous schema), then one parameter
+   * per referenced record it loads (loadedRecordProblem), no return type, no other decorator, not the constructor,
+   * one per collection.
    */
   private migration(fn: FunctionDeclaration, earlier: readonly CheckedFunction[]): boolean {
     const decorator = fn.decorators.find((d) => d.name === 'migrate');
@@ -301,13 +303,42 @@ class CollectionRules {
         'a migration takes one parameter typed with the fields it reads from the stored records, as `(old: { name: string; })`',
       );
     }
-    for (const extra of more) shape(extra.span, 'a migration takes exactly one parameter (the stored record)');
+    const oldFields = old?.type.kind === 'objectType' ? old.type.fields : [];
+    for (const extra of more) {
+      const problem = this.loadedRecordProblem(extra, oldFields);
+      if (problem) shape(extra.span, problem);
+    }
     if (fn.returnType) shape(fn.returnType.span, 'a migration returns nothing: it sets the fields of `this`');
     for (const other of fn.decorators) {
       if (other !== decorator) shape(other.span, `@${other.name} has no meaning on a migration: nobody calls it`);
     }
     if (earlier.some((f) => f.migration)) this.report(diagnostic('duplicateMigration', decorator.span, [this.name]));
     return true;
+  }
+
+  /**
+   * Why a migration's parameter after `old` cannot be one: each loads the record a reference field of the stored
+   * record points to, so it is named as that field of `old`, typed by the same collection (another than this one,
+   * whose records the migration is rewriting), and optional when the field is.
+   */
+  private loadedRecordProblem(parameter: Parameter, oldFields: readonly FieldDeclaration[]): string | null {
+    const name = parameter.name.name;
+    const example = `as \`(old: { ${name}: User; }, ${name}: User)\``;
+    const field = oldFields.find((f) => f.name.name === name);
+    if (field?.type.kind !== 'referenceType') {
+      return `a parameter after \`old\` loads the record that a reference field of the stored record points to: "${name}" is no field of \`old\` typed by a collection (declare it there, ${example})`;
+    }
+    const collection = field.type.collection.name;
+    if (parameter.type.kind !== 'referenceType' || parameter.type.collection.name !== collection) {
+      return `parameter "${name}" loads the record that field "${name}" points to: type it "${collection}", as the field is`;
+    }
+    if (collection === this.name) {
+      return `parameter "${name}" would load a record of "${collection}", whose records this migration rewrites: a migration loads records of other collections only`;
+    }
+    if (field.optional && !parameter.optional) {
+      return `field "${name}" is optional, so the record it points to may be absent: declare the parameter "${name}?: ${collection}"`;
+    }
+    return null;
   }
 
   private parameters(fn: FunctionDeclaration, migration = false): CheckedParameter[] {

@@ -18,6 +18,18 @@ export type { RuntimeError, RuntimeErrorReason } from './errors.ts';
 export { PublicKey } from './values.ts';
 export type { JsonValue, WireRecord } from './wire.ts';
 export { castStoredRecord, type CastResult } from './cast-record.ts';
-export { migrateRecord, migrationOf, migrationShapeProblem, type Migration, type MigrationOutcome } from './migrate-record.ts';
+export {
+  migrateRecord,
+  migrationOf,
+  loadedShapeProblem,
+  migrationShapeProblem,
+  referenceKey,
+  referencesToLoad,
+  type LoadedReference,
+  type Migration,
+  type MigrationOutcome,
+  type ReferencedRecords,
+  type ReferenceTarget,
+} from './migrate-record.ts';
 export { SchemaChange, castDropping, followMigrated, followRecord, type FieldChange, type LostValue, type RecordFollow } from './schema-change.ts';
 export { runtimeBuiltins, unimplementedBuiltins } from './builtins.ts';

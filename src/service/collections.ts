@@ -12,12 +12,23 @@
 // The cache is bounded: a compiled schema holds far more heap than its code (an 840 KB schema keeps about 91 MB),
 // so the least recently used entries are evicted once the cached schemas' code exceeds a budget of characters.
 
-import { castDropping, compileCollection, migrateRecord, migrationOf, readableByEveryone, type CompiledCollection, type Migration } from '../runtime/index.ts';
+import {
+  castDropping,
+  compileCollection,
+  migrateRecord,
+  migrationOf,
+  readableByEveryone,
+  referencesToLoad,
+  type CompiledCollection,
+  type Migration,
+  type ReferencedRecords,
+} from '../runtime/index.ts';
 import type { Collection } from '../lang/index.ts';
 import { checkCollectionId, type JsonObject, type Layout, type RebuildProgress, type RecordStore } from '../store/index.ts';
-import { notFound } from './errors.ts';
+import { ServiceError, notFound } from './errors.ts';
 import { META_COLLECTION_ID, checkCollectionSchema, metaCollection, type CheckedCollection } from './meta-collection.ts';
 import { MigrationStatus } from './migration-status.ts';
+import { loadReferenced } from './read-in-form.ts';
 import { latestVersion } from './schema-history.ts';
 
 export interface UserCollection {
@@ -45,7 +56,13 @@ export interface UserCollection {
    * that installed this schema ran its migration (`@migrate`). The function the layout pass runs over every record,
    * and reads run over a record the pass has not reached yet.
    */
-  conform: (record: JsonObject) => JsonObject | null;
+  conform: (record: JsonObject, referenced?: ReferencedRecords) => JsonObject | null;
+  /**
+   * Set when that migration loads the records its stored records reference (`(old: { owner: User; }, owner:
+   * User)`): reads them, each in its collection's current form, for `conform` over these records (read-in-form.ts
+   * `conformRead`).
+   */
+  loadReferenced?: (records: readonly JsonObject[]) => Promise<ReferencedRecords>;
 }
 
 export interface MetaCollection {
@@ -77,7 +94,9 @@ interface Schema {
   compiled: CompiledCollection;
   code: string;
   /** The records' cast (or migration) to this schema (`schemaConform`). */
-  conform: (record: JsonObject) => JsonObject | null;
+  conform: (record: JsonObject, referenced?: ReferencedRecords) => JsonObject | null;
+  /** What the migration loads for a batch of records (UserCollection.loadReferenced). */
+  loadReferenced?: (records: readonly JsonObject[]) => Promise<ReferencedRecords>;
   /** The commit of the schema record (UserCollection.switchedAt): only records written before it are cast. */
   switchedAt?: number;
   /** Told after each batch of the layout pass (index builds, the records' cast) this call runs. */
@@ -207,8 +226,9 @@ export class CollectionRegistry {
     // The switch is the schema record's commit: records written since are in the new form and are not cast again.
     const { record, version } = await this.#store.get(META_COLLECTION_ID, checked.collectionId);
     const switchedAt = record?.code === checked.code && version !== null ? { switchedAt: version } : {};
-    const conform = schemaConform(compiled, await this.#runningMigration(checked.collectionId, { compiled, code: checked.code }));
-    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled, code: checked.code, conform, ...switchedAt, ...(onProgress ? { onProgress } : {}) }).done;
+    const running = await this.#runningMigration(checked.collectionId, { compiled, code: checked.code });
+    const forms = this.#forms(compiled, running);
+    await this.#ensureLayout(checked.collectionId, checked.layout, { compiled, code: checked.code, ...forms, ...switchedAt, ...(onProgress ? { onProgress } : {}) }).done;
     this.#forget(checked.collectionId);
   }
 
@@ -239,14 +259,14 @@ export class CollectionRegistry {
   async #load(collectionId: string, code: string, switchedAt: number): Promise<UserCollection> {
     const checked = checkCollectionSchema(collectionId, code);
     const compiled = compileChecked(checked);
-    const conform = schemaConform(compiled, await this.#runningMigration(collectionId, { compiled, code }));
+    const forms = this.#forms(compiled, await this.#runningMigration(collectionId, { compiled, code }));
     const publicRead = readableByEveryone(checked.node);
-    const collection: UserCollection = { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, switchedAt, castUntil: Infinity, conform };
+    const collection: UserCollection = { kind: 'user', collectionId, node: checked.node, compiled, checked, publicRead, switchedAt, castUntil: Infinity, ...forms };
     // The layout is stored before the schema is used (queries plan on it); the cast pass and index builds go on
     // meanwhile: reads cast what the pass has not reached yet (inForm), and every server that loads the schema
     // runs (or joins) the pass, so each learns when it is over. A crash between writing the schema record and
     // building its indexes (or casting its records) is repaired here.
-    const pass = this.#ensureLayout(collectionId, checked.layout, { compiled, code, conform, switchedAt });
+    const pass = this.#ensureLayout(collectionId, checked.layout, { compiled, code, ...forms, switchedAt });
     pass.done.then(
       (finishedAt) => {
         collection.castUntil = finishedAt;
@@ -330,6 +350,20 @@ export class CollectionRegistry {
     return latest?.code === schema.code && latest.plan.migration?.runs === true ? migration : undefined;
   }
 
+  /**
+   * The schema's `conform` (its migration's when its change ran one, the cast otherwise), and, when that migration
+   * loads referenced records, how it reads them: through `readInForm`, as a call's record arguments are read.
+   */
+  #forms(compiled: CompiledCollection, migration: Migration | undefined): Pick<UserCollection, 'conform' | 'loadReferenced'> {
+    const conform = schemaConform(compiled, migration);
+    if (!migration || migration.loads.length === 0) return { conform };
+    const loading = migration;
+    return {
+      conform,
+      loadReferenced: (records) => loadReferenced(this, this.#store, records.flatMap((record) => referencesToLoad(compiled, loading, record))),
+    };
+  }
+
   async #defineWithSchema(collectionId: string, layout: Layout, schema: Schema, onStored: () => void): Promise<number> {
     const { code } = schema;
     // Stored only while the schema record still holds this code: a request that read a schema just before an
@@ -340,6 +374,9 @@ export class CollectionRegistry {
       ...(schema.onProgress ? { onProgress: schema.onProgress } : {}),
       ...(schema.switchedAt !== undefined ? { conformBefore: schema.switchedAt } : {}),
       conform: schema.conform,
+      // A batch's referenced records are read before its transaction; one that does not exist fails the batch's
+      // `conform` (naming the record and the field), which stops the pass before the batch is written.
+      ...(schema.loadReferenced ? { conformBatch: forBatch(schema.conform, schema.loadReferenced) } : {}),
       onStored,
       onlyIf: { collectionId: META_COLLECTION_ID, id: collectionId, holds: (record) => record?.code === code },
     });
@@ -348,30 +385,21 @@ export class CollectionRegistry {
   }
 }
 
-/**
- * The record as the collection's schema has it, as a read answers it or a call runs on it: a record the schema's
- * cast pass may not have reached yet (written before the switch, read before the pass finished) is passed through
- * the pass's own function; any other is already in this form. `readAt`: the store's clock read with the record.
- */
-export function inForm(collection: UserCollection, record: JsonObject, version: number, readAt: number): JsonObject {
-  if (readAt >= collection.castUntil || version >= collection.switchedAt) return record;
-  return collection.conform(record) ?? record;
-}
-
-/** `inForm` of a record's stored JSON text, as a JSON text (the same text when nothing changes). */
-export function textInForm(collection: UserCollection, text: string, version: number, readAt: number): string {
-  if (readAt >= collection.castUntil || version >= collection.switchedAt) return text;
-  const cast = collection.conform(JSON.parse(text) as JsonObject);
-  return cast === null ? text : JSON.stringify(cast);
-}
-
 export function compileChecked(checked: CheckedCollection): CompiledCollection {
   return compileCollection(checked.checked, checked.name, { collectionId: checked.collectionId, source: checked.source });
 }
 
 /** The layout pass's `conform` for the schema: its migration's when its change ran one, the cast otherwise. */
-export function schemaConform(compiled: CompiledCollection, migration: Migration | undefined): (record: JsonObject) => JsonObject | null {
-  return migration ? (record) => migrated(compiled, migration, record) : (record) => conformed(compiled, record);
+export function schemaConform(compiled: CompiledCollection, migration: Migration | undefined): UserCollection['conform'] {
+  return migration ? (record, referenced) => migrated(compiled, migration, record, referenced) : (record) => conformed(compiled, record);
+}
+
+/** The layout pass's `conformBatch`: the batch's referenced records read first, then `conform` with them. */
+function forBatch(conform: UserCollection['conform'], load: NonNullable<UserCollection['loadReferenced']>) {
+  return async (records: readonly JsonObject[]) => {
+    const referenced = await load(records);
+    return (record: JsonObject) => conform(record, referenced);
+  };
 }
 
 /**
@@ -393,9 +421,12 @@ function conformed(compiled: CompiledCollection, record: JsonObject): JsonObject
  * saw could) stops the pass, which stays marked in the layout: the collection keeps its other records as they
  * are, and the next process to load it runs the pass again from the start, skipping the records already migrated.
  */
-function migrated(compiled: CompiledCollection, migration: Migration, record: JsonObject): JsonObject | null {
-  const outcome = migrateRecord(compiled, migration, record);
+function migrated(compiled: CompiledCollection, migration: Migration, record: JsonObject, referenced?: ReferencedRecords): JsonObject | null {
+  const outcome = migrateRecord(compiled, migration, record, undefined, referenced);
   if (outcome.kind === 'fits') return null;
-  if (outcome.kind === 'failed') throw new Error(`migration "${migration.name}" of ${compiled.collectionId} failed on record ${JSON.stringify(record.id)}: ${outcome.message}`);
+  if (outcome.kind === 'failed') {
+    // 503 to a read of the record (it has no form of the current schema to answer in until the cause is fixed).
+    throw new ServiceError('unavailable', 'collection/migrating', `migration "${migration.name}" of ${compiled.collectionId} failed on record ${JSON.stringify(record.id)}: ${outcome.message}`);
+  }
   return outcome.record as JsonObject;
 }

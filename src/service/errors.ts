@@ -50,6 +50,7 @@ type ServiceOwnReason =
   | 'route/not-found'
   | 'collection/id-exists'
   | 'collection/data-loss'
+  | 'collection/migrating'
   | 'stream/too-many-streams'
   | 'stream/too-many-records'
   | 'permission/unconfined-query'
@@ -86,6 +87,7 @@ const REASONS: { readonly [R in ErrorReason]: true } = {
   'collection/invalid-id': true,
   'collection/id-exists': true,
   'collection/data-loss': true,
+  'collection/migrating': true,
   'record/not-found': true,
   'record/not-object': true,
   'record/id-not-string': true,

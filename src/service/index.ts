@@ -2,7 +2,7 @@
 export { buildApp, DEFAULT_BODY_LIMIT, DEFAULT_REQUEST_TIMEOUT_MS, type AppOptions } from './app.ts';
 export { startServer, openStore, installSchemaFiles, type ServerOptions, type RunningServer } from './server.ts';
 export { vellum, createVellumHandler, type EmbedOptions, type VellumHandler } from './embed.ts';
-export { RecordService, createRecordService, ServiceNotReadyError, type PrivateLists, type RecordServiceOptions } from './records.ts';
+export { RecordService, createRecordService, ServiceNotReadyError, type PlannedChange, type PrivateLists, type RecordServiceOptions } from './records.ts';
 export { UNCONFINED_REASON } from './confinement.ts';
 export { DEFAULT_SCHEMA_CACHE_CHARS } from './collections.ts';
 export { MigrationStatus, type MigrationEvent, type MigrationProgress } from './migration-status.ts';

@@ -7,6 +7,7 @@
 // only from other processes, and running out of attempts means overload, not contention.
 
 import type { PublicKey } from '../auth/index.ts';
+import { fieldsOf } from '../lang/index.ts';
 import type { WriteMetrics } from './metrics.ts';
 import { Readiness } from './readiness.ts';
 import {
@@ -21,17 +22,17 @@ import {
   type ExecutionLimits,
   type WireRecord,
 } from '../runtime/index.ts';
-import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
-import { checkPlan, planSchemaChange, type SchemaPlan } from './schema-plan.ts';
+import { ConflictError, isStoreError, type AggregateRequest, type AggregateResult, type CountOptions, type CountResult, type RebuildProgress, type Expectation, type JsonObject, type ListQuery, type RawListResult, type RecordStore, type StampExpectation, type Write } from '../store/index.ts';
+import { checkPlan, planSchemaChange, type MigrationReferences, type SchemaPlan } from './schema-plan.ts';
 import { defineHistory, latestVersion, nextVersionWrite, schemaHistory, type SchemaVersion } from './schema-history.ts';
-import { CollectionRegistry, compileChecked, inForm, textInForm, type ResolvedCollection, type UserCollection } from './collections.ts';
+import { CollectionRegistry, compileChecked, type ResolvedCollection, type UserCollection } from './collections.ts';
 import type { MigrationProgress } from './migration-status.ts';
 import { confinementOf, type Confinement } from './confinement.ts';
 import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
-import { MAX_SCHEMA_RACES, isUnknownCollection, readInForm, type FormRead } from './read-in-form.ts';
+import { MAX_SCHEMA_RACES, conformRead, inForm, isUnknownCollection, loadReferenced, readInForm, textInForm, type FormRead } from './read-in-form.ts';
 import {
   META_COLLECTION_ID,
   metaCollection,
@@ -218,7 +219,7 @@ export class RecordService {
       // transaction, before this list reads its clock), every record the list reads is in the schema's form.
       const casting = collection.castUntil === Infinity;
       // The filter judges each record in the form it is answered in.
-      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? (record) => collection.conform(record) ?? record : undefined);
+      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? async (record) => (await conformRead(collection, record)) ?? record : undefined);
       let page: RawListResult;
       try {
         page = await this.store.listJson(collectionId, resumed, filter, { ...confine, stampOf: META_COLLECTION_ID });
@@ -235,7 +236,7 @@ export class RecordService {
       if (attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
       // A list does not read versions: while the pass may be running, every record goes through the cast, which
       // leaves one already in the new form as it is (`conform` gives null).
-      const records = casting ? page.records.map((text) => textInForm(collection, text, 0, page.timestamp)) : page.records;
+      const records = casting ? await Promise.all(page.records.map((text) => textInForm(collection, text, 0, page.timestamp))) : page.records;
       return withQuery({ records, cursor: page.cursor, timestamp: page.timestamp }, resumed);
     }
   }
@@ -243,15 +244,12 @@ export class RecordService {
   /**
    * The number of records matching `where` that the caller may read. Every matching record's read permission is
    * checked; one whose check needs more than the request's budget of delegate loads fails the count (400
-   * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read.
+   * `permission/limit-exceeded`) rather than leaving it out unseen. The store bounds the entries read. While a
+   * schema change's pass may be running, see `#counted`.
    */
   async count(collectionId: string, where: unknown, caller: Caller): Promise<CountResult> {
     this.#assertReady('count');
-    const collection = await this.collections.resolve(collectionId);
-    const loader = this.#requestLoader('fail');
-    const confinement = this.#confinement(collection, caller, loader, 'count');
-    const filter = this.#readFilter(collection, caller, loader, confinement);
-    return this.store.count(collectionId, { where }, filter, confinement ? { confine: confinement.check } : {});
+    return this.#counted(collectionId, where, caller, 'count', (filter, options) => this.store.count(collectionId, { where }, filter, options));
   }
 
   /**
@@ -260,11 +258,38 @@ export class RecordService {
    */
   async aggregate(collectionId: string, where: unknown, aggregates: AggregateRequest, caller: Caller): Promise<AggregateResult> {
     this.#assertReady('count');
-    const collection = await this.collections.resolve(collectionId);
-    const loader = this.#requestLoader('fail');
-    const confinement = this.#confinement(collection, caller, loader, 'count');
-    const filter = this.#readFilter(collection, caller, loader, confinement);
-    return this.store.aggregate(collectionId, { where, aggregates }, filter, confinement ? { confine: confinement.check } : {});
+    const what = ['count', ...(['sum', 'avg', 'min', 'max'] as const).filter((kind) => aggregates[kind]?.length)].join(', ');
+    return this.#counted(collectionId, where, caller, what, (filter, options) => this.store.aggregate(collectionId, { where, aggregates }, filter, options), true);
+  }
+
+  /**
+   * A count (or aggregate) answered as of the schema current when it read, as a list is. While that schema's
+   * pass may still be casting (or migrating) records, each record read is passed through it before the read
+   * filter judges it and it is aggregated, and the count is read again when a schema changed meanwhile. A count
+   * with a where is then refused (503 `collection/migrating`): the index entries it would select by are, for the
+   * records the pass has not reached, those of the old form, and no bounded read can tell which records the new
+   * form would match. The number of records itself never changes in a pass (it rewrites each, deleting none).
+   */
+  async #counted<T>(
+    collectionId: string,
+    where: unknown,
+    caller: Caller,
+    what: string,
+    read: (filter: ((record: JsonObject) => Promise<boolean> | boolean) | undefined, options: CountOptions) => Promise<T>,
+    readsValues = false,
+  ): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const { collection, stamp } = await this.collections.resolveWithStamp(collectionId);
+      const loader = this.#requestLoader('fail');
+      const confinement = this.#confinement(collection, caller, loader, 'count');
+      const casting = collection.kind === 'user' && collection.castUntil === Infinity;
+      if (casting && hasConditions(where)) throw migratingCount(collectionId, what, this.collections.migrations.progress(collectionId));
+      const filter = this.#readFilter(collection, caller, loader, confinement);
+      const inForm = casting && (filter !== undefined || readsValues) ? async (record: JsonObject) => (await conformRead(collection, record)) ?? record : undefined;
+      const answer = await read(filter, { ...(confinement ? { confine: confinement.check } : {}), ...(inForm ? { inForm } : {}) });
+      if (casting && attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
+      return answer;
+    }
   }
 
   /**
@@ -430,7 +455,7 @@ export class RecordService {
     try {
       this.#checkCallable(found.collection, functionName, args);
       // Committed by this process, maybe before the schema's switch: cast as a read at its own version would be.
-      const current = inForm(found.collection, recent.record, recent.version, recent.version);
+      const current = await inForm(found.collection, recent.record, recent.version, recent.version);
       const outcome = await this.#runCall(found.collection, { id, current, version: recent.version }, functionName, args, caller, found.stamp);
       return outcome.committed ? { record: outcome.record } : undefined;
     } catch (error) {
@@ -509,7 +534,7 @@ export class RecordService {
     if (!read.record || read.version === null) throw notFound('record/not-found', `record "${id}" was not found in collection "${collectionId}"`);
     // The function runs on the record in the schema's form; the commit expects the stored version, so a cast of the
     // record by the pass meanwhile makes it run again.
-    return { collection: resolved, current: inForm(resolved, read.record, read.version, read.timestamp), version: read.version, stamp: read.stamp };
+    return { collection: resolved, current: await inForm(resolved, read.record, read.version, read.timestamp), version: read.version, stamp: read.stamp };
   }
 
   /** A function a call may name: not the constructor, a function of the collection, with the right argument count. */
@@ -576,16 +601,23 @@ export class RecordService {
     code: string,
     acceptDataLoss: readonly string[] = [],
     onProgress?: (progress: RebuildProgress) => void,
+    planned?: PlannedChange,
   ): Promise<'created' | 'updated' | 'unchanged'> {
     this.#assertReady('installSchema');
     const checked = checkCollectionSchema(collectionId, code);
+    let reusable = planned;
     const outcome = await this.#retry(async () => {
       const { record: current, version } = await this.store.get(META_COLLECTION_ID, collectionId);
       if (current?.code === code) return 'unchanged' as const;
       const record = current
         ? (updatedCollectionRecord(current, checked) as JsonObject)
         : (newCollectionRecord(checked, undefined) as JsonObject);
-      const plan = current ? await this.checkRecordsFollow(checked, acceptDataLoss) : undefined;
+      // The caller's plan stands for this attempt when it was computed against the schema record as read now: the
+      // commit expects that record's version and the collection's stamp as the plan read its records, so a change
+      // of either since makes it conflict, and the next attempt plans again.
+      const reused = reusable && reusable.plan.collectionId === collectionId && reusable.code === code && reusable.schemaVersion === version ? reusable.plan : undefined;
+      reusable = undefined;
+      const plan = current ? (reused ? judged(reused, acceptDataLoss) : await this.checkRecordsFollow(checked, acceptDataLoss)) : undefined;
       const history = await this.#historyWrite(checked, undefined, acceptDataLoss, plan);
       await this.store.commit({
         writes: [{ kind: 'put', collectionId: META_COLLECTION_ID, record }, history.write],
@@ -615,13 +647,34 @@ export class RecordService {
 
   /** The plan of replacing the collection's schema (if any) by `checked`, not judged: nothing is refused or written. */
   async planSchema(checked: CheckedCollection): Promise<SchemaPlan> {
-    const { record } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
+    return (await this.planChange(checked)).plan;
+  }
+
+  /**
+   * `planSchema`, with the version of the schema record it was planned against: `installSchema` takes it back and
+   * commits with this plan instead of planning again, as long as that record is unchanged (`vellum migrate apply`
+   * shows the plan, then applies it).
+   */
+  async planChange(checked: CheckedCollection): Promise<PlannedChange> {
+    const { record, version } = await this.store.get(META_COLLECTION_ID, checked.collectionId);
     // Compiled here rather than resolved through the registry, which would also finish the collection's pending
     // layout pass first (an earlier update's install) before this update could be planned.
     const current = typeof record?.code === 'string' ? checkCollectionSchema(checked.collectionId, record.code) : undefined;
     const old = current ? { node: current.node, compiled: compileChecked(current) } : null;
     const resumingMigration = record?.code === checked.code && (await this.#migrationUnfinished(checked.collectionId, checked.code));
-    return planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration });
+    const plan = await planSchemaChange(this.store, old, { checked, compiled: compileChecked(checked) }, { resumingMigration, references: this.#migrationReferences() });
+    return { plan, code: checked.code, schemaVersion: version };
+  }
+
+  /** How a plan reads the records a migration loads, and their collections' stored schemas (schema-plan.ts). */
+  #migrationReferences(): MigrationReferences {
+    return {
+      load: (targets) => loadReferenced(this.collections, this.store, targets),
+      fields: async (collectionId) => {
+        const { record } = await this.store.get(META_COLLECTION_ID, collectionId);
+        return typeof record?.code === 'string' ? fieldsOf(checkCollectionSchema(collectionId, record.code).node) : null;
+      },
+    };
   }
 
   /** Whether the stored schema (`code`) ran a migration whose pass over the records was cut short (a crash). */
@@ -745,11 +798,11 @@ export class RecordService {
     caller: Caller,
     loader: RequestLoader,
     confinement: Confinement | undefined,
-    inForm?: (record: JsonObject) => JsonObject,
+    inForm?: (record: JsonObject) => Promise<JsonObject>,
   ): ((record: JsonObject) => Promise<boolean> | boolean) | undefined {
     if (collection.publicRead) return undefined;
-    if (inForm) return (stored) => {
-      const record = inForm(stored);
+    if (inForm) return async (stored) => {
+      const record = await inForm(stored);
       return confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
     };
     return (record) => confinement?.proves(record) || this.#canRead(collection, record, caller, loader);
@@ -805,6 +858,32 @@ export class RecordService {
  * lost). Such a write must not run again on fresh reads: it would be applied twice (a counter added to twice, a
  * created record reported as taken). Every other error comes from a check or a run that wrote nothing.
  */
+/** A plan (`RecordService.planChange`) and what it was planned from: the new code and the schema record's version (null: none). */
+export interface PlannedChange {
+  readonly plan: SchemaPlan;
+  readonly code: string;
+  readonly schemaVersion: number | null;
+}
+
+/** The plan, refused (400) as `checkRecordsFollow` refuses it. */
+function judged(plan: SchemaPlan, acceptDataLoss: readonly string[]): SchemaPlan {
+  checkPlan(plan, acceptDataLoss);
+  return plan;
+}
+
+function hasConditions(where: unknown): boolean {
+  return typeof where === 'object' && where !== null && Object.keys(where).length > 0;
+}
+
+function migratingCount(collectionId: string, what: string, progress: MigrationProgress): ServiceError {
+  const far = progress.running && progress.total > 0 ? ` (${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} records done here)` : '';
+  return new ServiceError(
+    'unavailable',
+    'collection/migrating',
+    `${what} of ${collectionId} with a where is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without a where it is answered now`,
+  );
+}
+
 function commitMayHaveHappened(error: unknown): boolean {
   return isStoreError(error) && (error.code === 'unavailable' || error.code === 'internal');
 }

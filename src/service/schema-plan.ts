@@ -4,19 +4,23 @@
 // change that loses a stored value is refused unless the request names every such field (`acceptDataLoss`),
 // as Prisma's `--accept-data-loss`; a change some record cannot follow at all is refused whatever it accepts.
 
-import type { Collection, Decorator } from '../lang/index.ts';
+import type { Collection, Decorator, FieldDeclaration } from '../lang/index.ts';
 import {
   SchemaChange,
   followMigrated,
   followRecord,
+  loadedShapeProblem,
   migrateRecord,
   migrationOf,
   migrationShapeProblem,
+  referencesToLoad,
   type CompiledCollection,
   type FieldChange,
   type JsonValue,
   type Migration,
   type RecordFollow,
+  type ReferencedRecords,
+  type ReferenceTarget,
 } from '../runtime/index.ts';
 import { MAX_INDEXED_ARRAY_ELEMENTS, overfullArrayFieldsCheck, type IndexDefinition, type JsonObject, type Layout, type RecordStore } from '../store/index.ts';
 import { ServiceError, invalidArgument } from './errors.ts';
@@ -95,12 +99,20 @@ export interface SchemaPlan {
   readonly stamp: number;
 }
 
+/** How the plan reaches the records a migration loads through references, and their collections' stored schemas. */
+export interface MigrationReferences {
+  /** The records, each in its collection's current form (null: no such record), as the pass will read them. */
+  load(targets: readonly ReferenceTarget[]): Promise<ReferencedRecords>;
+  /** The fields of the collection's stored schema; null when there is no such collection. */
+  fields(collectionId: string): Promise<readonly FieldDeclaration[] | null>;
+}
+
 /** Computes the plan of replacing the collection's schema `old` (null: none stored) by `next`. Writes nothing. */
 export async function planSchemaChange(
   store: RecordStore,
   old: { readonly node: Collection; readonly compiled: CompiledCollection } | null,
   next: { readonly checked: CheckedCollection; readonly compiled: CompiledCollection },
-  options: { readonly resumingMigration?: boolean } = {},
+  options: { readonly resumingMigration?: boolean; readonly references?: MigrationReferences } = {},
 ): Promise<SchemaPlan> {
   const collectionId = next.checked.collectionId;
   const oldLayout = await store.getLayout(collectionId);
@@ -121,23 +133,27 @@ export async function planSchemaChange(
   const tooManyValues = new BrokenFields();
   const overfull = overfullArrayFieldsCheck(collectionId, next.checked.layout);
   const migration = migrationOf(next.compiled);
-  const migrationPlan = migration ? planMigration(migration, old?.compiled ?? null, next.compiled, options.resumingMigration === true) : undefined;
+  const migrationPlan = migration ? await planMigration(migration, old?.compiled ?? null, next.compiled, options.resumingMigration === true, options.references) : undefined;
   const runs = migration && migrationPlan?.runs && migrationPlan.reason === undefined ? migration : undefined;
   const reads = new Set(migration?.reads.map((f) => f.name.name) ?? []);
+  const references = options.references;
   let records = 0;
   if (exists) {
-    await store.forEachRecordBatch(collectionId, (batch) => {
+    await store.forEachRecordBatch(collectionId, async (batch) => {
+      // The records the migration loads through references, read for the batch as the pass will read them.
+      const loading = runs && runs.loads.length > 0 && references;
+      const referenced = loading ? await references.load(batch.flatMap((record) => referencesToLoad(next.compiled, runs, record))) : undefined;
       for (const record of batch) {
         records++;
-        planRecord(record);
+        planRecord(record, referenced);
       }
     });
   }
 
   /** The record under the new schema: migrated when the migration runs over it, cast otherwise (undefined: it failed). */
-  function follow(record: JsonObject, id: string): { follow: RecordFollow; migrated: boolean } | undefined {
+  function follow(record: JsonObject, id: string, referenced: ReferencedRecords | undefined): { follow: RecordFollow; migrated: boolean } | undefined {
     if (!runs || !migrationPlan) return { follow: followRecord(change, next.compiled, record), migrated: false };
-    const outcome = migrateRecord(next.compiled, runs, record);
+    const outcome = migrateRecord(next.compiled, runs, record, undefined, referenced);
     if (outcome.kind === 'fits') {
       migrationPlan.fit++;
       return { follow: followRecord(change, next.compiled, record), migrated: false };
@@ -155,9 +171,9 @@ export async function planSchemaChange(
     return { follow: followMigrated(change, record, outcome.record, reads), migrated: true };
   }
 
-  function planRecord(record: JsonObject): void {
+  function planRecord(record: JsonObject, referenced: ReferencedRecords | undefined): void {
     const id = String(record.id);
-    const followed = follow(record, id);
+    const followed = follow(record, id, referenced);
     if (followed) planFollowed(record, id, followed.follow, followed.migrated);
   }
 
@@ -219,7 +235,13 @@ export async function planSchemaChange(
  * Whether the migration runs with this change (see MigrationPlan.runs), and, when it would, whether the fields it
  * declares are the stored schema's (`reason` then says which is not: the change is refused).
  */
-function planMigration(migration: Migration, old: CompiledCollection | null, next: CompiledCollection, resuming: boolean): MutableMigrationPlan {
+async function planMigration(
+  migration: Migration,
+  old: CompiledCollection | null,
+  next: CompiledCollection,
+  resuming: boolean,
+  references: MigrationReferences | undefined,
+): Promise<MutableMigrationPlan> {
   const plan: MutableMigrationPlan = { name: migration.name, reads: migration.reads.map((f) => f.name.name), runs: false, records: 0, fit: 0, failed: 0 };
   if (old === null) return { ...plan, reason: 'the collection is created: there are no stored records to migrate' };
   // Its shape was checked against the schema before it when its change was planned.
@@ -228,8 +250,23 @@ function planMigration(migration: Migration, old: CompiledCollection | null, nex
   if (before && functionText(old, before) === functionText(next, migration)) {
     return { ...plan, reason: `the stored schema declares the same migration: it ran when that schema was installed` };
   }
-  const problem = migrationShapeProblem(migration, old.fields);
+  const problem = migrationShapeProblem(migration, old.fields) ?? (await loadedShapesProblem(migration, next, references));
   return problem === null ? { ...plan, runs: true } : { ...plan, runs: true, reason: problem };
+}
+
+/**
+ * Whether each collection the migration loads records of is stored with the fields the new schema declares for
+ * it (the records come in that stored schema's form): null when it is, otherwise what differs.
+ */
+async function loadedShapesProblem(migration: Migration, next: CompiledCollection, references: MigrationReferences | undefined): Promise<string | null> {
+  for (const load of migration.loads) {
+    const collectionId = next.conversion.collectionIdOf(load.collection);
+    const declared = next.sibling(load.collection)?.fields ?? [];
+    const stored = references ? await references.fields(collectionId) : null;
+    const problem = loadedShapeProblem(migration, load, collectionId, declared, stored);
+    if (problem !== null) return problem;
+  }
+  return null;
 }
 
 /** The migration's declaration as written (decorators, header and body). */

@@ -48,6 +48,12 @@ export interface DefineOptions {
    */
   readonly conform?: (record: JsonObject) => JsonObject | null;
   /**
+   * With `conform`: the `conform` of one batch, made from the batch's records as scanned before its transaction
+   * (the service's migration reads the records they reference here: a transaction reads nothing it did not name).
+   * Throwing stops the pass as `conform` throwing does, before the batch is written.
+   */
+  readonly conformBatch?: (records: readonly JsonObject[]) => Promise<(record: JsonObject) => JsonObject | null>;
+  /**
    * With `conform`: only records whose version is older than this timestamp are passed through it (the service
    * gives the commit of the schema record that the records are cast to: a record written since is already in its
    * form). Without it, every record is, so `conform` must then return null for a record already in the new form.
@@ -147,8 +153,8 @@ export class CollectionDefiner {
     const batchSize = Math.max(1, Math.floor(options.batchSize ?? 500));
     const batchBytes = byteBudget(options.batchBytes ?? BUILD_BATCH_BYTES);
     // Records are cast when the layout says a cast is due and the caller says how; otherwise the mark stays.
-    const conform = stored.conforming ? options.conform : undefined;
-    const left: StoredLayout = stored.conforming && !conform ? { layout: stored.layout, building: [], conforming: true } : { layout: stored.layout, building: [] };
+    const passConform = stored.conforming ? options.conform : undefined;
+    const left: StoredLayout = stored.conforming && !passConform ? { layout: stored.layout, building: [], conforming: true } : { layout: stored.layout, building: [] };
     const ready = Buffer.from(JSON.stringify(left));
     // Another process may run the same build at the same time: its finished layout is as good as ours.
     // Every batch is also fenced by `onlyIf`: once a later schema is committed, a pass casting records to this one
@@ -170,7 +176,9 @@ export class CollectionDefiner {
       // The next records' texts, up to the batch's count and bytes; a record's key follows from its id.
       const texts = await this.kv.scanText({ gte: from, lt: records.lt }, { limit: batchSize, maxBytes: batchBytes }, RECORD_JSON_START);
       if (texts.length === 0) break;
-      const keys = texts.map((text) => recordKey(collectionId, String((JSON.parse(text) as JsonObject).id)));
+      const scanned = texts.map((text) => JSON.parse(text) as JsonObject);
+      const keys = scanned.map((record) => recordKey(collectionId, String(record.id)));
+      const conform = passConform && options.conformBatch ? await options.conformBatch(scanned) : passConform;
       // Re-read the records inside the transaction: one changed since the scan is indexed as it is now.
       const { result: state, timestamp: at } = await this.kv.transact([key, ...fence, ...keys], (read, timestamp) => {
         const [current, required] = read;

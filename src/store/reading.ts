@@ -52,6 +52,11 @@ export interface CountOptions {
   readonly scanLimit?: number;
   /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
   readonly confine?: ScanCheck;
+  /**
+   * The record as the answer's schema has it, applied to each record read before the where is re-checked, the read
+   * filter judges it and it is aggregated (the service casts the records a schema change's pass has not reached).
+   */
+  readonly inForm?: (record: JsonObject) => JsonObject | Promise<JsonObject>;
 }
 
 export interface AggregateQuery {
@@ -333,7 +338,7 @@ export class RecordReader {
    */
   async count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
     const { timestamp, source, scanLimit } = await this.#countScan(collectionId, query, options, () => undefined);
-    return { count: await countRecords(this.#kv, source, readFilter, scanLimit, RECORD_JSON_START), timestamp };
+    return { count: await countRecords(this.#kv, source, readFilter, scanLimit, RECORD_JSON_START, undefined, 'count', options.inForm), timestamp };
   }
 
   /**
@@ -345,7 +350,7 @@ export class RecordReader {
     const aggregates = scan.checked;
     const aggregator = new Aggregator(aggregates);
     const what = ['count', ...AGGREGATE_KINDS.filter((kind) => aggregates[kind])].join(', ');
-    const count = await countRecords(this.#kv, scan.source, readFilter, scan.scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what);
+    const count = await countRecords(this.#kv, scan.source, readFilter, scan.scanLimit, RECORD_JSON_START, (record) => aggregator.add(record), what, options.inForm);
     return { count, ...aggregator.values(), timestamp: scan.timestamp };
   }
 

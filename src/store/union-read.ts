@@ -164,6 +164,7 @@ export async function countRecords(
   textStart: number,
   visit?: (record: JsonObject) => void,
   what = 'count',
+  inForm?: (record: JsonObject) => JsonObject | Promise<JsonObject>,
 ): Promise<number> {
   const scan = new MergedScan(kv, count.sources, { reverse: false, orderKeyOf: count.orderKeyOf, textStart });
   let scanned = 0;
@@ -178,7 +179,14 @@ export async function countRecords(
         `${what} reads at most ${scanLimit} index entries, and this query has more${count.scanFiltered ? ` (${count.scanFiltered}, ${matched} matching so far)` : ''}; narrow the where to count fewer records at once`,
       );
     }
-    if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) {
+    // The record is parsed only when something looks at it (a count without conditions reads none).
+    if (inForm) {
+      const record = await inForm(entry.record);
+      if ((count.matchesAll || count.matches(record)) && (!readFilter || (await readFilter(record)))) {
+        matched++;
+        visit?.(record);
+      }
+    } else if ((count.matchesAll || count.matches(entry.record)) && (!readFilter || (await readFilter(entry.record)))) {
       matched++;
       visit?.(entry.record);
     }

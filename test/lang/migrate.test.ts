@@ -36,12 +36,40 @@ describe('@migrate', () => {
       'V2031 migration "m": a migration takes one parameter typed with the fields it reads from the stored records, as `(old: { name: string; })`',
     ]);
     expect(shape('@migrate m () {}')).toMatchObject([expect.stringMatching(/^V2031 migration "m": a migration takes one parameter/)]);
-    expect(shape('@migrate m (old: { name: string; }, x: number) {}')).toEqual(['V2031 migration "m": a migration takes exactly one parameter (the stored record)']);
+    expect(shape('@migrate m (old: { name: string; }, x: number) {}')).toEqual([
+      'V2031 migration "m": a parameter after `old` loads the record that a reference field of the stored record points to: "x" is no field of `old` typed by a collection (declare it there, as `(old: { x: User; }, x: User)`)',
+    ]);
     expect(shape('@migrate m (old: { name: string; }): number { return 1; }')).toEqual(['V2031 migration "m": a migration returns nothing: it sets the fields of `this`']);
     expect(shape('@migrate @call m (old: { name: string; }) {}')).toEqual(['V2031 migration "m": @call has no meaning on a migration: nobody calls it']);
     expect(shape('@migrate(first) m (old: { name: string; }) {}')).toEqual(['V2031 migration "m": @migrate takes no arguments']);
     expect(shape('@migrate a (old: { x: string; }) {} @migrate b (old: { y: string; }) {}')).toEqual([
       'V2032 collection "User" declares more than one migration; one schema change runs one migration',
+    ]);
+  });
+
+  it('loads a referenced record through a parameter named as the reference field, typed by its collection', () => {
+    const holder = (migration: string) => `collection Holder {
+      id: string;
+      owner?: { name: string; };
+      constructor (id: string) { this.id = id; }
+      ${migration}
+    }
+    collection Owner { id: string; name: string; }`;
+    const shape = (migration: string) => reported(holder(migration)).map((d) => `${d.code} ${d.message}`);
+    // The loaded record is typed as any record argument: its fields are the collection's, `.id` its id.
+    expect(shape('@migrate embed (old: { owner?: Owner; }, owner?: Owner) { if (owner) this.owner = { name: owner.name }; }')).toEqual([]);
+    expect(shape('@migrate embed (old: { owner: Owner; }, owner: Owner) { this.owner = { name: owner.name + owner.id }; }')).toEqual([]);
+    expect(shape('@migrate embed (old: { owner: Owner; }, owner: Owner) { this.owner = { name: owner.nick }; }')).toEqual(['V3002 collection "Owner" has no field "nick"']);
+    expect(shape('@migrate embed (old: { owner: Owner; }, owner: Owner) { this.owner = { name: owner.id.length }; }')).toMatchObject([expect.stringMatching(/^V3006/)]);
+    expect(shape('@migrate embed (old: { owner?: Owner; }, owner: Owner) {}')).toEqual([
+      'V2031 migration "embed": field "owner" is optional, so the record it points to may be absent: declare the parameter "owner?: Owner"',
+    ]);
+    expect(shape('@migrate embed (old: { owner: Owner; }, owner: Holder) {}')).toEqual([
+      'V2031 migration "embed": parameter "owner" loads the record that field "owner" points to: type it "Owner", as the field is',
+    ]);
+    expect(shape('@migrate embed (old: { owner: Owner; }, boss: Owner) {}')).toMatchObject([expect.stringMatching(/^V2031 .*"boss" is no field of `old` typed by a collection/)]);
+    expect(shape('@migrate embed (old: { parent: Holder; }, parent: Holder) {}')).toEqual([
+      'V2031 migration "embed": parameter "parent" would load a record of "Holder", whose records this migration rewrites: a migration loads records of other collections only',
     ]);
   });
 

@@ -3,7 +3,7 @@
 // (so a pass run again after a crash never migrates a record twice), and a failure names its cause.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { execute, migrateRecord, migrationOf, migrationShapeProblem, type CompiledCollection } from '../../src/runtime/index.ts';
+import { execute, loadedShapeProblem, migrateRecord, migrationOf, migrationShapeProblem, referenceKey, referencesToLoad, type CompiledCollection, type WireRecord } from '../../src/runtime/index.ts';
 import { parse } from '../../src/lang/index.ts';
 import { load } from './helpers.ts';
 
@@ -76,6 +76,82 @@ describe('migrateRecord', () => {
       kind: 'migrated',
       record: { id: 'h', owner: { collectionId: 'ns/User', id: 'u1' }, total: 5 },
     });
+  });
+});
+
+describe('a migration that loads referenced records', () => {
+  const holder = load(
+    `collection Holder {
+      id: string;
+      owner?: { name: string; since: number; };
+      @migrate
+      embed (old: { owner?: Owner; }, owner?: Owner) {
+        if (owner) this.owner = { name: owner.name, since: owner.since };
+      }
+    }
+    collection Owner { id: string; name: string; since: number; }`,
+    'Holder',
+  );
+  const migration = migrationOf(holder)!;
+  const ref = { collectionId: 'ns/Owner', id: 'o1' };
+  const loaded = (data: WireRecord | null) => new Map([[referenceKey(ref), data]]);
+
+  it('names the records to load, and none for a record already migrated or holding no reference', () => {
+    expect(migration.loads).toEqual([{ field: 'owner', collection: 'Owner' }]);
+    expect(referencesToLoad(holder, migration, { id: 'h1', owner: ref })).toEqual([ref]);
+    expect(referencesToLoad(holder, migration, { id: 'h2' })).toEqual([]);
+    expect(referencesToLoad(holder, migration, { id: 'h3', owner: { name: 'Ann', since: 1 } })).toEqual([]);
+  });
+
+  it('gets the loaded record as a record argument: its fields, in the form loaded', () => {
+    expect(migrateRecord(holder, migration, { id: 'h1', owner: ref }, undefined, loaded({ id: 'o1', name: 'Ann', since: 2020 }))).toMatchObject({
+      kind: 'migrated',
+      record: { id: 'h1', owner: { name: 'Ann', since: 2020 } },
+    });
+    // No reference: the optional parameter is undefined (and the reference, which the new type has no room for, goes).
+    expect(migrateRecord(holder, migration, { id: 'h2', owner: null, extra: 1 })).toMatchObject({ kind: 'migrated', record: { id: 'h2' } });
+  });
+
+  it('fails a record whose reference points to no record, naming the field and the record', () => {
+    expect(migrateRecord(holder, migration, { id: 'h1', owner: ref }, undefined, loaded(null))).toEqual({
+      kind: 'failed',
+      message: 'field "owner" references record "o1" of ns/Owner, which does not exist',
+    });
+    expect(migrateRecord(holder, migration, { id: 'h1', owner: ref })).toMatchObject({ kind: 'failed', message: expect.stringContaining('which was not loaded') });
+    expect(migrateRecord(holder, migration, { id: 'h1', owner: { collectionId: 'other/Owner', id: 'o1' } })).toMatchObject({
+      kind: 'failed',
+      message: expect.stringMatching(/^field "owner" holds a reference the migration cannot load/),
+    });
+    expect(migrateRecord(holder, migration, { id: 'h1', owner: { collectionId: '', id: '' } })).toMatchObject({ kind: 'failed', message: expect.stringContaining('empty reference') });
+  });
+
+  it('is limited in gas like a call, loaded record and all', () => {
+    const looping = load(
+      `collection Holder {
+        id: string;
+        owner?: { name: string; };
+        @migrate
+        embed (old: { owner: Owner; }, owner: Owner) { let n = 0; while (true) { n += owner.name.length; } }
+      }
+      collection Owner { id: string; name: string; }`,
+      'Holder',
+    );
+    expect(migrateRecord(looping, migrationOf(looping)!, { id: 'h1', owner: ref }, { gas: 100_000 }, loaded({ id: 'o1', name: 'Ann' }))).toMatchObject({
+      kind: 'failed',
+      message: expect.stringContaining('gas'),
+    });
+  });
+
+  it('checks the loaded collection as the schema declares it against its stored schema', () => {
+    const owner = (code: string) => parse(code).program!.collections[0]!.items.filter((item) => item.kind === 'field');
+    const declared = holder.sibling('Owner')!.fields;
+    const problem = (stored: string | null) => loadedShapeProblem(migration, migration.loads[0]!, 'ns/Owner', declared, stored === null ? null : owner(stored));
+    expect(problem('collection Owner { id: string; name: string; since: number; age?: number; }')).toBeNull();
+    expect(problem('collection Owner { id: string; name: string; }')).toBe(
+      'migration "embed" loads the records field "owner" points to, whose schema here reads field "since", which the stored schema of ns/Owner does not declare (its fields: "id", "name")',
+    );
+    expect(problem('collection Owner { id: string; name: string; since?: number; }')).toMatch(/declares field "since" as required, but it is optional in the stored schema of ns\/Owner/);
+    expect(problem(null)).toBe('migration "embed" loads the records field "owner" points to, but there is no collection ns/Owner');
   });
 });
 

@@ -2,8 +2,9 @@
 // the schema current at the answer's timestamp (old before the switch, the commit of the schema record; new from
 // it on), whether the pass has reached that record yet or not, and a write made while the pass runs lands in the
 // new form. On SQLite, and on two servers sharing one PostgreSQL table, the second having cached the old schema.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPostgresStore, openSqliteStore, secondsToTimestamp, type JsonObject, type RecordStore } from '../../src/store/index.ts';
+import { holdPass } from '../support/hold-pass.ts';
 import { dropTablesAndStop, startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
 import { KEYS, startTestServer, type Answer, type TestServer } from './support.ts';
 
@@ -39,28 +40,6 @@ const timestampOf = (answer: Answer): number => secondsToTimestamp(answer.header
 /** The commit timestamp of the collection's schema record: the switch. */
 async function switchOf(store: RecordStore, collectionId: string): Promise<number> {
   return (await store.get('Collection', collectionId)).version!;
-}
-
-/**
- * Holds the store's first record count of the cast pass (`kv.count`, which the pass runs once the new layout is
- * stored and before its first batch) until `release()`.
- */
-function holdPass(store: RecordStore) {
-  const original = store.kv.count.bind(store.kv);
-  let arrived!: () => void;
-  const held = new Promise<void>((resolve) => (arrived = resolve));
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  let first = true;
-  const spy = vi.spyOn(store.kv, 'count').mockImplementation(async (range) => {
-    if (first) {
-      first = false;
-      arrived();
-      await gate;
-    }
-    return original(range);
-  });
-  return { held, release, restore: () => spy.mockRestore() };
 }
 
 describe('reads while the cast pass has not reached the records (SQLite)', () => {
