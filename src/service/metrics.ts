@@ -58,7 +58,13 @@ function labelValue(text: string): string {
 export class ServiceMetrics implements WriteMetrics {
   readonly #prom = (promClient ??= load('prom-client') as typeof PromClient);
   readonly registry = new this.#prom.Registry();
-  readonly #series = new Map<string, RequestSeries>();
+  /** Every request series, in the order first seen (the text lists them so). */
+  readonly #series: RequestSeries[] = [];
+  /**
+   * The series by route, method and status: a lookup of strings fastify and Node already hold (interned, their
+   * hashes kept), where a key made of the three cost each request a new string to hash (0.2 µs of 0.25).
+   */
+  readonly #byRoute = new Map<string | undefined, Map<string, Map<number, RequestSeries>>>();
   readonly #commits = new this.#prom.Counter({ name: 'vellum_commits_total', help: 'Writes committed', registers: [this.registry] });
   readonly #conflicts = new this.#prom.Counter({ name: 'vellum_write_conflicts_total', help: 'Writes that met a concurrent change to what they read', registers: [this.registry] });
   readonly #retries = new this.#prom.Counter({ name: 'vellum_write_retries_total', help: 'Writes run again after a conflict', registers: [this.registry] });
@@ -74,12 +80,16 @@ export class ServiceMetrics implements WriteMetrics {
 
   /** One answered request; `ms` from its arrival. */
   request(method: string, route: string | undefined, status: number, ms: number): void {
-    const key = `${method} ${status} ${route ?? ''}`;
-    let series = this.#series.get(key);
+    let byMethod = this.#byRoute.get(route);
+    if (byMethod === undefined) this.#byRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
     if (series === undefined) {
       const labels = `method="${labelValue(method)}",route="${labelValue(route ?? 'none')}",status="${status}"`;
       series = { labels, count: 0, sum: 0, buckets: new Array<number>(LATENCY_BUCKETS.length + 1).fill(0) };
-      this.#series.set(key, series);
+      byStatus.set(status, series);
+      this.#series.push(series);
     }
     const seconds = ms / 1000;
     series.count++;
@@ -91,7 +101,7 @@ export class ServiceMetrics implements WriteMetrics {
 
   /** The request counter and histogram in Prometheus' text format. */
   #requestText(): string {
-    const series = [...this.#series.values()];
+    const series = this.#series;
     const lines = ['# HELP vellum_http_requests_total HTTP requests answered, by method, route pattern and status', '# TYPE vellum_http_requests_total counter'];
     for (const s of series) lines.push(`vellum_http_requests_total{${s.labels}} ${s.count}`);
     lines.push('# HELP vellum_http_request_duration_seconds HTTP request latency, arrival to answer, by method, route pattern and status', '# TYPE vellum_http_request_duration_seconds histogram');
