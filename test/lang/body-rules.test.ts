@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { inFunction, located, reported } from './check-helpers.ts';
 
-const parameters = 's: string, n: number, o?: number, t?: string';
+const parameters = 's: string, n: number, o?: number, t?: string, u?: boolean';
 /** `code line:column text | message` of each diagnostic of a body placed in `f` (body line 1 is line 11). */
 const diagnostics = (body: string) => reported(inFunction(body, parameters)).map((d) => `${d.code} ${d.at} ${d.text} | ${d.message}`);
 const maybe = (name: string) => `the optional parameter "${name}", which may be undefined`;
@@ -26,6 +26,7 @@ describe('operands that may be undefined (V3012)', () => {
     ['let b = !o;', []],
     ['let b = o < n;\nlet c = o == n;', []],
     ['this.name += t;\nthis.name = s + t;', []],
+    ['this.name += o;\nthis.name = n + t;', []],
   ])('%s', (body, expected) => {
     expect(diagnostics(body)).toEqual(expected);
   });
@@ -34,6 +35,15 @@ describe('operands that may be undefined (V3012)', () => {
     expect(diagnostics('this.count = -s;')).toEqual(['V3012 11:14 -s | operator unary - cannot be applied to string']);
     expect(diagnostics('this.count = ~s;')).toEqual(['V3012 11:14 ~s | operator unary ~ cannot be applied to string']);
     expect(diagnostics('this.count = +true;')).toEqual(['V3012 11:14 +true | operator unary + cannot be applied to boolean']);
+    // A wrong type that may also be undefined: the type, not both.
+    expect(diagnostics('this.count = -t;')).toEqual(['V3012 11:14 -t | operator unary - cannot be applied to string']);
+    expect(diagnostics('this.count = +u;')).toEqual(['V3012 11:14 +u | operator unary + cannot be applied to boolean']);
+    expect(diagnostics('this.count = o * s;')).toEqual(['V3012 11:14 o * s | operator * cannot be applied to number and string']);
+  });
+
+  it('an update of what cannot be assigned is reported once, and the check goes on', () => {
+    expect(diagnostics('Math.PI++;')).toEqual(['V3015 11:1 Math.PI | cannot assign to Math.PI']);
+    expect(diagnostics('let q = Math;')).toEqual(['V3026 11:9 Math | Math cannot be used as a value']);
   });
 });
 
@@ -70,6 +80,10 @@ describe('return values', () => {
     expect(messages('collection T { id: string; n?: number; f(): number { return this.n; } }')).toEqual([
       `V3011 1:61 this.n | cannot assign this.n, an optional field the constructor never sets, which may be undefined, to the return value of "f" (number): ${storable}`,
     ]);
+  });
+
+  it('a function without a return type may return what it likes', () => {
+    expect(messages('collection T { id: string; f(o?: string) { return o; } }')).toEqual([]);
   });
 
   it('V3008: null or undefined returned where a value is declared', () => {
