@@ -69,6 +69,16 @@ describe('sized numbers through operators', () => {
   });
 });
 
+describe('what a test proves present', () => {
+  const schema = (body: string) => `collection T { id: string; age?: number; n: number; f(o?: number) { ${body} } }`;
+
+  it('delete undoes it (V3012 after delete); an optional target may take a value that may be undefined', () => {
+    expect(located(schema('if (this.age) { this.n = this.age + 1; }'))).toEqual([]);
+    expect(located(schema('if (this.age) { delete this.age; this.n = this.age + 1; }'))).toEqual(['V3012 1:111 this.age']);
+    expect(located(schema('this.age = o;'))).toEqual([]);
+  });
+});
+
 describe('return values', () => {
   const messages = (schema: string) => reported(schema).map((d) => `${d.code} ${d.at} ${d.text} | ${d.message}`);
   const storable = 'only optional fields, optional parameters and variables can hold null or undefined';
