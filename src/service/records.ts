@@ -218,6 +218,11 @@ export class RecordService {
       // Whether the records may need the cast: once the pass is known finished (castUntil set from its last
       // transaction, before this list reads its clock), every record the list reads is in the schema's form.
       const casting = collection.castUntil === Infinity;
+      // Selected or ordered by values, the page would be chosen by the old form's index entries (or search tokens)
+      // of the records the pass has not reached: refused until the pass is over, as a count with a where is.
+      if (casting && selectsByValues(resumed)) {
+        throw migratingRead(collectionId, 'list', 'with a where, a sort other than by id, or a search', this.collections.migrations.progress(collectionId));
+      }
       // The filter judges each record in the form it is answered in.
       const filter = this.#readFilter(collection, caller, loader, confinement, casting ? async (record) => (await conformRead(collection, record)) ?? record : undefined);
       let page: RawListResult;
@@ -283,7 +288,7 @@ export class RecordService {
       const loader = this.#requestLoader('fail');
       const confinement = this.#confinement(collection, caller, loader, 'count');
       const casting = collection.kind === 'user' && collection.castUntil === Infinity;
-      if (casting && hasConditions(where)) throw migratingCount(collectionId, what, this.collections.migrations.progress(collectionId));
+      if (casting && hasConditions(where)) throw migratingRead(collectionId, what, 'with a where', this.collections.migrations.progress(collectionId));
       const filter = this.#readFilter(collection, caller, loader, confinement);
       const inForm = casting && (filter !== undefined || readsValues) ? async (record: JsonObject) => (await conformRead(collection, record)) ?? record : undefined;
       const answer = await read(filter, { ...(confinement ? { confine: confinement.check } : {}), ...(inForm ? { inForm } : {}) });
@@ -875,12 +880,19 @@ function hasConditions(where: unknown): boolean {
   return typeof where === 'object' && where !== null && Object.keys(where).length > 0;
 }
 
-function migratingCount(collectionId: string, what: string, progress: MigrationProgress): ServiceError {
+/** Whether a list picks or orders its records by their values: a where, a search, or a sort by a field other than id. */
+function selectsByValues(query: ListQuery): boolean {
+  const { sort } = query;
+  const sortsByValues = Array.isArray(sort) && sort.some((entry) => !(Array.isArray(entry) && entry[0] === 'id'));
+  return hasConditions(query.where) || query.search !== undefined || sortsByValues;
+}
+
+function migratingRead(collectionId: string, what: string, how: string, progress: MigrationProgress): ServiceError {
   const far = progress.running && progress.total > 0 ? ` (${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} records done here)` : '';
   return new ServiceError(
     'unavailable',
     'collection/migrating',
-    `${what} of ${collectionId} with a where is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without a where it is answered now`,
+    `${what} of ${collectionId} ${how} is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without ${how.replace(/^with /, '').replace(', or ', ' or ')} it is answered now`,
   );
 }
 

@@ -1,7 +1,8 @@
-// Counts and aggregates while a schema change's pass has not reached the records (issue 22, item 4): answered as
-// of the schema current when they read, as lists are (each record read passes through the pass's own function
-// before it is judged and aggregated), or, with a where, refused with 503 `collection/migrating` (the index still
-// holds the old form's values of the records not reached yet). Both backends, over a migration's pass.
+// Counts, aggregates and lists while a schema change's pass has not reached the records (issue 22, item 4):
+// answered as of the schema current when they read (each record read passes through the pass's own function
+// before it is judged and aggregated), or, selected or ordered by values (a count's where; a list's where, sort
+// other than by id, or search), refused with 503 `collection/migrating` (the index still holds the old form's
+// values of the records not reached yet). Both backends, over a migration's pass.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RecordStore } from '../../src/store/index.ts';
 import { holdPass } from '../support/hold-pass.ts';
@@ -41,7 +42,7 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
 
   const count = (query: Record<string, unknown>) => s.list('mc/Sum', { count: 'true', ...query });
 
-  it('counts and aggregates the new form before the pass reaches the records, and refuses a count with a where', async () => {
+  it('counts, aggregates and lists the new form before the pass reaches the records, and refuses what selects by values', async () => {
     await s.createCollection('mc/Sum', OLD);
     const writes = Array.from({ length: RECORDS }, (_, i) => ({ kind: 'put' as const, collectionId: 'mc/Sum', record: { id: `r${String(i).padStart(2, '0')}`, a: i, b: 1 } }));
     await store.commit({ writes });
@@ -66,6 +67,23 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
         message: expect.stringMatching(/^count of mc\/Sum with a where is not answered while its records are cast to its new schema.*the index still holds the old form's values/),
       });
       expect((await count({ where: { total: 6 }, sum: 'total' })).json.error.message).toMatch(/^count, sum of mc\/Sum with a where/);
+
+      // A list by id is answered in the new form; one picked or ordered by values is refused, as the count is.
+      for (const query of [{}, { sort: [['id', 'desc']] }]) {
+        const listed = await s.list('mc/Sum', query);
+        expect(listed.status, listed.text).toBe(200);
+        const records = (listed.json.data as { data: Record<string, unknown> }[]).map((entry) => entry.data);
+        expect(records).toHaveLength(RECORDS);
+        expect(records.find((record) => record.id === 'r05')).toEqual({ id: 'r05', total: 6 });
+      }
+      for (const query of [{ where: { total: 6 } }, { sort: [['total', 'desc']] }, { where: { id: 'r05' } }]) {
+        const refusedList = await s.list('mc/Sum', query);
+        expect(refusedList.status, refusedList.text).toBe(503);
+        expect(refusedList.json.error).toMatchObject({
+          reason: 'collection/migrating',
+          message: expect.stringMatching(/^list of mc\/Sum with a where, a sort other than by id, or a search is not answered while its records are cast/),
+        });
+      }
       pass.release();
       expect((await update).status).toBe(200);
     } finally {
@@ -76,5 +94,8 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
     const after = await count({ where: { total: 6 } });
     expect(after.status, after.text).toBe(200);
     expect(after.json).toEqual({ count: 1 });
+    const listed = await s.list('mc/Sum', { where: { total: 6 } });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.json.data).toEqual([expect.objectContaining({ data: { id: 'r05', total: 6 } })]);
   });
 });
