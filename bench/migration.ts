@@ -70,6 +70,9 @@ interface Measured {
   /** The peak growth of the anonymous resident set (heap, SQLite's page cache) and of mapped files' pages (the database file). */
   anonGrowthMb: number;
   fileGrowthMb: number;
+  /** The anonymous resident set and the heap left after the pass, once collected (with --expose-gc; else uncollected). */
+  retainedAnonMb: number;
+  retainedHeapMb: number;
 }
 
 /**
@@ -77,7 +80,7 @@ interface Measured {
  * RSS's peak growth (MB) during the migration, the RSS split as `residentSplit`. `sqlite`: the migrated store's
  * page cache and mmap sizes (the store's defaults unless given).
  */
-async function measure(dir: string, count: number, sqlite: { cacheMiB?: number; mmapMiB?: number } = {}): Promise<Measured> {
+export async function measure(dir: string, count: number, sqlite: { cacheMiB?: number; mmapMiB?: number } = {}): Promise<Measured> {
   const before = compiled('number');
   const after = compiled('string');
   const fresh = openSqliteStore(join(dir, `fresh-${count}.db`));
@@ -114,6 +117,10 @@ async function measure(dir: string, count: number, sqlite: { cacheMiB?: number; 
     },
   });
   const migrateSeconds = (performance.now() - started) / 1000;
+  // What the pass left behind, once its garbage is collected (with --expose-gc): what a leak would show in.
+  globalThis.gc?.();
+  const retainedAnon = residentSplit().anon - baseSplit.anon;
+  const retainedHeap = process.memoryUsage().heapUsed - base.heapUsed;
   const sample = await store.get(COLLECTION, member(1, String).id as string);
   if (result.rebuilt !== count || sample.record?.age !== String((31 % 97))) throw new Error(`the migration did not cast every record (${result.rebuilt} of ${count})`);
   await store.close();
@@ -125,6 +132,8 @@ async function measure(dir: string, count: number, sqlite: { cacheMiB?: number; 
     rssGrowthMb: mb(peakRss - base.rss),
     anonGrowthMb: mb(peakSplit.anon - baseSplit.anon),
     fileGrowthMb: mb(peakSplit.file - baseSplit.file),
+    retainedAnonMb: mb(retainedAnon),
+    retainedHeapMb: mb(retainedHeap),
   };
 }
 
@@ -235,6 +244,13 @@ export async function migrationRows(dir: string): Promise<BenchRow[]> {
       baseline: quarterSmall.rssGrowthMb,
       ratio: null,
       goal: `does not grow with the collection once SQLite's share is bounded (anonymous ${fullSmall.anonGrowthMb.toFixed(1)} MB, file ${fullSmall.fileGrowthMb.toFixed(1)} MB; baseline: ${quarterName} records; pass ${fullSmall.migrate.toFixed(1)} s against ${full.migrate.toFixed(1)} s with the defaults)`,
+    }),
+    row(SUITE, `migration: heap left after the pass, collected, ${name} records`, {
+      value: full.retainedHeapMb,
+      unit: 'MB',
+      baseline: quarter.retainedHeapMb,
+      ratio: null,
+      goal: `nothing kept: what a leak would show in (node --expose-gc; anonymous memory left: ${full.retainedAnonMb.toFixed(1)} MB; baseline: ${quarterName} records)`,
     }),
     row(SUITE, 'migration: a get with no cast pass running', {
       value: gets.idle,
