@@ -65,6 +65,11 @@ export async function readInForm(collections: CollectionRegistry, store: RecordS
  */
 export async function inForm(collection: UserCollection, record: JsonObject, version: number, readAt: number): Promise<JsonObject> {
   if (readAt >= collection.castUntil || version >= collection.switchedAt) return record;
+  return castRead(collection, record);
+}
+
+/** `conformRead`, giving the record itself when it is already in the schema's form (`conform` gives null then). */
+export async function castRead(collection: UserCollection, record: JsonObject): Promise<JsonObject> {
   return (await conformRead(collection, record)) ?? record;
 }
 

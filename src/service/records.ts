@@ -32,7 +32,7 @@ import { resumeQuery, withQuery } from './cursor.ts';
 import { ServiceError, fromRuntimeError, invalidArgument, notFound, unauthorized } from './errors.ts';
 import { MAX_REQUEST_DELEGATE_LOADS, RequestLoader, type OverBudget } from './permission-loader.ts';
 import { ReadSet } from './read-set.ts';
-import { MAX_SCHEMA_RACES, conformRead, inForm, isUnknownCollection, loadReferenced, readInForm, textInForm, type FormRead } from './read-in-form.ts';
+import { MAX_SCHEMA_RACES, castRead, inForm, isUnknownCollection, loadReferenced, readInForm, textInForm, type FormRead } from './read-in-form.ts';
 import {
   META_COLLECTION_ID,
   metaCollection,
@@ -221,10 +221,10 @@ export class RecordService {
       // Selected or ordered by values, the page would be chosen by the old form's index entries (or search tokens)
       // of the records the pass has not reached: refused until the pass is over, as a count with a where is.
       if (casting && selectsByValues(resumed)) {
-        throw migratingRead(collectionId, 'list', 'with a where, a sort other than by id, or a search', this.collections.migrations.progress(collectionId));
+        throw migratingRead(collectionId, 'list', 'a where, a sort other than by id, or a search', this.collections.migrations.progress(collectionId));
       }
       // The filter judges each record in the form it is answered in.
-      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? async (record) => (await conformRead(collection, record)) ?? record : undefined);
+      const filter = this.#readFilter(collection, caller, loader, confinement, casting ? (record) => castRead(collection, record) : undefined);
       let page: RawListResult;
       try {
         page = await this.store.listJson(collectionId, resumed, filter, { ...confine, stampOf: META_COLLECTION_ID });
@@ -288,9 +288,9 @@ export class RecordService {
       const loader = this.#requestLoader('fail');
       const confinement = this.#confinement(collection, caller, loader, 'count');
       const casting = collection.kind === 'user' && collection.castUntil === Infinity;
-      if (casting && hasConditions(where)) throw migratingRead(collectionId, what, 'with a where', this.collections.migrations.progress(collectionId));
+      if (casting && hasConditions(where)) throw migratingRead(collectionId, what, 'a where', this.collections.migrations.progress(collectionId));
       const filter = this.#readFilter(collection, caller, loader, confinement);
-      const inForm = casting && (filter !== undefined || readsValues) ? async (record: JsonObject) => (await conformRead(collection, record)) ?? record : undefined;
+      const inForm = casting && (filter !== undefined || readsValues) ? (record: JsonObject) => castRead(collection, record) : undefined;
       const answer = await read(filter, { ...(confinement ? { confine: confinement.check } : {}), ...(inForm ? { inForm } : {}) });
       if (casting && attempt < MAX_SCHEMA_RACES && (await this.store.changes.lastChange({ collectionId: META_COLLECTION_ID })) !== stamp) continue;
       return answer;
@@ -887,12 +887,13 @@ function selectsByValues(query: ListQuery): boolean {
   return hasConditions(query.where) || query.search !== undefined || sortsByValues;
 }
 
-function migratingRead(collectionId: string, what: string, how: string, progress: MigrationProgress): ServiceError {
+/** The refusal of a read that `selection` (what picks its records by their values) makes wait for the pass. */
+function migratingRead(collectionId: string, what: string, selection: string, progress: MigrationProgress): ServiceError {
   const far = progress.running && progress.total > 0 ? ` (${progress.done.toLocaleString('en-US')} of ${progress.total.toLocaleString('en-US')} records done here)` : '';
   return new ServiceError(
     'unavailable',
     'collection/migrating',
-    `${what} of ${collectionId} ${how} is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without ${how.replace(/^with /, '').replace(', or ', ' or ')} it is answered now`,
+    `${what} of ${collectionId} with ${selection} is not answered while its records are cast to its new schema${far}: the index still holds the old form's values of the records the pass has not reached, so the answer could be of neither schema. Retry once the pass is over (GET /v0/collections/Collection/records/${encodeURIComponent(collectionId)}/migration says how far it is); without ${selection} it is answered now`,
   );
 }
 
