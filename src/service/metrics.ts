@@ -23,11 +23,11 @@
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type * as PromClient from 'prom-client';
+import type { KvStore, RecordStore } from '../store/index.ts';
 
 // prom-client is loaded by the first ServiceMetrics made, so a program that imports the library without serving does not load it.
 const load = createRequire(import.meta.url);
 let promClient: typeof PromClient | undefined;
-import type { KvStore, RecordStore } from '../store/index.ts';
 
 /** Latency buckets, in seconds: 0.5 ms to 10 s. */
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10];
