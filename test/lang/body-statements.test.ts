@@ -74,8 +74,10 @@ describe('V3030: which statements end a function', () => {
   counted (): number { for (let i = 0; i < 2; i++) { return 1; } }
   each (): number { for (const x of [1]) { return x; } }
   spins (): number { while (true) {} }
+  ones (): number { while (1) {} }
 }`;
 
+  // As in TypeScript, only the literal `true` (or no test in a `for`) makes a loop endless: `while (1)` may end.
   it('only an endless loop without break, a return, a throw or a call of error() ends it', () => {
     expect(located(schema)).toEqual([
       'V3030 4:3 declares',
@@ -84,6 +86,7 @@ describe('V3030: which statements end a function', () => {
       'V3030 8:3 leaves',
       'V3030 9:3 counted',
       'V3030 10:3 each',
+      'V3030 12:3 ones',
     ]);
   });
 });
@@ -132,7 +135,7 @@ describe('typed let with each kind of annotation', () => {
 
   it('a negated literal is checked against a sized type; other unary operators are not literals', () => {
     expect(codes('let a: u32 = -1;')).toEqual(['V3031 11:14 -1']);
-    expect(codes('let a: u32 = +1;\nlet b: u32 = ~1;')).toEqual([]);
+    expect(codes('let a: u32 = +1;\nlet b: u32 = ~1;\nlet c: u32 = n - 1;')).toEqual([]);
   });
 });
 
