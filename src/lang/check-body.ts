@@ -379,9 +379,9 @@ class BodyChecker {
   // Statements
 
   /**
-   * Checks a statement, and says whether it never completes normally: it returns, throws or loops forever on every
-   * path (a block when one of its statements does, an `if` when both branches do, an expression statement when its
-   * type is `never`).
+   * Checks a statement, and says whether it never completes normally: it returns, throws, breaks, continues or loops
+   * forever on every path (a block when one of its statements does, an `if` when both branches do, an expression
+   * statement when its type is `never`); so `if (!o) { continue; }` proves `o` present after it, as a `return` does.
    */
   private statement(statement: Statement): boolean {
     switch (statement.kind) {
@@ -406,7 +406,7 @@ class BodyChecker {
       case 'break':
       case 'continue':
         if (this.loopDepth === 0) this.report('breakOutsideLoop', statement.span, [statement.kind]);
-        return false;
+        return true;
       case 'return':
         this.returnStatement(statement.argument, statement.span);
         return true;
