@@ -145,15 +145,21 @@ function plainGet(request: IncomingMessage, getPath: RegExp): { collectionId: st
   return { collectionId, id };
 }
 
+/** The last percent-encoded segment decodeSegment decoded, and what it gave: a client asks for one collection (`ns%2FName`) many times in a row. */
+let lastEncoded = '';
+let lastDecoded: string | undefined;
+
 /** A path segment percent-decoded as fastify's router decodes a parameter; undefined when the router would refuse it. */
 export function decodeSegment(segment: string): string | undefined {
-  let decoded = segment;
-  if (segment.includes('%')) {
-    try {
-      decoded = decodeURIComponent(segment);
-    } catch {
-      return undefined;
-    }
+  if (!segment.includes('%')) return segment.length > MAX_PARAM_LENGTH ? undefined : segment;
+  if (segment === lastEncoded) return lastDecoded;
+  let decoded: string | undefined;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    decoded = undefined;
   }
-  return decoded.length > MAX_PARAM_LENGTH ? undefined : decoded;
+  lastEncoded = segment;
+  lastDecoded = decoded !== undefined && decoded.length > MAX_PARAM_LENGTH ? undefined : decoded;
+  return lastDecoded;
 }

@@ -53,7 +53,9 @@ export async function readInForm(collections: CollectionRegistry, store: RecordS
       if (resolved.stamp > timestamp && attempt < MAX_SCHEMA_RACES) continue;
       collection = resolved.collection;
     }
-    if (text === null || collection.kind !== 'user') return { collection, text, version, timestamp };
+    // A record already in the schema's form (the most common case by far) is answered without waiting for
+    // textInForm's promise: one microtask hop fewer on every get.
+    if (text === null || collection.kind !== 'user' || inSchemaForm(collection, version!, timestamp)) return { collection, text, version, timestamp };
     return { collection, text: await textInForm(collection, text, version!, timestamp, forMigration), version, timestamp };
   }
 }
@@ -64,8 +66,16 @@ export async function readInForm(collections: CollectionRegistry, store: RecordS
  * the pass's own function; any other is already in this form. `readAt`: the store's clock read with the record.
  */
 export async function inForm(collection: UserCollection, record: JsonObject, version: number, readAt: number): Promise<JsonObject> {
-  if (readAt >= collection.castUntil || version >= collection.switchedAt) return record;
+  if (inSchemaForm(collection, version, readAt)) return record;
   return castRead(collection, record);
+}
+
+/**
+ * Whether a record of `version`, read at the store's clock `readAt`, is in the collection's schema form for sure:
+ * read once the schema's cast pass was over, or written under that schema.
+ */
+function inSchemaForm(collection: UserCollection, version: number, readAt: number): boolean {
+  return readAt >= collection.castUntil || version >= collection.switchedAt;
 }
 
 /** `conformRead`, giving the record itself when it is already in the schema's form (`conform` gives null then). */
@@ -78,7 +88,7 @@ export async function castRead(collection: UserCollection, record: JsonObject): 
  * the record is one another collection's migration loads (loadReferenced).
  */
 export async function textInForm(collection: UserCollection, text: string, version: number, readAt: number, forMigration = false): Promise<string> {
-  if (readAt >= collection.castUntil || version >= collection.switchedAt) return text;
+  if (inSchemaForm(collection, version, readAt)) return text;
   const record = JSON.parse(text) as JsonObject;
   if (forMigration && collection.loadReferenced) {
     // Its own migration would load records in turn, which could lead back here: one migration that loads records

@@ -72,6 +72,9 @@ export class SqliteKv implements KvStore {
   /** Statements reading 2 to MAX_KEYS_PER_READ keys at once, by the number of keys (see #read). */
   readonly #getSeveral = new Map<number, Database.Statement<Buffer[]>>();
   readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
+  /** The clock's hex as getWithClock last read it, and its value (null: no commit yet, 0). */
+  #lastClockHex: string | null = null;
+  #lastClock = 0;
   /** Statements writing 1 to MAX_ROWS_PER_WRITE puts, or deleting as many keys, at once, by the number of rows. */
   readonly #putSeveral: Database.Statement<Buffer[]>[] = [];
   readonly #deleteSeveral: Database.Statement<Buffer[]>[] = [];
@@ -195,8 +198,13 @@ export class SqliteKv implements KvStore {
 
   async getWithClock(key: Buffer): Promise<ClockedText> {
     const [clock, versioned] = this.#getWithClock.get(clockKey, key) as [string | null, string | null];
+    // The clock moves only with a commit: most reads in a row find the one decoded last.
+    if (clock !== this.#lastClockHex) {
+      this.#lastClockHex = clock;
+      this.#lastClock = clock === null ? 0 : decodeU64Hex(clock);
+    }
     return {
-      clock: clock === null ? 0 : decodeU64Hex(clock),
+      clock: this.#lastClock,
       version: versioned === null ? undefined : decodeU64Hex(versioned),
       text: versioned === null ? undefined : versioned.slice(16),
     };

@@ -10,6 +10,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
+import { decodeSegment } from '../../src/service/fast-get.ts';
+import { MAX_PARAM_LENGTH } from '../../src/service/errors.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
 import { exchange, listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
@@ -145,6 +147,28 @@ const caseArb: fc.Arbitrary<Case> = fc
     const withBody = body !== undefined && method !== 'HEAD' && extra['content-length'] === undefined;
     return { method, path: `${prefix}${collection}${middle}${id}${suffix}`, headers, ...(withBody ? { body } : {}) };
   });
+
+describe('decodeSegment', () => {
+  /** decodeSegment without its memory of the last segment. */
+  const decodedOnce = (segment: string): string | undefined => {
+    try {
+      const decoded = decodeURIComponent(segment);
+      return decoded.length > MAX_PARAM_LENGTH ? undefined : decoded;
+    } catch {
+      return undefined;
+    }
+  };
+
+  it('decodes every segment of a sequence as decoding it alone does, repeated or not', () => {
+    const long = `${'%41'.repeat(MAX_PARAM_LENGTH)}%41`;
+    const segments = fc.constantFrom('bench%2FItem', 'ns%2FOther', 'plain', '%E0%A4%A', '%zz', '%41', long, 'x'.repeat(MAX_PARAM_LENGTH + 1), `${'a'.repeat(MAX_PARAM_LENGTH)}`);
+    fc.assert(
+      fc.property(fc.array(segments, { maxLength: 20 }), (sequence) => {
+        for (const segment of sequence) expect(decodeSegment(segment)).toBe(decodedOnce(segment));
+      }),
+    );
+  });
+});
 
 describe('the get fast path', () => {
   it('answers a plain get itself, with the route answer', async () => {
