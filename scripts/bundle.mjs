@@ -8,11 +8,13 @@ import { build } from 'esbuild';
 
 const root = new URL('../', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
-const bundled = new Set(['chevrotain']);
-const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }).filter((name) => !bundled.has(name));
+const dependencies = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies });
 
-/** Bundles `entryPoints` into `dist/<folder>/` (emptied first); `options` are esbuild's, added to the shared ones. */
-export async function bundle(folder, entryPoints, options = {}) {
+/** Bundles `entryPoints` into `dist/<folder>/` (emptied first). `inline`: packages bundled in besides chevrotain;
+ *  `options` are esbuild's, added to the shared ones. */
+export async function bundle(folder, entryPoints, { inline = [], ...options } = {}) {
+  const bundled = new Set(['chevrotain', ...inline]);
+  const external = dependencies.filter((name) => !bundled.has(name));
   const outdir = new URL(`dist/${folder}/`, root);
   rmSync(outdir, { recursive: true, force: true });
   await build({

@@ -3,7 +3,7 @@
 // collection functions support. Anything else gets a diagnostic naming the construct. All spans are
 // shifted from body-relative to whole-file offsets.
 
-import { Parser } from 'acorn';
+import { createRequire } from 'node:module';
 import type * as estree from 'acorn';
 import type {
   AssignmentOperator,
@@ -46,24 +46,36 @@ interface ReportingParser {
   declareName(name: string, bindingType: number, position: number): void;
 }
 
-const BodyParser = Parser.extend(
-  (Base) =>
-    class extends (Base as unknown as new (...args: unknown[]) => ReportingParser) {
-      override raise(position: number, message: string): void {
-        if (!CHECKER_RULES.test(message)) super.raise(position, message);
-      }
-      override raiseRecoverable(position: number, message: string): void {
-        if (!CHECKER_RULES.test(message)) super.raiseRecoverable(position, message);
-      }
-      // acorn records declared names only to find redeclarations (in a script), and does it with
-      // arrays, which is quadratic in the names of one scope: 100,000 declarations took 20 seconds.
-      override declareName(): void {}
-      // `const x;` is the checker's to report too (it says what is missing, not "unexpected token").
-      override parseVar(node: unknown, isFor: boolean, kind: string, allowMissingInitializer?: boolean): unknown {
-        return super.parseVar(node, isFor, kind, allowMissingInitializer || kind === 'const');
-      }
-    } as unknown as typeof Parser,
-);
+// acorn is loaded on first use: most bodies take the fast path (body-fast.ts), and loading acorn costs about a
+// fifth of `vellum check`'s start (bench/cli.ts). Node loads its CommonJS build with `require`.
+const load = createRequire(import.meta.url);
+let bodyParser: typeof estree.Parser | undefined;
+
+/** acorn's parser, with the changes below; made on first use. */
+function acornParser(): typeof estree.Parser {
+  return (bodyParser ??= makeBodyParser((load('acorn') as typeof estree).Parser));
+}
+
+function makeBodyParser(Parser: typeof estree.Parser): typeof estree.Parser {
+  return Parser.extend(
+    (Base) =>
+      class extends (Base as unknown as new (...args: unknown[]) => ReportingParser) {
+        override raise(position: number, message: string): void {
+          if (!CHECKER_RULES.test(message)) super.raise(position, message);
+        }
+        override raiseRecoverable(position: number, message: string): void {
+          if (!CHECKER_RULES.test(message)) super.raiseRecoverable(position, message);
+        }
+        // acorn records declared names only to find redeclarations (in a script), and does it with
+        // arrays, which is quadratic in the names of one scope: 100,000 declarations took 20 seconds.
+        override declareName(): void {}
+        // `const x;` is the checker's to report too (it says what is missing, not "unexpected token").
+        override parseVar(node: unknown, isFor: boolean, kind: string, allowMissingInitializer?: boolean): unknown {
+          return super.parseVar(node, isFor, kind, allowMissingInitializer || kind === 'const');
+        }
+      } as unknown as typeof Parser,
+  );
+}
 
 const ASCII_NAME = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
@@ -147,7 +159,7 @@ function parseTogether(bodies: readonly BodySource[]): estree.BlockStatement[] |
   }
   let program: estree.Program;
   try {
-    program = BodyParser.parse(bodies.map((body) => body.block).join('\n'), ACORN_OPTIONS);
+    program = acornParser().parse(bodies.map((body) => body.block).join('\n'), ACORN_OPTIONS);
   } catch {
     return undefined;
   }
@@ -166,7 +178,7 @@ function parseTogether(bodies: readonly BodySource[]): estree.BlockStatement[] |
 export function parseBody(source: string, start: number, annotations?: ReadonlyMap<number, TypeNode>): ParsedBody {
   let program: estree.Program;
   try {
-    program = BodyParser.parse(source, ACORN_OPTIONS);
+    program = acornParser().parse(source, ACORN_OPTIONS);
   } catch (error) {
     return { statements: undefined, diagnostics: [syntaxErrorDiagnostic(error, source, start)] };
   }

@@ -2,11 +2,10 @@
 // (`RecordService.planChange`) instead of reading every record again, but only while what it was planned against
 // holds. A record written since (the collection's stamp) or a schema changed since makes it plan again, so a
 // change is never applied on a plan that no longer says what it does. Both backends.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { checkCollectionSchema } from '../../src/service/meta-collection.ts';
-import type { RecordStore } from '../../src/store/index.ts';
-import { dropTablesAndStop, startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
-import { startTestServer, type TestServer } from './support.ts';
+import { dropTablesAndStop, startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { describeOnEachBackend } from './support.ts';
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -17,19 +16,11 @@ afterAll(() => dropTablesAndStop(pg, []), 60_000);
 const OLD = '@public collection Item { id: string; n: string; constructor (id: string, n: string) { this.id = id; this.n = n; } }';
 const NEW = OLD.replace('n: string;', 'n: number;').replace('this.n = n;', 'this.n = 0;').replace('n: string)', 'n: number)');
 
-describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
-  let s: TestServer;
-  let store: RecordStore;
-  beforeAll(async () => {
-    store = await openStore();
-    s = await startTestServer({ store });
-  });
-  afterAll(() => s.close());
-
+describeOnEachBackend(() => pg, (served) => {
   it('applies the plan it was given, without reading the records again', async () => {
-    await s.createCollection('pa/Item', OLD);
-    expect((await s.create('pa/Item', ['a', '7'])).status).toBe(200);
-    const service = s.server.service;
+    await served.s.createCollection('pa/Item', OLD);
+    expect((await served.s.create('pa/Item', ['a', '7'])).status).toBe(200);
+    const service = served.s.server.service;
     const planned = await service.planChange(checkCollectionSchema('pa/Item', NEW));
     expect(planned.plan).toMatchObject({ records: 1, dataLoss: [] });
     const replan = vi.spyOn(service, 'checkRecordsFollow');
@@ -39,34 +30,34 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
     } finally {
       replan.mockRestore();
     }
-    expect((await store.get('pa/Item', 'a')).record).toEqual({ id: 'a', n: 7 });
+    expect((await served.store.get('pa/Item', 'a')).record).toEqual({ id: 'a', n: 7 });
   });
 
   it('plans again when a record was written since, and refuses the loss the new record brings', async () => {
-    await s.createCollection('pb/Item', OLD);
-    expect((await s.create('pb/Item', ['a', '7'])).status).toBe(200);
-    const service = s.server.service;
+    await served.s.createCollection('pb/Item', OLD);
+    expect((await served.s.create('pb/Item', ['a', '7'])).status).toBe(200);
+    const service = served.s.server.service;
     const planned = await service.planChange(checkCollectionSchema('pb/Item', NEW));
     expect(planned.plan.dataLoss).toEqual([]);
-    expect((await s.create('pb/Item', ['b', 'seven'])).status).toBe(200);
+    expect((await served.s.create('pb/Item', ['b', 'seven'])).status).toBe(200);
     await expect(service.installSchema('pb/Item', NEW, [], undefined, planned)).rejects.toMatchObject({
       reason: 'collection/data-loss',
       message: expect.stringContaining('record "b": n = "seven"'),
     });
-    expect((await store.get('pb/Item', 'a')).record).toEqual({ id: 'a', n: '7' });
+    expect((await served.store.get('pb/Item', 'a')).record).toEqual({ id: 'a', n: '7' });
   });
 
   it('plans again when the schema changed since', async () => {
-    await s.createCollection('pc/Item', OLD);
-    expect((await s.create('pc/Item', ['a', 'x'])).status).toBe(200);
-    const service = s.server.service;
+    await served.s.createCollection('pc/Item', OLD);
+    expect((await served.s.create('pc/Item', ['a', 'x'])).status).toBe(200);
+    const service = served.s.server.service;
     // Planned against the schema stored now (version 2).
     const other = OLD.replace('constructor', 'function touch () { } constructor');
-    expect((await s.updateCode('pc/Item', other)).status).toBe(200);
+    expect((await served.s.updateCode('pc/Item', other)).status).toBe(200);
     const planned = await service.planChange(checkCollectionSchema('pc/Item', NEW));
     expect(planned.plan.dataLoss).toEqual(['n']);
     // A plan made before a later schema change is not used once the schema record moved on.
-    expect((await s.updateCode('pc/Item', OLD)).status).toBe(200);
+    expect((await served.s.updateCode('pc/Item', OLD)).status).toBe(200);
     const replan = vi.spyOn(service, 'checkRecordsFollow');
     try {
       await expect(service.installSchema('pc/Item', NEW, ['n'], undefined, planned)).resolves.toBe('updated');

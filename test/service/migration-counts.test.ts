@@ -3,11 +3,10 @@
 // before it is judged and aggregated), or, selected or ordered by values (a count's where; a list's where, sort
 // other than by id, or search), refused with 503 `collection/migrating` (the index still holds the old form's
 // values of the records not reached yet). Both backends, over a migration's pass.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../src/store/index.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { holdPass } from '../support/hold-pass.ts';
-import { dropTablesAndStop, startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
-import { startTestServer, type TestServer } from './support.ts';
+import { dropTablesAndStop, startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { describeOnEachBackend, type TestServer } from './support.ts';
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -31,27 +30,19 @@ const NEW = `@public collection Sum {
 }`;
 const RECORDS = 30;
 
-describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
-  let s: TestServer;
-  let store: RecordStore;
-  beforeAll(async () => {
-    store = await openStore();
-    s = await startTestServer({ store });
-  });
-  afterAll(() => s.close());
-
-  const count = (query: Record<string, unknown>) => s.list('mc/Sum', { count: 'true', ...query });
+describeOnEachBackend(() => pg, (served) => {
+  const count = (query: Record<string, unknown>) => served.s.list('mc/Sum', { count: 'true', ...query });
 
   it('counts, aggregates and lists the new form before the pass reaches the records, and refuses what selects by values', async () => {
-    await s.createCollection('mc/Sum', OLD);
+    await served.s.createCollection('mc/Sum', OLD);
     const writes = Array.from({ length: RECORDS }, (_, i) => ({ kind: 'put' as const, collectionId: 'mc/Sum', record: { id: `r${String(i).padStart(2, '0')}`, a: i, b: 1 } }));
-    await store.commit({ writes });
-    const pass = holdPass(store);
+    await served.store.commit({ writes });
+    const pass = holdPass(served.store);
     let update: ReturnType<TestServer['updateCode']> | undefined;
     try {
-      update = s.updateCode('mc/Sum', NEW);
+      update = served.s.updateCode('mc/Sum', NEW);
       await pass.held;
-      expect((await store.get('mc/Sum', 'r05')).record).toEqual({ id: 'r05', a: 5, b: 1 });
+      expect((await served.store.get('mc/Sum', 'r05')).record).toEqual({ id: 'r05', a: 5, b: 1 });
       const counted = await count({});
       expect(counted.status, counted.text).toBe(200);
       expect(counted.json).toEqual({ count: RECORDS });
@@ -70,14 +61,14 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
 
       // A list by id is answered in the new form; one picked or ordered by values is refused, as the count is.
       for (const query of [{}, { sort: [['id', 'desc']] }]) {
-        const listed = await s.list('mc/Sum', query);
+        const listed = await served.s.list('mc/Sum', query);
         expect(listed.status, listed.text).toBe(200);
         const records = (listed.json.data as { data: Record<string, unknown> }[]).map((entry) => entry.data);
         expect(records).toHaveLength(RECORDS);
         expect(records.find((record) => record.id === 'r05')).toEqual({ id: 'r05', total: 6 });
       }
       for (const query of [{ where: { total: 6 } }, { sort: [['total', 'desc']] }, { where: { id: 'r05' } }]) {
-        const refusedList = await s.list('mc/Sum', query);
+        const refusedList = await served.s.list('mc/Sum', query);
         expect(refusedList.status, refusedList.text).toBe(503);
         expect(refusedList.json.error).toMatchObject({
           reason: 'collection/migrating',
@@ -94,7 +85,7 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
     const after = await count({ where: { total: 6 } });
     expect(after.status, after.text).toBe(200);
     expect(after.json).toEqual({ count: 1 });
-    const listed = await s.list('mc/Sum', { where: { total: 6 } });
+    const listed = await served.s.list('mc/Sum', { where: { total: 6 } });
     expect(listed.status, listed.text).toBe(200);
     expect(listed.json.data).toEqual([expect.objectContaining({ data: { id: 'r05', total: 6 } })]);
   });

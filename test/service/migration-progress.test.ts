@@ -2,10 +2,9 @@
 // `GET /v0/collections/Collection/records/<id>/migration` answers, while the pass casts the records, the records
 // passed through and the total; afterwards it is not running. Only a key that may change the schema may ask (the
 // counts tell how many records the collection holds). Both backends.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, storeBackends, type TestPostgres } from '../support/postgres.ts';
-import { KEYS, errorOf, startTestServer, type TestServer } from './support.ts';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { describeOnEachBackend, errorOf, KEYS } from './support.ts';
 
 let pg: TestPostgres;
 beforeAll(async () => {
@@ -18,31 +17,23 @@ const V1 = '@public collection Person { id: string; age?: string; constructor (i
 const V2 = '@public collection Person { id: string; age?: number; constructor (id: string) { this.id = id; } }';
 const progressPath = (id: string) => `/v0/collections/Collection/records/${encodeURIComponent(id)}/migration`;
 
-describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
-  let s: TestServer;
-  let store: RecordStore;
-  beforeAll(async () => {
-    store = await openStore();
-    s = await startTestServer({ store });
-  });
-  afterAll(() => s.close());
-
+describeOnEachBackend(() => pg, (served) => {
   it('tells the records cast so far while the pass runs, and not running once the change is made', async () => {
-    expect((await s.createCollection('ns/Person', V1)).status).toBe(200);
+    expect((await served.s.createCollection('ns/Person', V1)).status).toBe(200);
     for (let start = 0; start < N; start += 1000) {
       const writes = [];
       for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'ns/Person', record: { id: `p${i}`, age: String(i % 90) } });
-      await store.commit({ writes });
+      await served.store.commit({ writes });
     }
-    const idle = await s.get(progressPath('ns/Person'), { key: KEYS.admin });
+    const idle = await served.s.get(progressPath('ns/Person'), { key: KEYS.admin });
     expect(idle.status, idle.text).toBe(200);
     expect(idle.json.data).toEqual({ collectionId: 'ns/Person', running: false, switching: false, done: 0, total: 0 });
 
     let finished = false;
-    const update = s.updateCode('ns/Person', V2).finally(() => (finished = true));
+    const update = served.s.updateCode('ns/Person', V2).finally(() => (finished = true));
     const seen: { running: boolean; done: number; total: number }[] = [];
     while (!finished) {
-      const answer = await s.get(progressPath('ns/Person'), { key: KEYS.admin });
+      const answer = await served.s.get(progressPath('ns/Person'), { key: KEYS.admin });
       expect(answer.status, answer.text).toBe(200);
       seen.push(answer.json.data);
     }
@@ -54,20 +45,20 @@ describe.each(storeBackends(() => pg))('on %s', (_name, openStore) => {
     const dones = counted.map((p) => p.done);
     expect(dones).toEqual([...dones].sort((a, b) => a - b));
 
-    const after = await s.get(progressPath('ns/Person'), { key: KEYS.admin });
+    const after = await served.s.get(progressPath('ns/Person'), { key: KEYS.admin });
     expect(after.json.data).toMatchObject({ running: false, done: 0, total: 0 });
-    expect((await s.get(`/v0/collections/ns%2FPerson/records/p7`)).json.data.age).toBe(7);
+    expect((await served.s.get(`/v0/collections/ns%2FPerson/records/p7`)).json.data.age).toBe(7);
   }, 120_000);
 
   it('is refused to a caller who may not change the schema, and 404 for a collection that does not exist', async () => {
-    await s.createCollection('ns/Owned', '@public collection Owned { id: string; constructor (id: string) { this.id = id; } }', KEYS.alice);
-    const unsigned = await s.get(progressPath('ns/Owned'));
+    await served.s.createCollection('ns/Owned', '@public collection Owned { id: string; constructor (id: string) { this.id = id; } }', KEYS.alice);
+    const unsigned = await served.s.get(progressPath('ns/Owned'));
     expect(unsigned.status).toBe(403);
     expect(errorOf(unsigned)?.reason).toBe('permission/change-schema');
     expect(errorOf(unsigned)?.message).toContain('reading the migration progress of collection ns/Owned');
-    expect((await s.get(progressPath('ns/Owned'), { key: KEYS.bob })).status).toBe(403);
-    expect((await s.get(progressPath('ns/Owned'), { key: KEYS.alice })).status).toBe(200);
-    expect((await s.get(progressPath('ns/Owned'), { key: KEYS.admin })).status).toBe(200);
-    expect((await s.get(progressPath('ns/Missing'), { key: KEYS.admin })).status).toBe(404);
+    expect((await served.s.get(progressPath('ns/Owned'), { key: KEYS.bob })).status).toBe(403);
+    expect((await served.s.get(progressPath('ns/Owned'), { key: KEYS.alice })).status).toBe(200);
+    expect((await served.s.get(progressPath('ns/Owned'), { key: KEYS.admin })).status).toBe(200);
+    expect((await served.s.get(progressPath('ns/Missing'), { key: KEYS.admin })).status).toBe(404);
   });
 });

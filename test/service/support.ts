@@ -1,7 +1,9 @@
 // Test support: a record service on a random port over real HTTP, and small helpers to call it.
+import { afterAll, beforeAll, describe } from 'vitest';
 import { signRequest, publicKeyOf } from '../../src/auth/index.ts';
-import { openSqliteStore } from '../../src/store/index.ts';
+import { openSqliteStore, type RecordStore } from '../../src/store/index.ts';
 import { startServer, type RunningServer, type ServerOptions } from '../../src/service/index.ts';
+import { storeBackends, type TestPostgres } from '../support/postgres.ts';
 
 export const KEYS = {
   alice: `0x${'11'.repeat(32)}`,
@@ -120,6 +122,29 @@ export const TEST_SCHEMA_ACCESS = { adminKeys: [publicKeyOf(KEYS.admin)], create
 export async function startTestServer(options: Partial<ServerOptions> = {}): Promise<TestServer> {
   const server = await startServer({ port: 0, host: '127.0.0.1', store: options.store ?? openSqliteStore(':memory:'), schemaAccess: TEST_SCHEMA_ACCESS, rateLimits: false, ...options });
   return new TestServer(server);
+}
+
+/** A test server and the store under it (see `describeOnEachBackend`). */
+export interface ServedStore {
+  s: TestServer;
+  store: RecordStore;
+}
+
+/**
+ * The suite `tests` declares, once on each backend (`storeBackends`, PostgreSQL on `postgres`): before its tests, a
+ * store of its own is opened and a test server started over it, and closed after them. The tests read both from
+ * `served`, which is filled in by the time they run.
+ */
+export function describeOnEachBackend(postgres: () => TestPostgres, tests: (served: ServedStore) => void): void {
+  describe.each(storeBackends(postgres))('on %s', (_name, openStore) => {
+    const served = {} as ServedStore;
+    beforeAll(async () => {
+      served.store = await openStore();
+      served.s = await startTestServer({ store: served.store });
+    });
+    afterAll(() => served.s.close());
+    tests(served);
+  });
 }
 
 /** The error triple of an answer. */
