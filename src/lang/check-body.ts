@@ -42,7 +42,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { resolveFunction, type FunctionResolution, type Local } from './resolver.ts';
+import { resolveFunction, type FunctionResolution, type Local, type Resolved } from './resolver.ts';
 import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
@@ -126,6 +126,42 @@ function withAll<T>(set: ReadonlySet<T>, more: ReadonlySet<T>): Set<T> {
   const result = new Set(set);
   for (const item of more) result.add(item);
   return result;
+}
+
+/** Type-parameter bindings that bind nothing, for reading (`instantiate`) only. */
+const NO_BINDINGS: ReadonlyMap<string, Type> = new Map();
+
+/** Whether a built-in's parameters name type parameters (`Object.values(m: map<K, V>)`): checking a call binds them. */
+const bindsParameters = new Map<Builtin, boolean>();
+
+/** The type-parameter bindings a call of `builtin` starts from: the receiver's (an array's element type), in a map
+ *  of the call's own when the call can bind more, else one shared map that is only read. */
+function bindingsFor(builtin: Builtin, receiver: Type | undefined): Map<string, Type> {
+  let binds = bindsParameters.get(builtin);
+  if (binds === undefined) {
+    binds = builtin.parameters.some((parameter) => hasUnboundParameters(parameter.type, NO_BINDINGS));
+    bindsParameters.set(builtin, binds);
+  }
+  if (binds || receiver?.kind === 'array') return receiver ? receiverBindings(receiver) : new Map();
+  return NO_BINDINGS as Map<string, Type>;
+}
+
+/** What a name that no local declares means (a global, a namespace, `undefined`): one binding per built-in, not
+ *  one per use. */
+const builtinBindings = new Map<Resolved, Binding>();
+
+function builtinBinding(resolved: Resolved & { kind: 'global' | 'namespace' | 'undefined' }): Binding {
+  let binding = builtinBindings.get(resolved);
+  if (binding === undefined) {
+    binding =
+      resolved.kind === 'global'
+        ? { kind: 'global', builtin: resolved.builtin }
+        : resolved.kind === 'namespace'
+          ? { kind: 'namespace', receiver: resolved.receiver }
+          : { kind: 'undefined' };
+    builtinBindings.set(resolved, binding);
+  }
+  return binding;
 }
 
 /** No subjects (what most tests prove). */
@@ -723,11 +759,9 @@ class BodyChecker {
       case 'uninitialised':
         return UNINITIALISED;
       case 'global':
-        return { kind: 'global', builtin: resolved.builtin };
       case 'namespace':
-        return { kind: 'namespace', receiver: resolved.receiver };
       case 'undefined':
-        return { kind: 'undefined' };
+        return builtinBinding(resolved);
     }
   }
 
@@ -855,7 +889,7 @@ class BodyChecker {
         const builtin = lookupMethod(objectType, name);
         if (builtin && (builtin.kind === 'property' || builtin.kind === 'constant')) {
           this.tables.properties.set(expression, builtin);
-          return instantiate(builtin.returns, receiverBindings(objectType));
+          return instantiate(builtin.returns, objectType.kind === 'array' ? receiverBindings(objectType) : NO_BINDINGS);
         }
         if (builtin) {
           this.report('notAValue', span, [`the function "${name}"`, `; call it as ${name}(...)`]);
@@ -963,7 +997,7 @@ class BodyChecker {
     this.tables.bindings.set(callee, binding);
     if (binding.kind === 'global' && binding.builtin.kind === 'function') {
       this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
-      return this.callBuiltin(expression, binding.builtin, new Map(), name);
+      return this.callBuiltin(expression, binding.builtin, bindingsFor(binding.builtin, undefined), name);
     }
     this.report('notCallable', callee.span, [`"${name}"`]);
     return this.uncheckedArguments(expression);
@@ -1006,7 +1040,7 @@ class BodyChecker {
       if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
         if (builtin.mutates) this.checkWritableChain(callee.object);
         this.tables.calls.set(expression, { kind: 'builtin', builtin });
-        return this.callBuiltin(expression, builtin, receiverBindings(objectType), { receiver: objectType, method: name });
+        return this.callBuiltin(expression, builtin, bindingsFor(builtin, objectType), { receiver: objectType, method: name });
       }
       if (!builtin) {
         if (objectType.kind === 'array' && callbackMethods.has(name)) {
