@@ -42,7 +42,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { resolveFunction, type FunctionResolution, type Local } from './resolver.ts';
+import { resolveFunction, type FunctionResolution, type Local, type Resolved } from './resolver.ts';
 import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
@@ -127,6 +127,45 @@ function withAll<T>(set: ReadonlySet<T>, more: ReadonlySet<T>): Set<T> {
   for (const item of more) result.add(item);
   return result;
 }
+
+/** Type-parameter bindings that bind nothing, for reading (`instantiate`) only. */
+const NO_BINDINGS: ReadonlyMap<string, Type> = new Map();
+
+/** Whether a built-in's parameters name type parameters (`Object.values(m: map<K, V>)`): checking a call binds them. */
+const bindsParameters = new Map<Builtin, boolean>();
+
+/** The type-parameter bindings a call of `builtin` starts from: the receiver's (an array's element type), in a map
+ *  of the call's own when the call can bind more, else one shared map that is only read. */
+function bindingsFor(builtin: Builtin, receiver: Type | undefined): Map<string, Type> {
+  let binds = bindsParameters.get(builtin);
+  if (binds === undefined) {
+    binds = builtin.parameters.some((parameter) => hasUnboundParameters(parameter.type, NO_BINDINGS));
+    bindsParameters.set(builtin, binds);
+  }
+  if (binds || receiver?.kind === 'array') return receiver ? receiverBindings(receiver) : new Map();
+  return NO_BINDINGS as Map<string, Type>;
+}
+
+/** What a name that no local declares means (a global, a namespace, `undefined`): one binding per built-in, not
+ *  one per use. */
+const builtinBindings = new Map<Resolved, Binding>();
+
+function builtinBinding(resolved: Resolved & { kind: 'global' | 'namespace' | 'undefined' }): Binding {
+  let binding = builtinBindings.get(resolved);
+  if (binding === undefined) {
+    binding =
+      resolved.kind === 'global'
+        ? { kind: 'global', builtin: resolved.builtin }
+        : resolved.kind === 'namespace'
+          ? { kind: 'namespace', receiver: resolved.receiver }
+          : { kind: 'undefined' };
+    builtinBindings.set(resolved, binding);
+  }
+  return binding;
+}
+
+/** No subjects (what most tests prove). */
+const NO_SUBJECTS: ReadonlySet<object> = new Set();
 
 /** A pseudo-subject of the flow facts: `this.id` has been assigned on every path to this point. */
 const ID_ASSIGNED: Binding = { kind: 'undefined' };
@@ -300,23 +339,59 @@ class BodyChecker {
   // where they hold: `if (name) …`, `if (name == undefined) { return; } …`, `name != null && …`; so
   // does assigning it a value.
 
-  /** Subjects known to hold a value at this point of the body. */
+  /** Subjects known to hold a value at this point of the body. While `presentShared`, an enclosing branch holds
+   *  the same set, and it is copied before a change: most branches learn nothing and change nothing, and a copy
+   *  for each was a large share of what checking a body allocated. */
   private present = new Set<object>();
+  private presentShared = false;
+  /** The enclosing branches' sets and flags, two entries each (see `enter`). */
+  private readonly outer: (Set<object> | boolean)[] = [];
 
   /** The fields of `this` this body tracks, each with the object that stands for it in `present`. */
   private readonly trackedFields: ReadonlyMap<string, FieldSubject>;
 
-  /** Runs `body` with `facts` added to what is known, and gives back what is known at its end. */
-  private withFacts(facts: ReadonlySet<object>, body: () => void): Set<object> {
-    const saved = this.present;
-    this.present = new Set(saved);
-    for (const fact of facts) this.present.add(fact);
-    try {
-      body();
-      return this.present;
-    } finally {
-      this.present = saved;
+  /** Enters a branch of the body where `facts` also hold. Every `enter` is paired with a `leave`. (Not a method
+   *  taking the branch as a closure: a closure made per branch costs an allocation and a context.) */
+  private enter(facts: ReadonlySet<object>): void {
+    this.outer.push(this.present, this.presentShared);
+    if (facts.size === 0) {
+      this.presentShared = true;
+    } else {
+      this.present = withAll(this.present, facts);
+      this.presentShared = false;
     }
+  }
+
+  /** Leaves the branch `enter` entered: what is known at its end (the set of before the branch when it changed nothing). */
+  private leave(): Set<object> {
+    const atEnd = this.present;
+    this.presentShared = this.outer.pop() as boolean;
+    this.present = this.outer.pop() as Set<object>;
+    return atEnd;
+  }
+
+  /** Continues with what a branch knew at its end. */
+  private adopt(known: Set<object>): void {
+    if (known === this.present) return;
+    this.present = known;
+    this.presentShared = false; // a set a branch changed is a copy of its own
+  }
+
+  private addPresent(subject: object): void {
+    if (this.present.has(subject)) return;
+    if (this.presentShared) this.own();
+    this.present.add(subject);
+  }
+
+  private deletePresent(subject: object): void {
+    if (!this.present.has(subject)) return;
+    if (this.presentShared) this.own();
+    this.present.delete(subject);
+  }
+
+  private own(): void {
+    this.present = new Set(this.present);
+    this.presentShared = false;
   }
 
   /** `subject` as a function, made once per body (a closure made per test would cost a context per call). */
@@ -358,20 +433,22 @@ class BodyChecker {
   private ifStatement(statement: IfStatement): boolean {
     this.value(statement.test);
     const { whenTrue, whenFalse } = this.facts(statement.test);
-    let thenExits = false;
+    this.enter(whenTrue);
+    const thenExits = this.statement(statement.consequent);
+    const afterThen = this.leave();
     let elseExits = false;
-    const afterThen = this.withFacts(whenTrue, () => {
-      thenExits = this.statement(statement.consequent);
-    });
-    const afterElse = statement.alternate
-      ? this.withFacts(whenFalse, () => {
-          elseExits = this.statement(statement.alternate!);
-        })
-      : withAll(this.present, whenFalse);
+    let afterElse: Set<object>;
+    if (statement.alternate) {
+      this.enter(whenFalse);
+      elseExits = this.statement(statement.alternate);
+      afterElse = this.leave();
+    } else {
+      afterElse = whenFalse.size === 0 ? this.present : withAll(this.present, whenFalse);
+    }
     // Only the branches that can finish lead past the `if`.
-    if (thenExits && !elseExits) this.present = afterElse;
-    else if (elseExits && !thenExits) this.present = afterThen;
-    else this.present = intersection(afterThen, afterElse);
+    if (thenExits && !elseExits) this.adopt(afterElse);
+    else if (elseExits && !thenExits) this.adopt(afterThen);
+    else this.adopt(afterThen === afterElse ? afterThen : intersection(afterThen, afterElse));
     return thenExits && elseExits;
   }
 
@@ -423,7 +500,9 @@ class BodyChecker {
 
   private whileStatement(statement: WhileStatement): void {
     this.value(statement.test);
-    this.withFacts(this.facts(statement.test).whenTrue, () => this.loop(() => this.statement(statement.body)));
+    this.enter(this.facts(statement.test).whenTrue);
+    this.loopBody(statement.body);
+    this.leave();
   }
 
   /** Checks every statement; whether one of them never completes (see `statement`). */
@@ -433,13 +512,10 @@ class BodyChecker {
     return exits;
   }
 
-  private loop(body: () => void): void {
+  private loopBody(body: Statement): void {
     this.loopDepth++;
-    try {
-      body();
-    } finally {
-      this.loopDepth--;
-    }
+    this.statement(body);
+    this.loopDepth--;
   }
 
   private variable(declaration: VariableDeclaration): void {
@@ -495,11 +571,10 @@ class BodyChecker {
     if (statement.init?.kind === 'variable') this.variable(statement.init);
     else if (statement.init) this.value(statement.init);
     if (statement.test) this.value(statement.test);
-    const facts = statement.test ? this.facts(statement.test).whenTrue : new Set<Binding>();
-    this.withFacts(facts, () => {
-      if (statement.update) this.value(statement.update);
-      this.loop(() => this.statement(statement.body));
-    });
+    this.enter(statement.test ? this.facts(statement.test).whenTrue : NO_SUBJECTS);
+    if (statement.update) this.value(statement.update);
+    this.loopBody(statement.body);
+    this.leave();
   }
 
   private forOf(statement: ForOfStatement): void {
@@ -522,7 +597,9 @@ class BodyChecker {
       type: element,
       declaration: statement,
     });
-    this.withFacts(new Set(), () => this.loop(() => this.statement(statement.body)));
+    this.enter(NO_SUBJECTS);
+    this.loopBody(statement.body);
+    this.leave();
   }
 
   /** Records where a constructor can finish without `this.id` (the first such place). */
@@ -617,25 +694,21 @@ class BodyChecker {
   private logical(expression: LogicalExpression, expected: Type | undefined): Type {
     const left = this.value(expression.left, expected);
     const facts = this.facts(expression.left);
-    const known = expression.operator === '&&' ? facts.whenTrue : expression.operator === '||' ? facts.whenFalse : new Set<Binding>();
-    let right: Type = anyType;
-    this.withFacts(known, () => {
-      right = this.value(expression.right, expected);
-    });
+    this.enter(expression.operator === '&&' ? facts.whenTrue : expression.operator === '||' ? facts.whenFalse : NO_SUBJECTS);
+    const right = this.value(expression.right, expected);
+    this.leave();
     return eitherOf(left, right, expected);
   }
 
   private conditional(expression: ConditionalExpression, expected: Type | undefined): Type {
     this.value(expression.test);
     const facts = this.facts(expression.test);
-    let consequent: Type = anyType;
-    let alternate: Type = anyType;
-    this.withFacts(facts.whenTrue, () => {
-      consequent = this.value(expression.consequent, expected);
-    });
-    this.withFacts(facts.whenFalse, () => {
-      alternate = this.value(expression.alternate, expected);
-    });
+    this.enter(facts.whenTrue);
+    const consequent = this.value(expression.consequent, expected);
+    this.leave();
+    this.enter(facts.whenFalse);
+    const alternate = this.value(expression.alternate, expected);
+    this.leave();
     return eitherOf(consequent, alternate, expected);
   }
 
@@ -686,11 +759,9 @@ class BodyChecker {
       case 'uninitialised':
         return UNINITIALISED;
       case 'global':
-        return { kind: 'global', builtin: resolved.builtin };
       case 'namespace':
-        return { kind: 'namespace', receiver: resolved.receiver };
       case 'undefined':
-        return { kind: 'undefined' };
+        return builtinBinding(resolved);
     }
   }
 
@@ -818,7 +889,7 @@ class BodyChecker {
         const builtin = lookupMethod(objectType, name);
         if (builtin && (builtin.kind === 'property' || builtin.kind === 'constant')) {
           this.tables.properties.set(expression, builtin);
-          return instantiate(builtin.returns, receiverBindings(objectType));
+          return instantiate(builtin.returns, objectType.kind === 'array' ? receiverBindings(objectType) : NO_BINDINGS);
         }
         if (builtin) {
           this.report('notAValue', span, [`the function "${name}"`, `; call it as ${name}(...)`]);
@@ -926,7 +997,7 @@ class BodyChecker {
     this.tables.bindings.set(callee, binding);
     if (binding.kind === 'global' && binding.builtin.kind === 'function') {
       this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
-      return this.callBuiltin(expression, binding.builtin, new Map(), name);
+      return this.callBuiltin(expression, binding.builtin, bindingsFor(binding.builtin, undefined), name);
     }
     this.report('notCallable', callee.span, [`"${name}"`]);
     return this.uncheckedArguments(expression);
@@ -945,7 +1016,7 @@ class BodyChecker {
         this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
         const result = this.callFunction(expression, fn);
         // The called function may have set any field; assume it did rather than report noise.
-        for (const field of this.trackedFields.values()) this.present.add(field);
+        for (const field of this.trackedFields.values()) this.addPresent(field);
         return result;
       }
       if (!this.collection.fieldsByName.has(name)) {
@@ -969,7 +1040,7 @@ class BodyChecker {
       if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
         if (builtin.mutates) this.checkWritableChain(callee.object);
         this.tables.calls.set(expression, { kind: 'builtin', builtin });
-        return this.callBuiltin(expression, builtin, receiverBindings(objectType), { receiver: objectType, method: name });
+        return this.callBuiltin(expression, builtin, bindingsFor(builtin, objectType), { receiver: objectType, method: name });
       }
       if (!builtin) {
         if (objectType.kind === 'array' && callbackMethods.has(name)) {
@@ -1068,7 +1139,7 @@ class BodyChecker {
       const target = this.target(expression.argument, 'delete');
       if (target && !target.deletable) this.report('invalidDelete', expression.argument.span, [describeTarget(target.description)]);
       const deleted = this.subject(expression.argument);
-      if (deleted) this.present.delete(deleted);
+      if (deleted) this.deletePresent(deleted);
       return booleanType;
     }
     const operand = this.value(expression.argument);
@@ -1185,8 +1256,8 @@ class BodyChecker {
       }
       const assigned = this.subject(expression.target);
       if (assigned) {
-        if (isNullish(found) || this.maybeUndefined(expression.value)) this.present.delete(assigned);
-        else this.present.add(assigned);
+        if (isNullish(found) || this.maybeUndefined(expression.value)) this.deletePresent(assigned);
+        else this.addPresent(assigned);
       }
       return target.type.kind === 'any' ? found : target.type;
     }
@@ -1314,7 +1385,7 @@ class BodyChecker {
         if (this.isConstructor && object.kind === 'this' && operation === 'assign') {
           if (plain) {
             this.assignsId = true;
-            this.present.add(ID_ASSIGNED);
+            this.addPresent(ID_ASSIGNED);
           }
         } else {
           this.report('idAssignedOutsideConstructor', span);

@@ -336,23 +336,24 @@ class FunctionResolver {
     this.scope.ready++;
   }
 
-  /** Opens a scope whose `let`/`const` declarations among `statements` are numbered and reserved at once. */
-  private inScope(statements: readonly Statement[], body: () => void): void {
-    const outer = this.scope;
-    this.scope = new Scope(outer, outer.depth + 1);
-    try {
-      this.reserve(statements);
-      body();
-    } finally {
-      this.scope = outer;
-    }
+  /** Opens a scope inside the current one; `close` leaves it. (Not a method taking the scope's work as a closure:
+   *  one made per block cost an allocation and a context.) */
+  private open(): void {
+    this.scope = new Scope(this.scope, this.scope.depth + 1);
   }
 
+  private close(): void {
+    this.scope = this.scope.parent!;
+  }
+
+  /** Numbers and reserves the `let`/`const` declarations among `statements` in the current scope. */
   private reserve(statements: readonly Statement[]): void {
-    for (const statement of statements) {
-      if (statement.kind !== 'variable' || this.scope.names?.has(statement.name.name)) continue;
-      this.declareIn(this.scope, this.newLocal('variable', statement.name.name, statement, -1, statement.declarationKind === 'const'));
-    }
+    for (const statement of statements) this.reserveOne(statement);
+  }
+
+  private reserveOne(statement: Statement): void {
+    if (statement.kind !== 'variable' || this.scope.names?.has(statement.name.name)) return;
+    this.declareIn(this.scope, this.newLocal('variable', statement.name.name, statement, -1, statement.declarationKind === 'const'));
   }
 
   private statements(statements: readonly Statement[]): void {
@@ -362,18 +363,28 @@ class FunctionResolver {
 
   /** A statement in a position that is not a block (`if (x) y = 1;`) has its own scope. */
   private nested(statement: Statement): void {
-    if (statement.kind === 'block') this.inScope(statement.body, () => this.blockBody(statement.body));
-    else this.inScope([statement], () => this.statement(statement));
+    if (statement.kind === 'block') {
+      this.block(statement.body);
+      return;
+    }
+    this.open();
+    this.reserveOne(statement);
+    this.statement(statement);
+    this.close();
   }
 
-  private blockBody(statements: readonly Statement[]): void {
+  /** A block: a scope whose declarations are reserved when it opens. */
+  private block(statements: readonly Statement[]): void {
+    this.open();
+    this.reserve(statements);
     for (const statement of statements) this.statement(statement);
+    this.close();
   }
 
   private statement(statement: Statement): void {
     switch (statement.kind) {
       case 'block':
-        this.inScope(statement.body, () => this.blockBody(statement.body));
+        this.block(statement.body);
         return;
       case 'variable':
         if (statement.init) this.expression(statement.init);
@@ -393,24 +404,26 @@ class FunctionResolver {
         return;
       case 'for': {
         const init = statement.init;
-        this.inScope(init?.kind === 'variable' ? [init] : [], () => {
-          if (init?.kind === 'variable') this.statement(init);
-          else if (init) this.expression(init);
-          if (statement.test) this.expression(statement.test);
-          if (statement.update) this.expression(statement.update);
-          this.nested(statement.body);
-        });
+        this.open();
+        if (init?.kind === 'variable') {
+          this.reserveOne(init);
+          this.statement(init);
+        } else if (init) this.expression(init);
+        if (statement.test) this.expression(statement.test);
+        if (statement.update) this.expression(statement.update);
+        this.nested(statement.body);
+        this.close();
         return;
       }
       case 'forOf':
         // The iterable is read outside the loop's scope.
         this.expression(statement.iterable);
-        this.inScope([], () => {
-          const local = this.newLocal('variable', statement.name.name, statement, -1, statement.declarationKind === 'const');
-          this.declareIn(this.scope, local);
-          this.pass(local);
-          this.nested(statement.body);
-        });
+        this.open();
+        const local = this.newLocal('variable', statement.name.name, statement, -1, statement.declarationKind === 'const');
+        this.declareIn(this.scope, local);
+        this.pass(local);
+        this.nested(statement.body);
+        this.close();
         return;
       case 'return':
         if (statement.argument) this.expression(statement.argument);
