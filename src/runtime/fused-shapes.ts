@@ -235,8 +235,8 @@ export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown,
 }
 
 /**
- * `list.push(item);` on a variable: an array takes the item here (`itemSlot` when it is a variable, else
- * `item`'s code), anything else takes the general method call (`generic`), which fails as it would.
+ * `list.push(item);` on a variable (a variable item: pushSlotStatement): an array takes the item here (`item`'s
+ * code), anything else takes the general method call (`generic`), which fails as it would.
  */
 export function pushStatement(
   receiverSlot: number,
@@ -247,6 +247,7 @@ export function pushStatement(
   cost: number,
   span: number,
 ): Exec {
+  if (itemSlot >= 0) return pushSlotStatement(receiverSlot, itemSlot, generic, pushCost, cost, span);
   return withLoopCopy(LOOP_COPY.push, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -256,7 +257,44 @@ export function pushStatement(
       generic(f, target);
       return NORMAL;
     }
-    pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : item(f), pushCost);
+    pushOne(st, target, item(f), pushCost);
+    return NORMAL;
+  });
+}
+
+/**
+ * `list.push(x);` of a variable onto an array in a variable: the statement's gas and the push's in one
+ * subtraction, since nothing between them (reading two variables) can fail or be seen. When the gas runs out,
+ * the position is what the two charges give: the previous statement's if the statement's own charge fails,
+ * this statement's if the push's does (it is charged after the statement records its position).
+ */
+function pushSlotStatement(
+  receiverSlot: number,
+  itemSlot: number,
+  generic: (f: Frame, receiver: unknown) => unknown,
+  pushCost: number,
+  cost: number,
+  span: number,
+): Exec {
+  const total = cost + pushCost;
+  return withLoopCopy(LOOP_COPY.push, (f) => {
+    const st = f.st;
+    const target = f.slots[receiverSlot];
+    if (!Array.isArray(target)) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      generic(f, target);
+      return NORMAL;
+    }
+    if ((st.gas -= total) < 0) {
+      if (st.gas + pushCost >= 0) st.at = span;
+      throw outOfGas(st);
+    }
+    st.at = span;
+    if (target.length >= st.limits.maxArrayLength) {
+      throw limitFault(`array too long: ${target.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
+    }
+    target.push(f.slots[itemSlot]);
     return NORMAL;
   });
 }

@@ -258,6 +258,16 @@ collection T {
     return count;
   }
 
+  pushVariable (n: number): number {
+    let xs = [];
+    let x = n;
+    for (let i = 0; i < n; i++) { xs.push(i); }
+    xs.push(x);
+    let ys = n;
+    ys.push(x);
+    return xs.length;
+  }
+
   pushString (s: string): number {
     let a = s;
     a.push(1);
@@ -341,6 +351,9 @@ const calls: Call[] = [
   { fn: 'spliceBeforeInit', args: [1] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
+  ...[0, 1, 3].map((n) => ({ fn: 'pushVariable', args: [n] })),
+  { fn: 'pushVariable', args: [3], limits: { maxArrayLength: 2 } },
+  { fn: 'pushVariable', args: [3], limits: { maxArrayLength: 3 } },
   { fn: 'pushString', args: ['s'] },
   { fn: 'pushUndefined', args: [1] },
   { fn: 'pushMap', args: [1] },
