@@ -106,6 +106,17 @@ function joinElements(st: ExecState, source: ArrayLike<unknown>, separator: stri
 
 const MAX_JOIN_DEPTH = 100;
 
+/**
+ * `array.splice(start, deleteCount)` (two arguments, nothing inserted) after its gas: the built-in and the
+ * compiler's fused call of it (expressions.ts) both run this.
+ */
+export function spliceRange(st: ExecState, array: unknown[], start: unknown, deleteCount: unknown): unknown[] {
+  const from = relativeIndex(start, array.length, 0);
+  const count = Math.min(Math.max(Math.trunc(num(deleteCount)) || 0, 0), array.length - from);
+  checkArrayLength(st, array.length - count);
+  return array.splice(from, count);
+}
+
 function indexOfElement(array: readonly unknown[], search: unknown, from: number): number {
   for (let i = from; i < array.length; i++) if (sameValue(array[i], search)) return i;
   return -1;
@@ -227,6 +238,7 @@ const implementations: Record<string, Impl> = {
   },
   'array.splice': (st, r, args) => {
     const array = asArray(r);
+    if (args.length === 2) return spliceRange(st, array, args[0], args[1]);
     const start = relativeIndex(args[0], array.length, 0);
     const deleteCount =
       args.length === 0 ? 0 : args.length === 1 ? array.length - start : Math.min(Math.max(Math.trunc(num(args[1])) || 0, 0), array.length - start);

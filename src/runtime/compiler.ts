@@ -21,7 +21,7 @@ import { argumentEvaluator, constant, ExpressionCompiler } from './expressions.t
 import { LOOP_COPY, withLoopCopy } from './counted-loops.ts';
 import { forInItems } from './for-in.ts';
 import { BREAK, CONTINUE, NORMAL, RETURN, sequence, type CompiledFunction, type Eval, type Exec, type Frame } from './frame.ts';
-import { COMPARISONS, addToSlot, comparisonBranch, countedLoop, pushStatement, subtractFromSlot, type CountedLoop, type SimpleComparison } from './fused-shapes.ts';
+import { COMPARISONS, addToSlot, callStatement, comparisonBranch, countedLoop, pushStatement, subtractFromSlot, type CountedLoop, type SimpleComparison } from './fused-shapes.ts';
 import { nodes, pushGas } from './gas-costs.ts';
 import { GAS } from './limits.ts';
 import { sizedValue } from './sized-arithmetic.ts';
@@ -271,7 +271,8 @@ export class FunctionCompiler extends ExpressionCompiler {
   /**
    * Expression statements of common shapes as one closure each, doing exactly what the statement
    * closure around the general expression does (same order of evaluation, checks and gas):
-   * `x += v` / `x -= v` on a variable, and `list.push(item)` on a variable. Null for anything else.
+   * `x += v` / `x -= v` on a variable, `list.push(item)` on a variable and `list.splice(start, count)`. Null
+   * for anything else.
    */
   protected fusedExpressionStatement(e: Expression, cost: number, span: number): Exec | null {
     if (!this.fast) return null;
@@ -308,6 +309,10 @@ export class FunctionCompiler extends ExpressionCompiler {
       );
       const pushCost = pushGas();
       return pushStatement(receiverSlot, itemSlot, itemValue, generic, pushCost, cost, span);
+    }
+    if (e.kind === 'call' && e.arguments.length === 2 && e.callee.kind === 'member' && e.callee.property.name === 'splice' && e.callee.object.kind !== 'this') {
+      // `list.splice(start, count);`: the statement around the call's own fused closure (expressions.ts).
+      return callStatement(this.expression(e), cost, span);
     }
     return null;
   }

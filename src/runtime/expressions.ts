@@ -24,8 +24,8 @@ import { fastBinary, isFastOperator, type Operand } from './binary.ts';
 import { runtimeBuiltins, type BuiltinCall, type RuntimeBuiltin } from './builtins.ts';
 import { jsFault } from './errors.ts';
 import { invoke, type CompiledFunction, type Eval, type Frame } from './frame.ts';
-import { isPlainMap, pushOne } from './fused-shapes.ts';
-import { pushGas } from './gas-costs.ts';
+import { isPlainMap, pushOne, spliceCall } from './fused-shapes.ts';
+import { pushGas, spliceGas } from './gas-costs.ts';
 import { GAS } from './limits.ts';
 import { NESTED_OPERATORS, nestedOnLeft, nestedOnRight, type NestedOperator, type SlotNumber } from './nested-arithmetic.ts';
 import { nestingOf, type Nesting } from './nesting.ts';
@@ -327,7 +327,7 @@ export class ExpressionCompiler {
         const call = builtin.call;
         return (f) => call(f.st, undefined, evalArgs(f));
       }
-      return this.methodCall(callee, evalArgs, calleeText, e.arguments, argumentEvals.length === 1 ? argumentEvals[0] : undefined);
+      return this.methodCall(callee, evalArgs, calleeText, e.arguments, argumentEvals);
     }
 
     const evaluateCallee = this.expression(callee);
@@ -342,7 +342,7 @@ export class ExpressionCompiler {
     evalArgs: (f: Frame) => unknown[],
     calleeText: string,
     argumentNodes: readonly Expression[],
-    singleArgument: Eval | undefined,
+    argumentEvals: readonly Eval[],
   ): Eval {
     const argumentCount = argumentNodes.length;
     const name = callee.property.name;
@@ -357,7 +357,7 @@ export class ExpressionCompiler {
       if (argumentCount === 1) {
         // `list.push(x)`, the common case, without the general call path; same gas, same checks.
         const cost = pushGas();
-        const item = singleArgument!;
+        const item = argumentEvals[0]!;
         const receiverOperand = this.operand(callee.object);
         if (receiverOperand.kind === 'slot') {
           const receiverSlot = receiverOperand.slot;
@@ -377,6 +377,15 @@ export class ExpressionCompiler {
       };
     }
     const call = this.genericMethodCall(name, evalArgs, calleeText, method);
+    const splice = name === 'splice' && argumentCount === 2 && this.fast ? spliceGas() : null;
+    if (splice) {
+      // `list.splice(start, count)`, the trim of most lists, without the general call path; same gas, same checks.
+      const receiverOperand = this.operand(callee.object);
+      const [start, count] = argumentNodes as [Expression, Expression];
+      const literals = start.kind === 'number' && count.kind === 'number' ? ([start.value, count.value] as const) : null;
+      const receiverSlot = receiverOperand.kind === 'slot' ? receiverOperand.slot : -1;
+      return spliceCall(receiverSlot, object, argumentEvals[0]!, argumentEvals[1]!, literals, call, splice.base, splice.perElement);
+    }
     const receiver = this.fast ? this.local(callee.object) : undefined;
     if (receiver) {
       const slot = receiver.slot;

@@ -1,9 +1,11 @@
 // Fused closures for the common shapes of statements: a counted `for` loop with its test and update
-// inlined, an `if` over a simple comparison or a length guard, `list.push(x)`. Each does exactly what the
-// general closures do (same order of evaluation, checks and gas); test/runtime/fast-paths.test.ts and the
-// build property of test/runtime/properties.test.ts hold them to the general path (`fastPaths: false`).
+// inlined, an `if` over a simple comparison or a length guard, `list.push(x)`, `list.splice(start, count)`.
+// Each does exactly what the general closures do (same order of evaluation, checks and gas);
+// test/runtime/fast-paths.test.ts and the build property of test/runtime/properties.test.ts hold them to
+// the general path (`fastPaths: false`).
 
 import type { Operand } from './binary.ts';
+import { spliceRange } from './builtins.ts';
 import { limitFault } from './errors.ts';
 import { BREAK, NORMAL, RETURN, type Eval, type Exec, type Frame } from './frame.ts';
 import { GAS } from './limits.ts';
@@ -233,8 +235,8 @@ export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown,
 }
 
 /**
- * `list.push(item);` on a variable: an array takes the item here (`itemSlot` when it is a variable, else
- * `item`'s code), anything else takes the general method call (`generic`), which fails as it would.
+ * `list.push(item);` on a variable (a variable item: pushSlotStatement): an array takes the item here (`item`'s
+ * code), anything else takes the general method call (`generic`), which fails as it would.
  */
 export function pushStatement(
   receiverSlot: number,
@@ -245,6 +247,7 @@ export function pushStatement(
   cost: number,
   span: number,
 ): Exec {
+  if (itemSlot >= 0) return pushSlotStatement(receiverSlot, itemSlot, generic, pushCost, cost, span);
   return withLoopCopy(LOOP_COPY.push, (f) => {
     const st = f.st;
     if ((st.gas -= cost) < 0) throw outOfGas(st);
@@ -254,7 +257,97 @@ export function pushStatement(
       generic(f, target);
       return NORMAL;
     }
-    pushOne(st, target, itemSlot >= 0 ? f.slots[itemSlot] : item(f), pushCost);
+    pushOne(st, target, item(f), pushCost);
     return NORMAL;
   });
+}
+
+/**
+ * `list.push(x);` of a variable onto an array in a variable: the statement's gas and the push's in one
+ * subtraction, since nothing between them (reading two variables) can fail or be seen. When the gas runs out,
+ * the position is what the two charges give: the previous statement's if the statement's own charge fails,
+ * this statement's if the push's does (it is charged after the statement records its position).
+ */
+function pushSlotStatement(
+  receiverSlot: number,
+  itemSlot: number,
+  generic: (f: Frame, receiver: unknown) => unknown,
+  pushCost: number,
+  cost: number,
+  span: number,
+): Exec {
+  const total = cost + pushCost;
+  return withLoopCopy(LOOP_COPY.push, (f) => {
+    const st = f.st;
+    const target = f.slots[receiverSlot];
+    if (!Array.isArray(target)) {
+      if ((st.gas -= cost) < 0) throw outOfGas(st);
+      st.at = span;
+      generic(f, target);
+      return NORMAL;
+    }
+    if ((st.gas -= total) < 0) {
+      if (st.gas + pushCost >= 0) st.at = span;
+      throw outOfGas(st);
+    }
+    st.at = span;
+    if (target.length >= st.limits.maxArrayLength) {
+      throw limitFault(`array too long: ${target.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
+    }
+    target.push(f.slots[itemSlot]);
+    return NORMAL;
+  });
+}
+
+/**
+ * A statement that is a call with a fused closure of its own (`list.splice(0, 25);`): what the general
+ * expression statement does, in a closure of its own, so that its call of the expression sees one kind of
+ * closure whatever other statements a program has.
+ */
+export function callStatement(call: Eval, cost: number, span: number): Exec {
+  return (f) => {
+    const st = f.st;
+    if ((st.gas -= cost) < 0) throw outOfGas(st);
+    st.at = span;
+    call(f);
+    return NORMAL;
+  };
+}
+
+/**
+ * `list.splice(start, count)` with two arguments: on an array, the arguments, then the built-in's gas (its
+ * base and an amount per element of the receiver, as builtins.ts charges it after the arguments), then
+ * spliceRange, without the general call's argument array and its shared dispatch; anything else takes the
+ * general method call (`generic`), which fails or dispatches as it would. `receiverSlot` is the receiver's
+ * variable (or -1: `receiver` is its code); `literals` the two arguments when both are number literals.
+ */
+export function spliceCall(
+  receiverSlot: number,
+  receiver: Eval,
+  start: Eval,
+  count: Eval,
+  literals: readonly [number, number] | null,
+  generic: (f: Frame, receiver: unknown) => unknown,
+  base: number,
+  perElement: number,
+): Eval {
+  if (receiverSlot >= 0 && literals !== null) {
+    const [from, length] = literals;
+    return (f) => {
+      const target = f.slots[receiverSlot];
+      if (!Array.isArray(target)) return generic(f, target);
+      const st = f.st;
+      if ((st.gas -= base + perElement * target.length) < 0) throw outOfGas(st);
+      return spliceRange(st, target, from, length);
+    };
+  }
+  return (f) => {
+    const target = receiverSlot >= 0 ? f.slots[receiverSlot] : receiver(f);
+    if (!Array.isArray(target)) return generic(f, target);
+    const a = start(f);
+    const b = count(f);
+    const st = f.st;
+    if ((st.gas -= base + perElement * target.length) < 0) throw outOfGas(st);
+    return spliceRange(st, target, a, b);
+  };
 }

@@ -44,3 +44,13 @@ export function pushGas(): number {
   const gas = runtimeBuiltins.get('array.push')!.entry.gas;
   return gas.base + (gas.perUnit ?? 0);
 }
+
+/**
+ * The gas of `splice` as the catalogue gives it: a base and an amount per element of the receiver, or null
+ * if the catalogue ever charges it by another measure (the compiler then keeps the general call).
+ */
+export function spliceGas(): { base: number; perElement: number } | null {
+  const gas = runtimeBuiltins.get('array.splice')!.entry.gas;
+  if (gas.perUnit !== undefined && gas.unit !== 'receiver length') return null;
+  return { base: gas.base, perElement: gas.perUnit ?? 0 };
+}

@@ -23,6 +23,35 @@ describe('errors raised by the program', () => {
     const t = load(`collection T {\n  id: string;\n  f () {\n    let a = 1;\n    error('x');\n  }\n}`, 'T', { check: false });
     expect(fails(call(t, 'f', { id: 'r' }))).toMatchObject({ line: 5, column: 5 });
   });
+
+  it('the position is the statement that last recorded one: a statement pays its gas before it records its own', () => {
+    // Pinned because a change to how statements record positions (or merges their gas) must keep these.
+    const t = load(
+      'collection T {\n  id: string;\n  f (): number {\n    let a = 1;\n    let b = 2;\n    return a;\n  }\n' +
+        '  g (): number {\n    while (true) {\n      let z = 1;\n      break;\n    }\n    return 0;\n  }\n' +
+        '  h (): number {\n    let q = {};\n    for (let i = 0; i < 3; i = i + q.x.y) {\n      let z = 1;\n    }\n    return 0;\n  }\n}',
+      'T',
+      { check: false },
+    );
+    /** The lines out-of-gas errors report as the limit grows, each once, in order (null: no position). */
+    const linesOutOfGas = (fn: string): (number | null)[] => {
+      const seen: (number | null)[] = [];
+      for (let gas = 0; ; gas++) {
+        const result = call(t, fn, { id: 'r' }, [], {}, { gas });
+        if (result.ok) return seen;
+        expect(result.error.reason).toBe('function/out-of-gas');
+        const line = result.error.line ?? null;
+        if (seen.at(-1) !== line) seen.push(line);
+      }
+    };
+    // `let b` and `return` failing on entry report the statement before each.
+    expect(linesOutOfGas('f')).toEqual([null, 4, 5]);
+    // `let z` failing on entry reports the loop; `break` (which records no position) and the `return` after the
+    // loop report `let z`, the last statement that recorded one.
+    expect(linesOutOfGas('g')).toEqual([null, 9, 10]);
+    // A fault in a loop's update, after its body ran, reports the body's last statement.
+    expect(fails(call(t, 'h', { id: 'r' }))).toMatchObject({ reason: 'function/javascript-exception', line: 18, column: 7 });
+  });
 });
 
 describe('faults', () => {

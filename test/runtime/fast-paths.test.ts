@@ -1,5 +1,5 @@
 // The fused closures the compiler builds for common shapes (counted loops, loop bodies run without a
-// sequence closure, `x += v`, `x -= v`, `list.push(x)`, comparisons in `if`) against the general path
+// sequence closure, `x += v`, `x -= v`, `list.push(x)`, `list.splice(a, b)`, comparisons in `if`) against the general path
 // (`fastPaths: false`): every call must give the same result, the same error and the same gas,
 // including when the gas runs out at any point of the call.
 import fc from 'fast-check';
@@ -218,10 +218,54 @@ collection T {
     return t + s;
   }
 
+  splices (n: number, s: string): number {
+    let a = [1, 2, 3, 4, 5, 6, 7, 8];
+    let removed = a.splice(1, 2);
+    a.splice(n, 1);
+    a.splice(-2, n);
+    a.splice(s, n - 1);
+    let k = 1;
+    a.splice(k, a.push(n));
+    let t = a.splice(0, 1).length + removed.length;
+    this.items.splice(0, n);
+    let b = a;
+    b.splice(0, 0);
+    a.splice(n - 20, 'x');
+    return t + a.length * 10 + this.items.length * 100;
+  }
+
+  spliceNotArray (n: number, s: string): number {
+    let m = { splice: 1 };
+    let none;
+    if (n === 0) { s.splice(0, 1); }
+    if (n === 1) { m.splice(0, 1); }
+    if (n === 2) { none.splice(0, 1); }
+    if (n === 3) { n.splice(0, 1); }
+    if (n === 4) { let x = s.splice(n, 1); }
+    if (n === 5) { let x = none.splice(n, none.length); }
+    return n;
+  }
+
+  spliceBeforeInit (n: number): number {
+    later.splice(0, 1);
+    let later = [n];
+    return 0;
+  }
+
   pushFieldArray (n: number): number {
     let count = this.items.push(n);
     this.items.push(n + 1);
     return count;
+  }
+
+  pushVariable (n: number): number {
+    let xs = [];
+    let x = n;
+    for (let i = 0; i < n; i++) { xs.push(i); }
+    xs.push(x);
+    let ys = n;
+    ys.push(x);
+    return xs.length;
   }
 
   pushString (s: string): number {
@@ -301,8 +345,15 @@ const calls: Call[] = [
   ...[0, 1, 3, 9].map((n) => ({ fn: 'nested', args: [n, 'q'] })),
   ...[0, 1, 2, 3].map((n) => ({ fn: 'nestedFaults', args: [n, '12'] })),
   { fn: 'guards', args: [1, 'ab'] },
+  ...[0, 1, 3, 9].map((n) => ({ fn: 'splices', args: [n, '1'] })),
+  { fn: 'splices', args: [2, 'x'] },
+  ...[0, 1, 2, 3, 4, 5].map((n) => ({ fn: 'spliceNotArray', args: [n, 'abc'] })),
+  { fn: 'spliceBeforeInit', args: [1] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
+  ...[0, 1, 3].map((n) => ({ fn: 'pushVariable', args: [n] })),
+  { fn: 'pushVariable', args: [3], limits: { maxArrayLength: 2 } },
+  { fn: 'pushVariable', args: [3], limits: { maxArrayLength: 3 } },
   { fn: 'pushString', args: ['s'] },
   { fn: 'pushUndefined', args: [1] },
   { fn: 'pushMap', args: [1] },
@@ -328,7 +379,7 @@ describe('fast paths against the general path', () => {
   });
 
   it('random inputs and gas limits give the same results', () => {
-    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested'];
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested', 'splices'];
     fc.assert(
       fc.property(
         fc.constantFrom(...functions),
@@ -337,7 +388,7 @@ describe('fast paths against the general path', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 0, max: 60 }),
         (fn, n, s, gas, maxArrayLength) => {
-          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' ? [n, s] : [n];
+          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' || fn === 'splices' ? [n, s] : [n];
           const limits = { gas, maxArrayLength, maxStringLength: 64 };
           const { a, b } = both({ fn, args, limits });
           expect(a).toEqual(b);
