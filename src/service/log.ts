@@ -172,13 +172,41 @@ export function logRequest(logger: Logger, entry: RequestEntry): void {
   // a warning; any other 5xx is an error.
   const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
   if (logger.levelVal > LEVEL_VALUES[level]) return;
-  let line = `{"level":"${level}","time":${Date.now()},"reqId":"${jsonInner(entry.reqId)}","method":"${jsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
+  let line = `{"level":"${level}","time":${timeText(Date.now())},"reqId":"${jsonInner(entry.reqId)}","method":"${jsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
   if (entry.route !== undefined) line += `,"route":"${jsonInner(entry.route)}"`;
-  line += `,"status":${entry.status},"ms":${Math.round(entry.ms * 100) / 100}`;
+  line += `,"status":${entry.status},"ms":${hundredthsText(entry.ms)}`;
   if (entry.client !== undefined) line += `,"client":"${jsonInner(entry.client)}"`;
   if (entry.signer !== undefined) line += `,"signer":"${jsonInner(entry.signer)}"`;
   if (entry.reason !== undefined) line += `,"reason":"${jsonInner(entry.reason)}"`;
   destinationOf(logger).write(`${line},"msg":"request"}\n`);
+}
+
+let lastTime = Number.NaN;
+let lastTimeText = '';
+
+/** `String(time)`, made once per millisecond: lines in the same millisecond share it. */
+function timeText(time: number): string {
+  if (time !== lastTime) {
+    lastTime = time;
+    lastTimeText = String(time);
+  }
+  return lastTimeText;
+}
+
+/** The text after the whole part of i / 100 for i in 0-99, as JavaScript writes the number: '', '.01', ..., '.1', ..., '.99'. */
+const FRACTIONS = Array.from({ length: 100 }, (_, i) => (i === 0 ? '' : String(i / 100).slice(1)));
+
+/**
+ * `String(Math.round(ms * 100) / 100)` (a duration to 0.01 ms), made from the whole part, a small integer whose
+ * text V8 caches, and a fraction's text from FRACTIONS, rather than by formatting a double (about 950 instructions a
+ * line under callgrind). The shortest digits that read back as the double are these as long as doubles lie closer
+ * together than 0.01, far beyond 2^31 hundredths; past that (over 5 hours) it is String's own.
+ */
+export function hundredthsText(ms: number): string {
+  const hundredths = Math.round(ms * 100);
+  if (!(hundredths >= 0 && hundredths < 2 ** 31)) return String(hundredths / 100);
+  const whole = Math.floor(hundredths / 100);
+  return `${whole}${FRACTIONS[hundredths - whole * 100]}`;
 }
 
 /** pino's numbers of the levels a request's entry is written at. */

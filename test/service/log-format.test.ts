@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_BYTES, BatchedFile, FLUSH_MS, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
+import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
 
 /** Any text, weighted towards what JSON must escape. */
 const oddText = fc.oneof(
@@ -47,6 +47,23 @@ describe('jsonString', () => {
   });
 });
 
+describe('hundredthsText', () => {
+  it('is String(Math.round(ms * 100) / 100) for any duration', () => {
+    const duration = fc.oneof(
+      fc.double({ min: 0, max: 1e7, noNaN: true }),
+      fc.integer({ min: 0, max: 100_000 }).map((hundredths) => hundredths / 100),
+      fc.double(),
+      fc.constantFrom(0, -0, 0.004, 0.005, 0.995, 9.995, 2 ** 31 / 100 - 0.01, 2 ** 31 / 100, 1e15, -1, Number.NaN, Number.POSITIVE_INFINITY),
+    );
+    fc.assert(
+      fc.property(duration, (ms) => {
+        expect(hundredthsText(ms)).toBe(String(Math.round(ms * 100) / 100));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+});
+
 describe('logRequest', () => {
   it('writes one line of valid JSON with the fields pino writes for the same entry, for any values', () => {
     fc.assert(
@@ -70,6 +87,25 @@ describe('logRequest', () => {
       }),
       { numRuns: 1000 },
     );
+  });
+});
+
+describe('the time of a request line', () => {
+  it('is the moment it is logged, lines in the same millisecond or not', async () => {
+    const lines: string[] = [];
+    const logger = memoryPino(lines);
+    const times: [number, number][] = [];
+    for (let i = 0; i < 50; i++) {
+      const before = Date.now();
+      logRequest(logger, { reqId: `r${i}`, method: 'GET', url: '/', route: '/', status: 200, ms: 1, client: '::1' });
+      times.push([before, Date.now()]);
+      if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    lines.forEach((line, i) => {
+      const { time } = JSON.parse(line) as { time: number };
+      expect(time).toBeGreaterThanOrEqual(times[i]![0]);
+      expect(time).toBeLessThanOrEqual(times[i]![1]);
+    });
   });
 });
 
