@@ -23,7 +23,7 @@ function withReferences(body: string): string[] {
     body,
     '  }',
     '}',
-    'collection Other { id: string; v: number; }',
+    'collection Other { id: string; v: number; info: { a: string; }; mo: map<string, { a: number; }>; }',
     '',
   ].join('\n');
   return reported(schema).map((d) => `${d.code} ${d.at} ${d.text} | ${d.message}`);
@@ -78,6 +78,8 @@ describe('fields and properties', () => {
     ['delete this.tags[0];', ['V3021 11:8 this.tags[0] | delete needs a map entry or an optional field, found an element of string[]']],
     // Values of any type (elements of an empty array literal) may be written, set to undefined and deleted.
     ['let a = [];\na[0].x = 1;\ndelete a[0].y;\na[0][1] = undefined;\ndelete a[0][1];\na[1] = undefined;', []],
+    // So may the properties of `never` (code after error() does not run).
+    ['error("x").a = undefined;\ndelete error("y").b;', []],
     // Values that have no properties to write.
     ['s.x = 1;', ['V3015 11:1 s.x | cannot assign to string.x']],
     ['k.x = 1;', ['V3015 11:1 k.x | cannot assign to PublicKey.x']],
@@ -102,6 +104,11 @@ describe('what cannot be written through', () => {
     expect(diagnostics('x["balance"] = 1;')).toEqual([`V3014 11:1 x["balance"] | ${readOnly}`]);
     expect(diagnostics('x.tags[0] = "a";')).toEqual([`V3014 11:1 x.tags | ${readOnly}`]);
     expect(diagnostics('x.tags.push("a");')).toEqual([`V3014 11:1 x.tags | ${readOnly}`]);
+    // Reported once, and nothing is checked against what cannot be written.
+    expect(diagnostics('x.tags[0] = 1;')).toEqual([`V3014 11:1 x.tags | ${readOnly}`]);
+    expect(withReferences('x.info.a = 1;')).toEqual([`V3014 7:1 x.info | ${readOnly}`]);
+    // Found through indexes and members alike.
+    expect(withReferences('x.mo["k"].a = 1;')).toEqual([`V3014 7:1 x.mo["k"] | ${readOnly}`]);
   });
 
   it('a stored reference, which holds only id and collectionId', () => {
