@@ -57,6 +57,7 @@ describe('array and object literals', () => {
     // The wider type is kept, whichever comes first; `never` (error()) gives way to the next element.
     ['let a: u32 = 1;\nlet b = [n, a];\nlet c: string[] = b;', ['V3006 13:19 b | cannot assign number[] to "c" (string[])']],
     ['let v = [error("x"), n];\nlet w: string[] = v;', ['V3006 12:19 v | cannot assign number[] to "w" (string[])']],
+    ['let e = [];\nlet v = [e[0], n];\nlet w: string[] = v;', ['V3006 13:19 v | cannot assign number[] to "w" (string[])']],
     // Only null elements: an array of anything.
     ['let a = [null, null];\nlet b: string[] = a;', []],
     // Against a target, each element is checked, and may not be missing.
@@ -165,7 +166,9 @@ describe('calls the runtime reads', () => {
       '}',
       '',
     ].join('\n');
-    expect(reported(schema).map((d) => `${d.code} ${d.at} ${d.text}`)).toEqual(['V3032 5:15 m']);
+    expect(reported(schema).map((d) => `${d.code} ${d.at} ${d.text} | ${d.message}`)).toEqual([
+      'V3032 5:15 m | "m" is a migration: it runs over the stored records when its schema is installed, and cannot be called',
+    ]);
   });
 
   it('a call of a built-in function by name is recorded for the runtime', () => {

@@ -77,7 +77,7 @@ describe('fields and properties', () => {
     ['this.tags[0] = undefined;', [`V3011 11:16 undefined | cannot assign undefined to an element of string[]: ${noUndefined}`]],
     ['delete this.tags[0];', ['V3021 11:8 this.tags[0] | delete needs a map entry or an optional field, found an element of string[]']],
     // Values of any type (elements of an empty array literal) may be written, set to undefined and deleted.
-    ['let a = [];\na[0].x = 1;\ndelete a[0].y;\na[0][1] = undefined;\ndelete a[0][1];\na[1] = undefined;', []],
+    ['let a = [];\na[0].x = o;\ndelete a[0].y;\na[0][1] = undefined;\ndelete a[0][1];\na[1] = undefined;', []],
     // So may the properties of `never` (code after error() does not run).
     ['error("x").a = undefined;\ndelete error("y").b;', []],
     // Values that have no properties to write.
