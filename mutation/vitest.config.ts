@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 import base from '../vitest.config.ts';
 
 const tests = [
-  'test/lang/{body-rules,body-statements,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,type-rules,typed-let}.test.ts',
+  'test/lang/{body-calls,body-rules,body-statements,body-targets,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,type-rules,typed-let}.test.ts',
   'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps}.test.ts',
 ];
 
