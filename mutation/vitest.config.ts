@@ -10,7 +10,7 @@ import base from '../vitest.config.ts';
 
 const tests = [
   'test/lang/{body-rules,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,type-rules,typed-let}.test.ts',
-  'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps}.test.ts',
+  'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps,slow-paths}.test.ts',
 ];
 
 export default defineConfig({
