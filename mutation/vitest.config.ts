@@ -9,7 +9,7 @@ import { defineConfig } from 'vitest/config';
 import base from '../vitest.config.ts';
 
 const tests = [
-  'test/lang/{body-rules,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,type-rules,typed-let}.test.ts',
+  'test/lang/{body-rules,builtins,checker,contract,for-in,key-literal,migrate,private,schema-rule-cases,schema-rules,search-rules,sized-numbers,type-rules,typed-let}.test.ts',
   'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps,slow-paths}.test.ts',
 ];
 
