@@ -77,6 +77,8 @@ describe('+ beyond two numbers or a string and a number', () => {
   it('a concatenation through the slow path pays for its characters', () => {
     const short = gas(`let a = true; let b = 'x'; return a + b;`);
     expect(gas(`let a = true; let b = '${'x'.repeat(60)}'; return a + b;`)).toBe(short + 4);
+    expect(gas(`let a = '${'x'.repeat(60)}'; let b = true; return a + b;`)).toBe(short + 4);
+    expect(gas(`let a = 2; let b = '${'x'.repeat(60)}'; return a + b;`)).toBe(short + 3);
     expect(gas(`let a = 'x'; let b = 7; return a + b;`)).toBe(gas(`let a = '${'x'.repeat(31)}'; let b = 7; return a + b;`) - 2);
   });
 });
@@ -130,6 +132,13 @@ describe('=== and !== beyond numbers', () => {
     expect(value(`return k !== ctx.publicKey;`, keyArgument(bob))).toBe(true);
     expect(value(`return k === k.toHex();`, keyArgument())).toBe(false);
     expect(value(`let s = k.toHex(); return s === k;`, keyArgument())).toBe(false);
+  });
+
+  it('a long string compared with what is not a string pays nothing for its characters', () => {
+    for (const operator of ['===', '==']) {
+      expect(gas(`let a = '${'x'.repeat(200)}'; let b = 1; return a ${operator} b;`)).toBe(gas(`let a = 'x'; let b = 1; return a ${operator} b;`));
+      expect(gas(`let a = 1; let b = '${'x'.repeat(200)}'; return a ${operator} b;`)).toBe(gas(`let a = 1; let b = 'x'; return a ${operator} b;`));
+    }
   });
 
   it('comparing long strings pays one gas per 64 characters of the left one', () => {
@@ -220,6 +229,17 @@ describe('members', () => {
     expect(value(text)).toBe(expected);
   });
 
+  it('the members JavaScript would find on the prototypes are not there', () => {
+    const absent = (names: string[], options: Run = {}) =>
+      value(`let a = [1]; let s = 'ab'; return [${names.map((n) => `${n} === undefined`).join(', ')}];`, options);
+    const members = ['a.constructor', 'a.push', 's.constructor', 's.slice', "a['constructor']", "a['push']", "s['constructor']", "s['slice']"];
+    expect(absent(members)).toEqual(members.map(() => true));
+    const bytes = ['b.constructor', "b['constructor']", "b['subarray']"];
+    expect(absent(bytes, { params: 'b: bytes', args: ['AQID'] })).toEqual(bytes.map(() => true));
+    const key = ['k.constructor', "k['constructor']", "k['toHex']", "k['equals']"];
+    expect(absent(key, keyArgument())).toEqual(key.map(() => true));
+  });
+
   it('bytes have a length and no other member; a key has no members', () => {
     expect(value(`return b.length;`, { params: 'b: bytes', args: ['AQID'] })).toBe(3);
     expect(value(`return b.size;`, { params: 'b: bytes', args: ['AQID'] })).toBeUndefined();
@@ -270,6 +290,9 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     expect(fault(`let a = []; a['4294967295'] = 1;`)).toBe('invalid array index "4294967295"');
     expect(fault(`let a = []; a['00000000001'] = 1;`)).toBe('invalid array index "00000000001"');
     expect(fault(`let a = []; a['01'] = 1;`)).toBe('invalid array index "01"');
+    // Ten digits are an index (of an array longer than the runtime allows), eleven never are.
+    expect(fails(run(`let a = []; a['1234567890'] = 1;`))).toMatchObject({ reason: 'function/limit-exceeded' });
+    expect(fails(run(`let a = []; a[4294967294] = 1;`))).toMatchObject({ reason: 'function/limit-exceeded' });
     expect(fault(`let a = []; a[''] = 1;`)).toBe('invalid array index ""');
   });
 
@@ -285,6 +308,9 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     expect(bytes(`return [b[0], b[2], b['1'], b[3], b[-1], b['length'], b['x']];`)).toEqual([1, 3, 2, null, null, 3, null]);
     expect(bytes(`b[0] = 300; b[1] = '7'; b[3] = 9; b[-1] = 9; b['x'] = 9; return [b[0], b[1], b[2], b.length];`)).toEqual([44, 7, 3, 3]);
     expect(bytes(`b[2] = 0; return b[2];`)).toBe(0);
+    // A write outside the bytes does not even look at the value.
+    expect(bytes(`b[3] = [1]; b[-1] = [1]; b['x'] = [1]; return b.length;`)).toBe(3);
+    expect(fault(`b[0] = [1];`, { params: 'b: bytes', args: ['AQID'] })).toBe('cannot use array [1] as a number (operator =)');
   });
 
   it('a public key has no indexes and cannot be written', () => {
@@ -325,6 +351,7 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     expect(fault(`let u; return u[0];`)).toBe("Cannot read properties of undefined (reading '0')");
     expect(fault(`let u = null; return u['name'];`)).toBe("Cannot read properties of null (reading 'name')");
     expect(fault(`let u = null; let k = '${'k'.repeat(50)}'; return u[k];`)).toBe(`Cannot read properties of null (reading '${'k'.repeat(39)}…')`);
+    expect(fault(`let u = null; let k = '${'k'.repeat(40)}'; return u[k];`)).toBe(`Cannot read properties of null (reading '${'k'.repeat(40)}')`);
     expect(fault(`let u = null; return u[true];`)).toBe("Cannot read properties of null (reading 'true')");
     expect(fault(`let u; u[0] = 1;`)).toBe('Cannot set properties of undefined (setting 0)');
     expect(fault(`let u = null; u.x = 1;`)).toBe('Cannot set properties of null (setting "x")');
@@ -345,6 +372,7 @@ describe('array length', () => {
   it('growing an array by index pays for every new element', () => {
     expect(gas(`let a = [1]; a[10] = 1; return 0;`) - gas(`let a = [1]; a[0] = 1; return 0;`)).toBe(10);
     expect(gas(`let a = [1, 2]; a[1] = 1; return 0;`)).toBe(gas(`let a = [1, 2]; a[0] = 1; return 0;`));
+    expect(gas(`let a = [1, 2]; a[2] = 1; return 0;`)).toBe(gas(`let a = [1, 2]; a[0] = 1; return 0;`) + 1);
   });
 
   it('a length that is not an array length is a fault', () => {
@@ -363,7 +391,7 @@ describe('delete', () => {
   it('leaves a hole in an array and removes a key of a map', () => {
     expect(value(`let a = [1, 2, 3]; delete a[1]; return [a.length, a[1], a[2]];`)).toEqual([3, null, 3]);
     expect(value(`let a = [1, 2, 3]; delete a['0']; return a[0];`)).toBeUndefined();
-    expect(value(`let a = [1, 2, 3]; delete a['x']; delete a[-1]; return a;`)).toEqual([1, 2, 3]);
+    expect(value(`let a = [1, 2, 3]; delete a['x']; delete a[-1]; delete a['length']; return a;`)).toEqual([1, 2, 3]);
     expect(value(`let m = { a: 1, b: 2 }; delete m['a']; return m;`)).toEqual({ b: 2 });
     expect(value(`let m = {}; m['1'] = 1; m.b = 2; delete m[1]; return m;`)).toEqual({ b: 2 });
     expect(value(`let m = {}; m[k] = 1; delete m[ctx.publicKey]; return m;`, keyArgument())).toEqual({});
