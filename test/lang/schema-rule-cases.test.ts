@@ -274,3 +274,95 @@ describe('indexes', () => {
     ]);
   });
 });
+
+describe('what each message names', () => {
+  const messages = (schema: string) => reported(schema).map((d) => `${d.code} ${d.message}`);
+  const notes = (schema: string) => {
+    const result = checkSchema(schema, 'test.polylang');
+    return result.diagnostics.map((d) => d.notes.map((n) => `${n.message} @${result.source.position(n.span!.start).line}:${result.source.position(n.span!.start).column}`));
+  };
+
+  it('a second declaration points back at the first', () => {
+    const schema = `collection T {
+  id: string;
+  a: string;
+  a: number;
+  f () {}
+  f () {}
+  id () {}
+}
+collection T { id: string; }`;
+    expect(messages(schema)).toEqual([
+      'V2006 duplicate field "a" in collection "T"',
+      'V2007 duplicate function "f" in collection "T"',
+      'V2008 function "id" has the same name as a field of collection "T"',
+      'V2001 duplicate collection "T"',
+    ]);
+    expect(notes(schema)).toEqual([
+      ['"a" is first declared here @3:3'],
+      ['"f" is first declared here @5:3'],
+      ['the field "id" is declared here @2:3'],
+      ['"T" is first declared here @1:12'],
+    ]);
+  });
+
+  it('collections and decorators', () => {
+    expect(messages('collection $T { id: string; }')).toEqual(["V2002 collection name cannot start with '$': $T"]);
+    expect(messages('@migrate\ncollection T { id: string; }')).toEqual([
+      'V2030 @migrate belongs on a function (the migration of the stored records); on a collection it means nothing',
+    ]);
+    expect(messages('contract Vault { id: string; }')[0]).toMatch(/^V2027 contract "Vault" has no permission decorator/);
+    expect(messages('collection T {\n  id: string;\n  @private @migrate o: PublicKey;\n  @private f () {}\n}')).toEqual([
+      'V2028 @private belongs on a collection or contract; on a field it would hide nothing (a field is read by whoever may read the record)',
+      'V2030 @migrate belongs on a function (the migration of the stored records); on a field it means nothing',
+      'V2028 @private belongs on a collection or contract; on a function it would hide nothing (a field is read by whoever may read the record)',
+    ]);
+    expect(messages('collection T {\n  id: string;\n  name: string;\n  @call(name) f () {}\n}')).toEqual([
+      'V2019 @call needs a PublicKey or collection reference field (or an array of those), but "name" is string',
+    ]);
+  });
+
+  it('parameters, types and @search', () => {
+    expect(messages('collection T {\n  id: string;\n  f (x: number, x: string, o: { a: string; }) {}\n}')).toEqual([
+      'V2009 duplicate parameter "x"',
+      'V2012 object type not allowed for parameter "o"; use a map or a collection',
+    ]);
+    expect(messages('collection Note {\n  id: string;\n  r: record;\n}')).toEqual([
+      'V2011 `record` is only allowed as a parameter type; use the collection name (Note) to store a reference',
+    ]);
+    expect(messages('collection T {\n  id: string;\n  a: string;\n  n: number;\n  @search(a, a, b, n);\n  @search(a);\n}')).toEqual([
+      'V2035 field "a" is listed twice in @search',
+      'V2033 search field "b" is not a field of collection "T"',
+      'V2034 cannot search field "n" of type number; @search covers top-level string fields only',
+      'V2036 collection "T" declares more than one @search; list every searched field in one @search(...)',
+    ]);
+  });
+});
+
+describe('migration headers, further', () => {
+  const holder = (migration: string) => `collection Holder {\n  id: string;\n  name: string;\n  ${migration}\n}\ncollection Owner { id: string; name: string; }`;
+
+  it('@migrate() has no arguments to complain about', () => {
+    expect(located(holder('@migrate() m (old: { name: string; }) {}'))).toEqual([]);
+  });
+
+  it('a parameter after an `old` that is no object type names no field of `old`', () => {
+    expect(reported(holder('@migrate m (old: string, owner: Owner) {}')).map((d) => `${d.code} ${d.at} ${d.text}`)).toEqual([
+      'V2031 4:15 old: string',
+      'V2031 4:28 owner: Owner',
+    ]);
+  });
+
+  it('a reference field of `old` stays a reference: only its id can be read without loading the record', () => {
+    expect(located(holder('@migrate m (old: { owner: Owner; }) { this.name = old.owner.id; }'))).toEqual([]);
+    expect(reported(holder('@migrate m (old: { owner: Owner; }) { this.name = old.owner.name; }')).map((d) => d.code)).toEqual(['V3003']);
+  });
+});
+
+describe('index paths, further', () => {
+  it('a path under a field that does not exist names no field', () => {
+    const schema = (index: string) => `collection T {\n  id: string;\n  info: { a: string; };\n  @index(${index});\n}`;
+    expect(located(schema('nope.x'))).toEqual(['V2015 4:10 nope.x']);
+    expect(located(schema('info.nope.x'))).toEqual(['V2015 4:10 info.nope.x']);
+  });
+});
