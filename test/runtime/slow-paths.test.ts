@@ -92,7 +92,7 @@ describe('arithmetic on values that are not numbers', () => {
     [`let a = '9'; return a % '4';`, 1],
     [`let a = '2'; return a ** 3;`, 8],
     [`let a = '6'; return a & 3;`, 2],
-    [`let a = '4'; return a | 1;`, 5],
+    [`let a = '6'; return a | 3;`, 7],
     [`let a = '6'; return a ^ 3;`, 5],
     [`let a = '1'; return a << 3;`, 8],
     [`let a = '-16'; return a >> 2;`, -4],
@@ -139,6 +139,11 @@ describe('=== and !== beyond numbers', () => {
       expect(gas(`let a = '${'x'.repeat(200)}'; let b = 1; return a ${operator} b;`)).toBe(gas(`let a = 'x'; let b = 1; return a ${operator} b;`));
       expect(gas(`let a = 1; let b = '${'x'.repeat(200)}'; return a ${operator} b;`)).toBe(gas(`let a = 1; let b = 'x'; return a ${operator} b;`));
     }
+  });
+
+  it('an array compared with a string pays nothing for its length', () => {
+    const hundred = `[${Array.from({ length: 100 }, () => 0).join(', ')}]`;
+    expect(gas(`let a = ${hundred}; let b = 'x'; return a === b;`)).toBe(gas(`let a = ${hundred}; let b = 1; return a === b;`));
   });
 
   it('comparing long strings pays one gas per 64 characters of the left one', () => {
@@ -205,6 +210,7 @@ describe('< <= > >= beyond two numbers', () => {
     expect(fault(`let a = [1]; let b = 2; return a <= b;`)).toBe('cannot compare array with number (operator <=)');
     expect(fault(`let a = 2; let b = [1]; return a > b;`)).toBe('cannot compare number with array (operator >)');
     expect(fault(`let a = 'x'; let b = {}; return a >= b;`)).toBe('cannot compare string with object (operator >=)');
+    expect(fault(`let a = [1]; let b = 'x'; return a < b;`)).toBe('cannot compare array with string (operator <)');
   });
 
   it('comparing long strings pays one gas per 64 characters of the shorter one', () => {
@@ -267,6 +273,8 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     [`let a = [10, 20, 30]; return a['length'];`, 3],
     [`let a = [10, 20, 30]; return a['size'];`, undefined],
     [`let a = [10, 20, 30]; return a[true];`, undefined],
+    [`let a = [10, 20, 30]; return a[null];`, undefined],
+    [`let s = 'abc'; return s[null];`, undefined],
     // Strings: a character by index (number or text), the length by 'length'.
     [`let s = 'abc'; return s[1];`, 'b'],
     [`let s = 'abc'; return s[0];`, 'a'],
@@ -294,6 +302,7 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     expect(fails(run(`let a = []; a['1234567890'] = 1;`))).toMatchObject({ reason: 'function/limit-exceeded' });
     expect(fails(run(`let a = []; a[4294967294] = 1;`))).toMatchObject({ reason: 'function/limit-exceeded' });
     expect(fault(`let a = []; a[''] = 1;`)).toBe('invalid array index ""');
+    expect(fault(`let a = []; a['1.5'] = 1;`)).toBe('invalid array index "1.5"');
   });
 
   it('a number index that is no array index is refused when written', () => {
@@ -353,6 +362,7 @@ describe('index access beyond arrays by number and maps by short keys', () => {
     expect(fault(`let u = null; let k = '${'k'.repeat(50)}'; return u[k];`)).toBe(`Cannot read properties of null (reading '${'k'.repeat(39)}…')`);
     expect(fault(`let u = null; let k = '${'k'.repeat(40)}'; return u[k];`)).toBe(`Cannot read properties of null (reading '${'k'.repeat(40)}')`);
     expect(fault(`let u = null; return u[true];`)).toBe("Cannot read properties of null (reading 'true')");
+    expect(fault(`let u = null; return u[[1, 2]];`)).toBe("Cannot read properties of null (reading '[1,2]')");
     expect(fault(`let u; u[0] = 1;`)).toBe('Cannot set properties of undefined (setting 0)');
     expect(fault(`let u = null; u.x = 1;`)).toBe('Cannot set properties of null (setting "x")');
     expect(fault(`let n = 5; n[0] = 1;`)).toBe('Cannot create property 0 on number 5');
@@ -395,6 +405,10 @@ describe('delete', () => {
     expect(value(`let m = { a: 1, b: 2 }; delete m['a']; return m;`)).toEqual({ b: 2 });
     expect(value(`let m = {}; m['1'] = 1; m.b = 2; delete m[1]; return m;`)).toEqual({ b: 2 });
     expect(value(`let m = {}; m[k] = 1; delete m[ctx.publicKey]; return m;`, keyArgument())).toEqual({});
+  });
+
+  it('is true, as in JavaScript', () => {
+    expect(value(`let a = [1]; let m = {}; m.a = 1; let s = 'x'; return [delete a[0], delete a['x'], delete m['a'], delete s[0]];`)).toEqual([true, true, true, true]);
   });
 
   it('of a primitive changes nothing; of undefined or null is a fault', () => {
