@@ -9,8 +9,8 @@ import { defineConfig } from 'vitest/config';
 import base from '../vitest.config.ts';
 
 const tests = [
-  'test/lang/{body-calls,body-rules,body-statements,body-targets,builtins,checker,contract,for-in,key-literal,private,schema-rules,sized-numbers,type-rules,typed-let}.test.ts',
-  'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps}.test.ts',
+  'test/lang/{body-calls,body-rules,body-statements,body-targets,builtins,checker,contract,for-in,key-literal,migrate,private,schema-rule-cases,schema-rules,search-rules,sized-numbers,type-rules,typed-let}.test.ts',
+  'test/runtime/{builtins,errors,execute,fast-paths,gas-schedule,later-builtins,limits,mutation-gaps,slow-paths}.test.ts',
 ];
 
 export default defineConfig({
