@@ -370,7 +370,7 @@ export default async function http(): Promise<BenchRow[]> {
       );
       const reads: Scenario[] = [
         { name: 'health', goal: 0, path: '/v0/health' },
-        { name: 'get', goal: 0.8, path: get },
+        { name: 'get', goal: 0.9, path: get },
         { name: 'list 100 sorted desc', goal: 0.8, path: sorted },
         { name: 'list 100 where', goal: 0.8, path: where },
       ];
