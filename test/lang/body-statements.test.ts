@@ -30,6 +30,12 @@ describe('what an if proves present after it', () => {
     ['while (n > 0) { if (o) { continue; } this.count = o; }', [mayBeUndefined('11:51')]],
     // Facts of a loop body stay in it.
     ['while (n > 0) { if (!o) { break; } }\nthis.count = o;', [mayBeUndefined('12:14')]],
+    // Facts learned in a branch stay in it, after an inner `if` that learned nothing (branches share what is known
+    // until they change it: the set shared with the enclosing branch is copied before the first change).
+    ['if (n > 0) { if (n > 1) { } o = 1; }\nthis.count = o;', [mayBeUndefined('12:14')]],
+    ['if (n > 0) { if (n > 1) { } else { } o = 1; }\nthis.count = o;', [mayBeUndefined('12:14')]],
+    ['if (n > 0) { if (s) { } if (!o) { return; } }\nthis.count = o;', [mayBeUndefined('12:14')]],
+    ['while (n > 0) { if (n > 1) { } o = 1; }\nthis.count = o;', [mayBeUndefined('12:14')]],
   ])('%s', (body, expected) => {
     expect(codes(body)).toEqual(expected);
   });

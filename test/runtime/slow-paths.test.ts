@@ -417,3 +417,13 @@ describe('delete', () => {
     expect(fault(`let u = null; delete u[1];`)).toBe('Cannot convert undefined or null to object (deleting 1)');
   });
 });
+
+describe('for…in beyond arrays and maps', () => {
+  it('over bytes takes the indexes; over a number, a string, null, undefined or a public key is a fault', () => {
+    expect(value(`let n = 0; for (let i in b) { n = n + i; } return n;`, { params: 'b: bytes', args: [new Uint8Array([7, 8, 9])] })).toBe(3);
+    for (const [init, shown] of [['5', 'x'], [`'ab'`, 'x'], ['null', 'x'], ['undefined', 'x']] as const) {
+      expect(fault(`let x = ${init}; for (let k in x) { } return 1;`)).toBe(`${shown} is not an array or a map (for…in)`);
+    }
+    expect(fault(`let x = ctx.publicKey; for (let k in x) { } return 1;`, { ctx: { publicKey: alice } })).toBe('x is not an array or a map (for…in)');
+  });
+});
