@@ -17,6 +17,11 @@ import type { RuntimeObject } from './values.ts';
 /** `array.push(value)` as the built-in does it (gas first, then the length cap), for one item. */
 export function pushOne(st: ExecState, array: unknown[], value: unknown, cost: number): number {
   if ((st.gas -= cost) < 0) throw outOfGas(st);
+  return appendOne(st, array, value);
+}
+
+/** Appends `value` to `array` within the array length limit, its gas already paid. */
+function appendOne(st: ExecState, array: unknown[], value: unknown): number {
   if (array.length >= st.limits.maxArrayLength) {
     throw limitFault(`array too long: ${array.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
   }
@@ -291,10 +296,7 @@ function pushSlotStatement(
       throw outOfGas(st);
     }
     st.at = span;
-    if (target.length >= st.limits.maxArrayLength) {
-      throw limitFault(`array too long: ${target.length + 1} elements (the limit is ${st.limits.maxArrayLength})`);
-    }
-    target.push(f.slots[itemSlot]);
+    appendOne(st, target, f.slots[itemSlot]);
     return NORMAL;
   });
 }
