@@ -112,9 +112,14 @@ const MAX_JOIN_DEPTH = 100;
  */
 export function spliceRange(st: ExecState, array: unknown[], start: unknown, deleteCount: unknown): unknown[] {
   const from = relativeIndex(start, array.length, 0);
-  const count = Math.min(Math.max(Math.trunc(num(deleteCount)) || 0, 0), array.length - from);
+  const count = spliceCount(array, from, deleteCount);
   checkArrayLength(st, array.length - count);
   return array.splice(from, count);
+}
+
+/** How many elements a `splice` from `from` with a given delete count removes: the count, truncated, within 0 and what follows `from`. */
+function spliceCount(array: readonly unknown[], from: number, deleteCount: unknown): number {
+  return Math.min(Math.max(Math.trunc(num(deleteCount)) || 0, 0), array.length - from);
 }
 
 function indexOfElement(array: readonly unknown[], search: unknown, from: number): number {
@@ -241,8 +246,8 @@ const implementations: Record<string, Impl> = {
     if (args.length === 2) return spliceRange(st, array, args[0], args[1]);
     const start = relativeIndex(args[0], array.length, 0);
     const deleteCount =
-      args.length === 0 ? 0 : args.length === 1 ? array.length - start : Math.min(Math.max(Math.trunc(num(args[1])) || 0, 0), array.length - start);
-    if (args.length <= 2) {
+      args.length === 0 ? 0 : args.length === 1 ? array.length - start : spliceCount(array, start, args[1]);
+    if (args.length < 2) {
       // Nothing inserted: the same checks, without copying and spreading the arguments.
       checkArrayLength(st, array.length - deleteCount);
       return array.splice(start, deleteCount);
