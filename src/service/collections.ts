@@ -113,6 +113,8 @@ export class CollectionRegistry {
    * clock read before that stamp was last found unchanged (see `cachedAt`). In order of use, least recent first.
    */
   readonly #cache = new Map<string, CacheEntry>();
+  /** The entry last in `#cache`'s order, when known (`#touch`). */
+  #newest: CacheEntry | undefined;
   readonly #cacheBudget: number;
   #cachedChars = 0;
   /**
@@ -232,16 +234,23 @@ export class CollectionRegistry {
     this.#forget(checked.collectionId);
   }
 
-  /** Marks the entry as the most recently used (a Map iterates in insertion order). */
+  /**
+   * Marks the entry as the most recently used (a Map iterates in insertion order). Already the last one (a run of
+   * requests to one collection, the common case), it stays: a Map's delete and set leave a hole that a rehash
+   * (an allocation) later clears, on every get.
+   */
   #touch(collectionId: string, entry: CacheEntry): void {
+    if (entry === this.#newest) return;
     this.#cache.delete(collectionId);
     this.#cache.set(collectionId, entry);
+    this.#newest = entry;
   }
 
   /** Caches the entry, then evicts the least recently used others while over budget (the new one always stays). */
   #remember(collectionId: string, entry: CacheEntry): void {
     this.#forget(collectionId);
     this.#cache.set(collectionId, entry);
+    this.#newest = entry;
     this.#cachedChars += entry.code.length;
     for (const [oldest] of this.#cache) {
       if (this.#cachedChars <= this.#cacheBudget || oldest === collectionId) break;
@@ -253,6 +262,7 @@ export class CollectionRegistry {
     const entry = this.#cache.get(collectionId);
     if (entry === undefined) return;
     this.#cache.delete(collectionId);
+    if (entry === this.#newest) this.#newest = undefined;
     this.#cachedChars -= entry.code.length;
   }
 

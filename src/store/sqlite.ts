@@ -71,7 +71,7 @@ export class SqliteKv implements KvStore {
   readonly #get: Database.Statement<[Buffer]>;
   /** Statements reading 2 to MAX_KEYS_PER_READ keys at once, by the number of keys (see #read). */
   readonly #getSeveral = new Map<number, Database.Statement<Buffer[]>>();
-  readonly #getWithClock: Database.Statement<[Buffer, Buffer]>;
+  readonly #getWithClock: Database.Statement<[Buffer]>;
   /** The clock's hex as getWithClock last read it, and its value (null: no commit yet, 0). */
   #lastClockHex: string | null = null;
   #lastClock = 0;
@@ -113,9 +113,10 @@ export class SqliteKv implements KvStore {
       const columns = Array.from({ length: count }, () => '(SELECT value FROM kv WHERE key = ?)').join(', ');
       this.#getSeveral.set(count, this.db.prepare<Buffer[]>(`SELECT ${columns}`).raw());
     }
-    // The version's hex and the text in one string: one value to hand over instead of two.
+    // The version's hex and the text in one string: one value to hand over instead of two. The clock's key is in the
+    // statement, not bound on every get.
     this.#getWithClock = this.db
-      .prepare<[Buffer, Buffer]>('SELECT (SELECT hex(value) FROM kv WHERE key = ?), (SELECT hex(substr(value, 1, 8)) || CAST(substr(value, 9) AS TEXT) FROM kv WHERE key = ?)')
+      .prepare<[Buffer]>(`SELECT (SELECT hex(value) FROM kv WHERE key = X'${clockKey.toString('hex')}'), (SELECT hex(substr(value, 1, 8)) || CAST(substr(value, 9) AS TEXT) FROM kv WHERE key = ?)`)
       .raw();
     // REPLACE (delete the old row, insert the new one) measured about 20% cheaper than an upsert here; the table
     // has no triggers, foreign keys or other columns for the difference to matter.
@@ -197,7 +198,7 @@ export class SqliteKv implements KvStore {
   }
 
   async getWithClock(key: Buffer): Promise<ClockedText> {
-    const [clock, versioned] = this.#getWithClock.get(clockKey, key) as [string | null, string | null];
+    const [clock, versioned] = this.#getWithClock.get(key) as [string | null, string | null];
     // The clock moves only with a commit: most reads in a row find the one decoded last.
     if (clock !== this.#lastClockHex) {
       this.#lastClockHex = clock;

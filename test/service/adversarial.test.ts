@@ -380,6 +380,37 @@ describe('the schema cache is bounded by the length of the cached schemas\' code
     }
   });
 
+  it('evicts by last use: a get of a cached collection makes it the most recent, a run of gets keeps it so', async () => {
+    const store = openSqliteStore(':memory:');
+    try {
+      const [a, b, c] = [schema('A', 'x'), schema('B', 'y'), schema('C', 'z')];
+      // Room for two of the three schemas.
+      const service = new RecordService(store, { schemaCacheChars: a.length + b.length + 10 });
+      await service.initialise();
+      for (const [name, code] of [['A', a], ['B', b], ['C', c]] as const) {
+        await service.installSchema(`ns/${name}`, code);
+        await service.create(`ns/${name}`, [name.toLowerCase()], {});
+      }
+      const get = (name: string) => service.get(`ns/${name}`, name.toLowerCase(), {});
+      // Order of use A, B, A, A: B is the least recent when C comes.
+      await get('A');
+      await get('B');
+      await get('A');
+      await get('A');
+      const { timestamp } = await get('C');
+      expect(service.collections.cachedAt('ns/B', timestamp)).toBeUndefined();
+      expect(service.collections.cachedAt('ns/A', timestamp)).toBeDefined();
+      expect(service.collections.cachedAt('ns/C', timestamp)).toBeDefined();
+      // Now C, then A (just looked up, in that order): B comes back in place of C.
+      await get('A');
+      await get('B');
+      expect(service.collections.cachedAt('ns/C', timestamp)).toBeUndefined();
+      expect(service.collections.cachedAt('ns/A', timestamp)).toBeDefined();
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps the collection just loaded even when it alone is over the budget', async () => {
     const store = openSqliteStore(':memory:');
     try {
