@@ -1,8 +1,8 @@
 // The folders of src/ are the architecture (lang, runtime, auth, store, service, cli, ...), and each folder's
 // index.ts is its public face: an import from one folder into another goes through that index.ts, never into a
-// file behind it. The explorer (explorer/) reaches src/ the same way. This test reads every import and export
-// specifier (static, `import type` and dynamic `import()`, with TypeScript's own scanner) and fails on any that
-// goes around an index.
+// file behind it, and no folder imports src/index.ts (the package's entry, which gathers them). The explorer
+// (explorer/) reaches src/ the same way. This test reads every import and export specifier (static, `import type`
+// and dynamic `import()`, with TypeScript's own scanner) and fails on any that goes around an index.
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,8 +34,10 @@ function importsAroundAnIndex(file: string, text = readFileSync(file, 'utf8')): 
     if (!specifier.startsWith('.')) continue;
     const target = resolve(dirname(file), specifier);
     const folder = folderOf(target);
-    if (folder === undefined || folder === own || folder === '') continue;
-    if (target !== join(src, folder, 'index.ts')) found.push(`${relative(root, file)}: '${specifier}'`);
+    if (folder === undefined || folder === own) continue;
+    // src/index.ts gathers the folders' faces for the package: a folder importing it would import itself back.
+    const allowed = folder === '' ? own === undefined && target === join(src, 'index.ts') : target === join(src, folder, 'index.ts');
+    if (!allowed) found.push(`${relative(root, file)}: '${specifier}'`);
   }
   return found;
 }
@@ -55,5 +57,14 @@ describe('layering', () => {
     expect(found(`import type { X } from '../auth/jwk.ts';\nexport { Y } from '../store/where.ts';`)).toBe(2);
     expect(found(`const m = await import('../lsp/server.ts');`)).toBe(1);
     expect(found(`import { checkSchema } from '../lang/index.ts';\nimport { x } from './main.ts';`)).toBe(0);
+    // The package's own index from inside a folder, and a file beside it at the top of src/.
+    expect(found(`import { checkSchema } from '../index.ts';\nimport { y } from '../helpers.ts';`)).toBe(2);
+  });
+
+  it('lets a file outside src/ import the package\'s index, and nothing else at the top of src/', () => {
+    const file = join(root, 'explorer', 'src', 'example.ts');
+    const found = (text: string) => importsAroundAnIndex(file, text).length;
+    expect(found(`import type { X } from '../../src/index.ts';\nimport type { StableType } from '../../src/lang/index.ts';`)).toBe(0);
+    expect(found(`import { y } from '../../src/helpers.ts';\nimport { z } from '../../src/lang/parse.ts';`)).toBe(2);
   });
 });

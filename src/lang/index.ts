@@ -3,7 +3,8 @@
 export type * from './ast.ts';
 export { fieldsOf, functionsOf, indexesOf } from './ast.ts';
 export * from './diagnostics.ts';
-export { parse, MAX_NESTING_DEPTH, type ParseResult } from './parse.ts';
+export { parse, type ParseResult } from './parse.ts';
+export { MAX_NESTING_DEPTH } from './nesting.ts';
 export { MAX_TREE_DEPTH } from './body.ts';
 export { SourceFile, type Position } from './source.ts';
 export { renderText, toJson, type DiagnosticJson, type RenderOptions } from './render.ts';

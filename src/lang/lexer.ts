@@ -10,6 +10,7 @@ import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Statement } from './ast.ts';
 import { readBodyFast } from './body-fast.ts';
 import { scanBody, type BodyScan } from './body-scanner.ts';
+import { MAX_NESTING_DEPTH } from './nesting.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
 export const INVALID_GROUP = 'invalid';
@@ -140,12 +141,6 @@ export const Semicolon = punctuation('Semicolon', ';');
 export const Colon = punctuation('Colon', ':');
 export const Question = punctuation('Question', '?');
 export const Dot = punctuation('Dot', '.');
-
-/**
- * How deeply brackets (`{ ( [` and `map<`) may nest, in the structure and in function bodies. Every
- * recursive pass (chevrotain, acorn, the checker, the runtime) stays far from stack limits below it.
- */
-export const MAX_NESTING_DEPTH = 200;
 
 /**
  * Whether a `{` opens a function body rather than a collection or an object type: it does after the

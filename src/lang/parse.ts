@@ -9,7 +9,6 @@ import { schemaParser, type ExpectedAt } from './grammar.ts';
 import {
   FunctionBody,
   Greater,
-  MAX_NESTING_DEPTH,
   INVALID_GROUP,
   LCurly,
   Less,
@@ -23,6 +22,7 @@ import {
   type FunctionBodyPayload,
 } from './lexer.ts';
 import { schemaLexer } from './lexer.ts';
+import { MAX_NESTING_DEPTH } from './nesting.ts';
 import { SourceFile } from './source.ts';
 import { attachDocComments } from './doc-comments.ts';
 import { findUnclosedBrace } from './unclosed.ts';
@@ -33,8 +33,6 @@ export interface ParseResult {
   diagnostics: Diagnostic[];
   source: SourceFile;
 }
-
-export { MAX_NESTING_DEPTH };
 
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {

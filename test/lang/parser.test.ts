@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import type { Collection, FieldDeclaration, FunctionDeclaration, IndexDeclaration, Program, TypeNode } from '../../src/lang/ast.ts';
 import { SchemaParser } from '../../src/lang/grammar.ts';
-import { parse, MAX_NESTING_DEPTH } from '../../src/lang/parse.ts';
+import { MAX_NESTING_DEPTH } from '../../src/lang/nesting.ts';
+import { parse } from '../../src/lang/parse.ts';
 import { renderText } from '../../src/lang/render.ts';
 import { stripSpans } from './strip-spans.ts';
 

@@ -1,7 +1,7 @@
 // A model of what Polybase DB 0.6 accepted when a collection was created: the schema text had to pass
 // `@polybase/polylang@0.6.0`'s parser, and then the database's own schema validation (which the npm
-// package does not contain). The validation rules are ported from polylang.md: §3.2 (the id field), §5
-// (index paths and indexable types), §2 (collection decorators) and §9 item 3 (names starting with `$`).
+// package does not contain). The validation rules are ported from the database's: the id field, index paths and
+// indexable types, collection decorators and names starting with `$` (fixtures/README.md, `reason: both`).
 // It reads the stable AST, the second value the parser returns, exactly as the database did.
 import { createRequire } from 'node:module';
 
@@ -30,7 +30,7 @@ export async function polybaseVerdict(code: string): Promise<PolybaseVerdict> {
   return { accepted: true };
 }
 
-// The parts of the stable AST (polylang.md Appendix A) the database's validation reads.
+// The parts of the stable AST (what the database stored as `Collection.ast`; src/lang/stable-ast.ts) its validation reads.
 interface StableType {
   kind: string;
   value?: string | StableType;
@@ -52,7 +52,7 @@ interface StableCollection {
 
 function schemaError(collection: StableCollection): string | undefined {
   if (collection.name.startsWith('$')) return "collection name cannot start with '$'";
-  // The database skipped every other check for a collection named `Collection` (polylang.md §3.2).
+  // The database skipped every other check for a collection named `Collection`.
   if (collection.name === 'Collection') return undefined;
 
   const properties = collection.attributes.filter((a) => a.kind === 'property');

@@ -1,4 +1,4 @@
-// The reference's example schemas (polylang.md section 9) executed end to end, and the rules of
+// Polybase DB's example schemas (numbered as in its catalogue; fixtures/schemas names their sources) run end to end, and the rules of
 // execute: constructors, identity, output conversion, record arguments, return values.
 import { describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';

@@ -1,4 +1,4 @@
-// Permission evaluation (polylang.md section 6) over the reference's scenarios, section 9 items 16-24 and 38.
+// Permission evaluation over Polybase DB's permission scenarios (its auth.rs tests and the token-gated chat tutorial).
 import v8 from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';

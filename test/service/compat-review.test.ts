@@ -1,4 +1,4 @@
-// Compatibility review against Polybase DB 0.6 and @polybase/client 0.6.1 (record-service.md): the
+// Compatibility review against Polybase DB 0.6 and @polybase/client 0.6.1 (docs/service.md "Differences from Polybase"): the
 // divergences found, each checked over real HTTP and, where the client is involved, through the client.
 import { Polybase, type Signer } from '@polybase/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
