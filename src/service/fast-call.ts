@@ -2,7 +2,7 @@
 // plain JSON body, answered in Node's request listener before fastify, with the same status, headers, body and
 // log line as the fastify route (routes.ts) and app.ts's error handler. Why: fastify's per-request machinery
 // (request and reply objects, routing, the content-type parser, hooks, the reply path and its serializer) cost
-// a call a good part of its HTTP side; see bench/README.md "Session 5, the call's HTTP side".
+// a call a good part of its HTTP side; see bench/README.md, http, "Plain gets and plain unsigned calls are answered before fastify".
 //
 // Which requests it takes is decided from the request line and headers alone, before a byte of the body is read;
 // every other request goes to fastify untouched: another method or path, a query string, a path segment that is
@@ -86,7 +86,7 @@ export function withFastCall(next: Listener, context: FastCallContext): Listener
   const answer = (request: IncomingMessage, response: ServerResponse, { status, body, close, reason }: Outcome, started: number, reqId: string, client: string): void => {
     // A body the content-type parser refused: fastify closes the connection after the answer (the header first).
     // The same headers as fast-get.ts writes, written out in each: one writer shared by both cost a get 20-38% more
-    // CPU (bench/README.md, "Session 5, the final code").
+    // CPU (bench/README.md, http, "Tried and dropped").
     const headers: Record<string, string | number> = close ? { connection: 'close' } : {};
     headers['content-type'] = 'application/json; charset=utf-8';
     const origin = request.headers.origin;

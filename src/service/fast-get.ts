@@ -84,7 +84,7 @@ export function withFastGet(fastify: Listener, context: FastGetContext): Listene
     const body = recordEnvelope(json);
     const seconds = secondsOf(timestamp);
     // The same headers as fast-call.ts writes, written out in each: one writer shared by both cost a get 20-38% more
-    // CPU (bench/README.md, "Session 5, the final code").
+    // CPU (bench/README.md, http, "Tried and dropped").
     const headers: Record<string, string | number> = {
       'x-service-timestamp': seconds,
       'x-polybase-timestamp': seconds,
