@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
+import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, integerText, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
 
 /** Any text, weighted towards what JSON must escape. */
 const oddText = fc.oneof(
@@ -43,6 +43,24 @@ describe('jsonString', () => {
         expect(jsonString(text)).toBe(JSON.stringify(text));
       }),
       { numRuns: 2000 },
+    );
+  });
+});
+
+describe('integerText', () => {
+  it('is String(n) for any number, times in ms and the edges of its quick range included', () => {
+    const number = fc.oneof(
+      fc.integer({ min: 1_700_000_000_000, max: 4_000_000_000_000 }),
+      fc.maxSafeInteger(),
+      fc.double(),
+      fc.tuple(fc.integer({ min: 0, max: 10 ** 9 }), fc.constantFrom(-1, 0, 1)).map(([millions, step]) => millions * 1e6 + step),
+      fc.constantFrom(0, -0, 999_999, 1e6, 1e6 + 0.5, 1e15 - 1, 1e15, 2 ** 53, -1e6, Number.NaN, Number.POSITIVE_INFINITY),
+    );
+    fc.assert(
+      fc.property(number, (n) => {
+        expect(integerText(n)).toBe(String(n));
+      }),
+      { numRuns: 20_000 },
     );
   });
 });
