@@ -61,28 +61,10 @@ export const NumberLiteral = createToken({
 
 // A public-key literal in decorator arguments (Polylang after 0.6): `eth#0x<hex>`. Lexed whole with any
 // prefix and digits so that build-ast.ts can say what is wrong with it; never valid JavaScript or 0.6.
-// Every word is tried as a key literal first: a regular expression per word cost about 2% of a parse, so the
-// pattern only runs once a `#` follows the word.
-const KEY_LITERAL = /[A-Za-z_$][A-Za-z0-9_$]*#[0-9A-Za-z_]*/y;
-const WORD_START_CHARACTERS = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_$'];
-
-function isWordCharacter(code: number): boolean {
-  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95 || code === 36;
-}
-
 export const KeyLiteral = createToken({
   name: 'KeyLiteral',
   label: 'key literal',
-  start_chars_hint: WORD_START_CHARACTERS,
-  pattern: {
-    exec(text: string, offset: number): RegExpExecArray | null {
-      let end = offset + 1;
-      while (isWordCharacter(text.charCodeAt(end))) end++;
-      if (text.charCodeAt(end) !== 35 /* # */) return null;
-      KEY_LITERAL.lastIndex = offset;
-      return KEY_LITERAL.exec(text);
-    },
-  },
+  pattern: /[A-Za-z_$][A-Za-z0-9_$]*#[0-9A-Za-z_]*/,
 });
 
 export const Identifier = createToken({
@@ -170,7 +152,7 @@ export const MAX_NESTING_DEPTH = 200;
  * `)` of the parameters or after a return type (a name, `]`, `>` or the `}` of an object type), but
  * not after `collection Name`, and an object type's `{` follows `:`, `<` or `,`.
  */
-function opensFunctionBody(matchedTokens: IToken[]): boolean {
+export function opensFunctionBody(matchedTokens: IToken[]): boolean {
   const previous = matchedTokens[matchedTokens.length - 1];
   if (previous === undefined) return false;
   const type = previous.tokenType;
@@ -189,7 +171,7 @@ export interface FunctionBodyPayload extends BodyScan {
 }
 
 /** A plain body is parsed where it is found; any other is scanned for its end. */
-function readBody(text: string, open: number): FunctionBodyPayload {
+export function readBody(text: string, open: number): FunctionBodyPayload {
   const fast = readBodyFast(text, open, MAX_NESTING_DEPTH);
   if (fast) return { end: fast.end, closed: true, problems: [], statements: fast.statements };
   const scan = scanBody(text, open, MAX_NESTING_DEPTH);
