@@ -9,7 +9,7 @@
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Statement } from './ast.ts';
 import { readBodyFast } from './body-fast.ts';
-import { scanBody, type BodyScan } from './body-scanner.ts';
+import { scanBody, type BodyProblem, type BodyScan } from './body-scanner.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
 export const INVALID_GROUP = 'invalid';
@@ -170,10 +170,12 @@ export interface FunctionBodyPayload extends BodyScan {
   statements: Statement[] | undefined;
 }
 
+const NO_PROBLEMS: readonly BodyProblem[] = [];
+
 /** A plain body is parsed where it is found; any other is scanned for its end. */
 export function readBody(text: string, open: number): FunctionBodyPayload {
   const fast = readBodyFast(text, open, MAX_NESTING_DEPTH);
-  if (fast) return { end: fast.end, closed: true, problems: [], statements: fast.statements };
+  if (fast) return { end: fast.end, closed: true, problems: NO_PROBLEMS, statements: fast.statements };
   const scan = scanBody(text, open, MAX_NESTING_DEPTH);
   return { end: scan.end, closed: scan.closed, problems: scan.problems, statements: undefined };
 }
