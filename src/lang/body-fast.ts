@@ -57,32 +57,35 @@ const PUNCTUATORS = new Set([
   '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
 ]);
 
-/** The one-character punctuators by character code, and whether a character continues some longer
- *  punctuator: tables, because the tokenizer asks about every punctuator of every body. */
+/** The one-character punctuators by character code, whether a character continues some longer punctuator, and
+ *  the longer punctuators by their first character, longest first: tables, because the tokenizer asks about every
+ *  punctuator of every body. */
 const ONE_CHARACTER: (string | undefined)[] = new Array(128).fill(undefined);
 const CONTINUES = new Uint8Array(128);
+const LONGER: string[][] = Array.from({ length: 128 }, () => []);
 for (const punctuator of PUNCTUATORS) {
   if (punctuator.length === 1) ONE_CHARACTER[punctuator.charCodeAt(0)] = punctuator;
   for (let i = 1; i < punctuator.length; i++) CONTINUES[punctuator.charCodeAt(i)] = 1;
 }
+// Every punctuator longer than one character extends a shorter one (`>` `>>` `>>>` `>>>=`), except `...`, which
+// `..` never starts: the longest punctuator at a position is found by growing one character at a time, so `...` is
+// never found, and is left out.
+for (const punctuator of PUNCTUATORS) {
+  let grows = true;
+  for (let i = 2; i < punctuator.length; i++) grows &&= PUNCTUATORS.has(punctuator.slice(0, i));
+  if (punctuator.length > 1 && grows) LONGER[punctuator.charCodeAt(0)]!.push(punctuator);
+}
+for (const list of LONGER) list.sort((a, b) => b.length - a.length);
 
-/**
- * The longest punctuator at `start` (an ASCII character). Every punctuator longer than one character
- * extends a shorter one (`>` `>>` `>>>` `>>>=`), except `...`, which `..` never starts here: growing
- * one character at a time finds it.
- */
+/** The longest punctuator at `start` (an ASCII character), as one of the strings of PUNCTUATORS (no new string). */
 function punctuatorAt(text: string, start: number): string {
-  const first = ONE_CHARACTER[text.charCodeAt(start)];
+  const code = text.charCodeAt(start);
+  const first = ONE_CHARACTER[code];
   if (first === undefined) giveUp();
-  let punctuator: string = first;
   // Most punctuators are one character: `(`, `.`, `;`, or one that nothing longer continues.
-  if (CONTINUES[text.charCodeAt(start + 1)] !== 1) return punctuator;
-  while (start + punctuator.length < text.length) {
-    const longer = punctuator + text[start + punctuator.length]!;
-    if (!PUNCTUATORS.has(longer)) break;
-    punctuator = longer;
-  }
-  return punctuator;
+  if (CONTINUES[text.charCodeAt(start + 1)] !== 1) return first;
+  for (const longer of LONGER[code]!) if (text.startsWith(longer, start)) return longer;
+  return first;
 }
 
 class GiveUp extends Error {}

@@ -15,7 +15,7 @@ export interface BodyScan {
   /** Offset just after the closing `}`, or the text length when the body is never closed. */
   end: number;
   closed: boolean;
-  problems: BodyProblem[];
+  problems: readonly BodyProblem[];
 }
 
 const enum Char {

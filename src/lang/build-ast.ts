@@ -133,8 +133,10 @@ export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close:
     arguments: close ? args : null,
     span: { start: nameToken.startOffset, end: close ? tokenEnd(close) : tokenEnd(nameToken) },
   };
-  const keys = keyTokens.map((token) => keyLiteralOf(token, context)).filter((key) => key !== undefined);
-  if (keys.length > 0) decorator.keys = keys;
+  if (keyTokens.length > 0) {
+    const keys = keyTokens.map((token) => keyLiteralOf(token, context)).filter((key) => key !== undefined);
+    if (keys.length > 0) decorator.keys = keys;
+  }
   return { start: nameToken.startOffset, decorator };
 }
 
@@ -214,14 +216,16 @@ export function functionOf(
     functionKeyword: keyword !== undefined,
     parameters,
     returnType,
-    // Filled in by finishProgram once every body has been parsed.
+    // Filled in below, or by finishProgram once every body has been parsed.
     body: { kind: 'block', body: [], span: blockSpan },
     bodyTextSpan: { start: blockSpan.start + 1, end: blockSpan.end - 1 },
     span: { start: (keyword ?? name).startOffset, end: blockSpan.end },
   };
   if (!context.options.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
     const { statements } = body.payload as FunctionBodyPayload;
-    context.bodies.push({ block: body.image, start: blockSpan.start, statements, into: declaration });
+    // A body the lexer already read (body-fast.ts) is complete; the others are parsed once the structure is.
+    if (statements) declaration.body.body = statements;
+    else context.bodies.push({ block: body.image, start: blockSpan.start, into: declaration });
   }
   return declaration;
 }

@@ -9,7 +9,7 @@
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Statement } from './ast.ts';
 import { readBodyFast } from './body-fast.ts';
-import { scanBody, type BodyScan } from './body-scanner.ts';
+import { scanBody, type BodyProblem, type BodyScan } from './body-scanner.ts';
 import { MAX_NESTING_DEPTH } from './nesting.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
@@ -147,7 +147,7 @@ export const Dot = punctuation('Dot', '.');
  * `)` of the parameters or after a return type (a name, `]`, `>` or the `}` of an object type), but
  * not after `collection Name`, and an object type's `{` follows `:`, `<` or `,`.
  */
-function opensFunctionBody(matchedTokens: IToken[]): boolean {
+export function opensFunctionBody(matchedTokens: IToken[]): boolean {
   const previous = matchedTokens[matchedTokens.length - 1];
   if (previous === undefined) return false;
   const type = previous.tokenType;
@@ -165,10 +165,12 @@ export interface FunctionBodyPayload extends BodyScan {
   statements: Statement[] | undefined;
 }
 
+const NO_PROBLEMS: readonly BodyProblem[] = [];
+
 /** A plain body is parsed where it is found; any other is scanned for its end. */
-function readBody(text: string, open: number): FunctionBodyPayload {
+export function readBody(text: string, open: number): FunctionBodyPayload {
   const fast = readBodyFast(text, open, MAX_NESTING_DEPTH);
-  if (fast) return { end: fast.end, closed: true, problems: [], statements: fast.statements };
+  if (fast) return { end: fast.end, closed: true, problems: NO_PROBLEMS, statements: fast.statements };
   const scan = scanBody(text, open, MAX_NESTING_DEPTH);
   return { end: scan.end, closed: scan.closed, problems: scan.problems, statements: undefined };
 }

@@ -23,6 +23,7 @@ import {
 } from './lexer.ts';
 import { schemaLexer } from './lexer.ts';
 import { MAX_NESTING_DEPTH } from './nesting.ts';
+import { tokenizeFast } from './lexer-fast.ts';
 import { SourceFile } from './source.ts';
 import { attachDocComments } from './doc-comments.ts';
 import { findUnclosedBrace } from './unclosed.ts';
@@ -37,7 +38,8 @@ export interface ParseResult {
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {
   const source = new SourceFile(fileName, text);
-  const lexed = schemaLexer.tokenize(text);
+  // A correct schema is read by the fast lexer; anything else by chevrotain's, which reports every problem.
+  const lexed = tokenizeFast(text) ?? schemaLexer.tokenize(text);
   const { diagnostics, problems } = lexicalProblems(lexed, text);
   const nesting = limitNesting(lexed.tokens);
   for (const d of nesting.diagnostics) {

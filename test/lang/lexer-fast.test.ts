@@ -1,0 +1,62 @@
+// The fast lexer (lexer-fast.ts) against chevrotain's lexer made from lexer.ts: whenever the fast one answers, it
+// gives exactly chevrotain's tokens (type, image, offset, a body's payload) and chevrotain reports nothing. Where it
+// gives up, chevrotain reads the text, so diagnostics never depend on which lexer ran.
+import { execSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import type { IToken } from 'chevrotain';
+import { tokenizeFast } from '../../src/lang/lexer-fast.ts';
+import { createSchemaLexer } from '../../src/lang/lexer.ts';
+
+const reference = createSchemaLexer();
+
+function shown(tokens: IToken[]): unknown[] {
+  return tokens.map((token) => ({ type: token.tokenType.name, image: token.image, offset: token.startOffset, idx: token.tokenTypeIdx, payload: token.payload }));
+}
+
+/** Both lexers on `text`; whether the fast one answered. */
+function agree(text: string): boolean {
+  const fast = tokenizeFast(text);
+  if (fast === undefined) return false;
+  const slow = reference.tokenize(text);
+  expect(slow.errors).toEqual([]);
+  expect(Object.values(slow.groups).flat()).toEqual([]);
+  expect(shown(fast.tokens)).toEqual(shown(slow.tokens));
+  return true;
+}
+
+const root = new URL('../../', import.meta.url).pathname;
+const fixtures = execSync('find fixtures -name "*.polylang"', { cwd: root }).toString().trim().split('\n').sort();
+
+describe('the fast lexer', () => {
+  it('agrees with chevrotain on every fixture it takes, and takes most of them', () => {
+    let taken = 0;
+    for (const file of fixtures) if (agree(readFileSync(root + file, 'utf8'))) taken++;
+    expect(taken).toBeGreaterThan(fixtures.length * 0.8);
+  });
+
+  it('agrees with chevrotain on every cut of a fixture (any token may end the text)', () => {
+    const text = readFileSync(root + 'fixtures/schemas/' + fixtures.find((f) => f.startsWith('fixtures/schemas/'))!.split('/').pop()!, 'utf8');
+    for (let end = 0; end <= text.length; end++) agree(text.slice(0, end));
+  });
+
+  it('agrees with chevrotain on generated structures', () => {
+    const piece = fc.constantFrom(
+      'collection', 'contract', 'function', 'map', 'collections', 'mapping', 'contract2', 'x', '$a_1', 'eth#0x12', 'eth#', 'map#0x_Z',
+      '@public', '@index', '@indexed', '@search', '@searchable', '@ read', '@\n\tcall', '@', '@@x', '@(', '#',
+      '{', '}', '(', ')', '[', ']', '<', '>', ',', ';', ':', '?', '.', '.5', '1', "'s'", '"t', '`t`', '+', '/', '=>',
+      ' ', '\n', '\r\n', '\t', '\v', '\f', '\u00a0', '\u2028', '// c', '// c\n', '/* c */', '/* c', '/**/', '\u0001', 'é',
+      '{ let a = 1; }', '{ return x; }', '{ if (a) { b(); } }', "{ 'unterminated }", '{ /* }', '{ x = `}` }',
+    );
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 24 }), fc.array(fc.constantFrom('', ' ', '\n'), { maxLength: 24 }), (pieces, gaps) => {
+        if (agree(pieces.map((p, i) => p + (gaps[i] ?? '')).join(''))) taken++;
+      }),
+      { numRuns: 3000 },
+    );
+    // Both paths are exercised: the fast lexer answers for a good part of the texts.
+    expect(taken).toBeGreaterThan(300);
+  });
+});
