@@ -20,7 +20,7 @@ import { RuntimeFault, describeValue, jsFault } from './errors.ts';
 import { argumentEvaluator, constant, ExpressionCompiler } from './expressions.ts';
 import { LOOP_COPY, withLoopCopy } from './counted-loops.ts';
 import { forInItems } from './for-in.ts';
-import { BREAK, CONTINUE, NORMAL, RETURN, sequence, type CompiledFunction, type Eval, type Exec, type Frame } from './frame.ts';
+import { sequence, type CompiledFunction, type Eval, type Exec, type Frame } from './frame.ts';
 import { COMPARISONS, addToSlot, callStatement, comparisonBranch, countedLoop, pushStatement, subtractFromSlot, type CountedLoop, type SimpleComparison } from './fused-shapes.ts';
 import { nodes, pushGas } from './gas-costs.ts';
 import { GAS } from './limits.ts';
@@ -101,7 +101,7 @@ export class FunctionCompiler extends ExpressionCompiler {
             if ((st.gas -= cost) < 0) throw outOfGas(st);
             st.at = span;
             f.slots[slot] = value(f);
-            return NORMAL;
+            return 0 /* NORMAL */;
           });
         }
         const run = this.expression(s.expression);
@@ -110,7 +110,7 @@ export class FunctionCompiler extends ExpressionCompiler {
           if ((st.gas -= cost) < 0) throw outOfGas(st);
           st.at = span;
           run(f);
-          return NORMAL;
+          return 0 /* NORMAL */;
         };
       }
       case 'if': {
@@ -126,7 +126,7 @@ export class FunctionCompiler extends ExpressionCompiler {
           if ((st.gas -= cost) < 0) throw outOfGas(st);
           st.at = span;
           if (test(f)) return consequent(f);
-          return alternate ? alternate(f) : NORMAL;
+          return alternate ? alternate(f) : 0 /* NORMAL */;
         };
       }
       case 'while': {
@@ -139,11 +139,11 @@ export class FunctionCompiler extends ExpressionCompiler {
           for (;;) {
             if ((st.gas -= cost) < 0) throw outOfGas(st);
             st.at = span;
-            if (!test(f)) return NORMAL;
+            if (!test(f)) return 0 /* NORMAL */;
             let completion = first(f);
-            if (completion === NORMAL && rest !== null) completion = rest(f);
-            if (completion === BREAK) return NORMAL;
-            if (completion === RETURN) return RETURN;
+            if (completion === 0 /* NORMAL */ && rest !== null) completion = rest(f);
+            if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+            if (completion === 3 /* RETURN */) return 3 /* RETURN */;
           }
         };
       }
@@ -153,7 +153,7 @@ export class FunctionCompiler extends ExpressionCompiler {
         return this.forOf(s);
       case 'break':
       case 'continue': {
-        const completion = s.kind === 'break' ? BREAK : CONTINUE;
+        const completion = s.kind === 'break' ? 1 /* BREAK */ : 2 /* CONTINUE */;
         return (f) => {
           const st = f.st;
           if ((st.gas -= GAS.statement) < 0) throw outOfGas(st);
@@ -169,7 +169,7 @@ export class FunctionCompiler extends ExpressionCompiler {
           if ((st.gas -= cost) < 0) throw outOfGas(st);
           st.at = span;
           f.ret = argument(f);
-          return RETURN;
+          return 3 /* RETURN */;
         };
       }
       case 'throw': {
@@ -211,7 +211,7 @@ export class FunctionCompiler extends ExpressionCompiler {
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       f.slots[slot] = init(f);
-      return NORMAL;
+      return 0 /* NORMAL */;
     };
   }
 
@@ -236,10 +236,10 @@ export class FunctionCompiler extends ExpressionCompiler {
       for (;;) {
         if ((st.gas -= cost) < 0) throw outOfGas(st);
         st.at = span;
-        if (test && !test(f)) return NORMAL;
+        if (test && !test(f)) return 0 /* NORMAL */;
         const completion = run(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
         if (update) update(f);
       }
     };
@@ -323,7 +323,7 @@ export class FunctionCompiler extends ExpressionCompiler {
    */
   protected splitBody(statements: Exec[]): [Exec, Exec | null] {
     if (!this.fast) return [sequence(statements), null];
-    if (statements.length === 0) return [() => NORMAL, null];
+    if (statements.length === 0) return [() => 0 /* NORMAL */, null];
     return [statements[0]!, statements.length === 1 ? null : sequence(statements.slice(1))];
   }
 
@@ -381,10 +381,10 @@ export class FunctionCompiler extends ExpressionCompiler {
         st.at = span;
         f.slots[slot] = items[i];
         const completion = body(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       }
-      return NORMAL;
+      return 0 /* NORMAL */;
     };
   }
 }

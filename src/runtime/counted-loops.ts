@@ -12,7 +12,7 @@
 // Every copy is the same code; keep them identical when editing (the tests hold each to the general path
 // through the bodies that select it).
 
-import { BREAK, NORMAL, RETURN, type Exec } from './frame.ts';
+import type { Exec } from './frame.ts';
 import { compare, toNumeric } from './operations.ts';
 import { outOfGas } from './state.ts';
 
@@ -52,10 +52,10 @@ function upTo0(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
         st.at = span;
         const a = slots[slot];
         const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
         const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
         const current = slots[slot];
         slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
       }
@@ -70,11 +70,11 @@ function upTo0(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
       st.at = span;
       const a = slots[slot];
       const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
       let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
+      if (completion === 0 /* NORMAL */) completion = rest(f);
+      if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+      if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
     }
@@ -92,10 +92,10 @@ function upTo1(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
         st.at = span;
         const a = slots[slot];
         const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
         const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
         const current = slots[slot];
         slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
       }
@@ -110,11 +110,11 @@ function upTo1(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
       st.at = span;
       const a = slots[slot];
       const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
       let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
+      if (completion === 0 /* NORMAL */) completion = rest(f);
+      if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+      if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
     }
@@ -132,10 +132,10 @@ function upTo2(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
         st.at = span;
         const a = slots[slot];
         const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
         const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
         const current = slots[slot];
         slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
       }
@@ -150,11 +150,11 @@ function upTo2(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
       st.at = span;
       const a = slots[slot];
       const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
       let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
+      if (completion === 0 /* NORMAL */) completion = rest(f);
+      if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+      if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
     }
@@ -172,10 +172,10 @@ function upTo3(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
         st.at = span;
         const a = slots[slot];
         const b = slots[boundSlot];
-        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+        if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
         const completion = first(f);
-        if (completion === BREAK) return NORMAL;
-        if (completion === RETURN) return RETURN;
+        if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+        if (completion === 3 /* RETURN */) return 3 /* RETURN */;
         const current = slots[slot];
         slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
       }
@@ -190,11 +190,11 @@ function upTo3(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
       st.at = span;
       const a = slots[slot];
       const b = slots[boundSlot];
-      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return NORMAL;
+      if (!(typeof a === 'number' && typeof b === 'number' ? a < b : compare(st, '<', a, b))) return 0 /* NORMAL */;
       let completion = first(f);
-      if (completion === NORMAL) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
+      if (completion === 0 /* NORMAL */) completion = rest(f);
+      if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+      if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, '++')) + 1;
     }

@@ -8,10 +8,13 @@ import { CALL_NESTING_LEVELS, GAS, MAX_NESTING_LEVELS } from './limits.ts';
 import { outOfGas, type ExecState } from './state.ts';
 import type { RuntimeObject } from './values.ts';
 
-export const NORMAL = 0;
-export const BREAK = 1;
-export const CONTINUE = 2;
-export const RETURN = 3;
+/**
+ * A statement's completion: 0 NORMAL (go on), 1 BREAK, 2 CONTINUE, 3 RETURN (`Frame.ret` holds the value).
+ * They are written as literal numbers, each followed by a comment naming it: constants imported from this
+ * module would be reloaded, with a check that they are initialised, at every comparison of the optimised loops
+ * (tsx compiles each file alone, so it inlines neither an imported `const` nor an imported `const enum`).
+ */
+export type Completion = 0 | 1 | 2 | 3;
 
 export class Frame {
   ret: unknown = undefined;
@@ -23,7 +26,7 @@ export class Frame {
 }
 
 export type Eval = (f: Frame) => unknown;
-export type Exec = (f: Frame) => number;
+export type Exec = (f: Frame) => Completion;
 
 export interface CompiledFunction {
   name: string;
@@ -65,30 +68,30 @@ export function invoke(st: ExecState, self: RuntimeObject, fn: CompiledFunction,
   st.nesting = outerNesting;
   st.depth--;
   st.at = caller;
-  return completion === RETURN ? frame.ret : undefined;
+  return completion === 3 /* RETURN */ ? frame.ret : undefined;
 }
 
 /** Statements run in order; the first completion other than NORMAL ends the sequence. */
 export function sequence(statements: Exec[]): Exec {
   switch (statements.length) {
     case 0:
-      return () => NORMAL;
+      return () => 0 /* NORMAL */;
     case 1:
       return statements[0]!;
     case 2: {
       const [a, b] = statements as [Exec, Exec];
       return (f) => {
         const completion = a(f);
-        return completion !== NORMAL ? completion : b(f);
+        return completion !== 0 /* NORMAL */ ? completion : b(f);
       };
     }
     default:
       return (f) => {
         for (let i = 0; i < statements.length; i++) {
           const completion = statements[i]!(f);
-          if (completion !== NORMAL) return completion;
+          if (completion !== 0 /* NORMAL */) return completion;
         }
-        return NORMAL;
+        return 0 /* NORMAL */;
       };
   }
 }

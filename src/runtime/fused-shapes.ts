@@ -7,7 +7,7 @@
 import type { Operand } from './binary.ts';
 import { spliceRange } from './builtins.ts';
 import { limitFault } from './errors.ts';
-import { BREAK, NORMAL, RETURN, type Eval, type Exec, type Frame } from './frame.ts';
+import type { Eval, Exec, Frame } from './frame.ts';
 import { GAS } from './limits.ts';
 import { add, compare, getMember, numeric, strictEquals, toNumeric } from './operations.ts';
 import { allocateString, outOfGas, type ExecState } from './state.ts';
@@ -79,7 +79,7 @@ export function comparisonBranch(comparison: SimpleComparison, consequent: Exec,
       go = compare(st, operator as '<' | '<=' | '>' | '>=', a, b);
     }
     if (go) return consequent(f);
-    return alternate ? alternate(f) : NORMAL;
+    return alternate ? alternate(f) : 0 /* NORMAL */;
   };
 }
 
@@ -139,7 +139,7 @@ function lengthGuard(code: number, slot: number, bound: number, consequent: Exec
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : NORMAL;
+        return (typeof a === 'number' ? a < bound : compare(st, '<', a, bound)) ? consequent(f) : 0 /* NORMAL */;
       };
     case 1:
       return (f) => {
@@ -148,7 +148,7 @@ function lengthGuard(code: number, slot: number, bound: number, consequent: Exec
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : NORMAL;
+        return (typeof a === 'number' ? a <= bound : compare(st, '<=', a, bound)) ? consequent(f) : 0 /* NORMAL */;
       };
     case 2:
       return (f) => {
@@ -157,7 +157,7 @@ function lengthGuard(code: number, slot: number, bound: number, consequent: Exec
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : NORMAL;
+        return (typeof a === 'number' ? a > bound : compare(st, '>', a, bound)) ? consequent(f) : 0 /* NORMAL */;
       };
     default:
       return (f) => {
@@ -166,7 +166,7 @@ function lengthGuard(code: number, slot: number, bound: number, consequent: Exec
         st.at = span;
         const t = f.slots[slot];
         const a = typeof t === 'string' || Array.isArray(t) ? t.length : getMember(t, 'length');
-        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : NORMAL;
+        return (typeof a === 'number' ? a >= bound : compare(st, '>=', a, bound)) ? consequent(f) : 0 /* NORMAL */;
       };
   }
 }
@@ -195,11 +195,11 @@ export function countedLoop(loop: CountedLoop, init: Exec | null, [first, rest]:
       const a = slots[slot];
       const b = boundSlot >= 0 ? slots[boundSlot] : boundValue;
       const go = typeof a === 'number' && typeof b === 'number' ? (inclusive ? a <= b : a < b) : compare(st, operator, a, b);
-      if (!go) return NORMAL;
+      if (!go) return 0 /* NORMAL */;
       let completion = first(f);
-      if (completion === NORMAL && rest !== null) completion = rest(f);
-      if (completion === BREAK) return NORMAL;
-      if (completion === RETURN) return RETURN;
+      if (completion === 0 /* NORMAL */ && rest !== null) completion = rest(f);
+      if (completion === 1 /* BREAK */) return 0 /* NORMAL */;
+      if (completion === 3 /* RETURN */) return 3 /* RETURN */;
       const current = slots[slot];
       slots[slot] = (typeof current === 'number' ? current : toNumeric(current, delta > 0 ? '++' : '--')) + delta;
     }
@@ -221,7 +221,7 @@ export function addToSlot(slot: number, literal: boolean, fixed: unknown, value:
       if (length >= GAS.charsPerGas) allocateString(st, length);
       slots[slot] = a + b;
     } else slots[slot] = add(st, a, b);
-    return NORMAL;
+    return 0 /* NORMAL */;
   });
 }
 
@@ -235,7 +235,7 @@ export function subtractFromSlot(slot: number, literal: boolean, fixed: unknown,
     const a = slots[slot];
     const b = literal ? fixed : value(f);
     slots[slot] = typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
-    return NORMAL;
+    return 0 /* NORMAL */;
   });
 }
 
@@ -260,10 +260,10 @@ export function pushStatement(
     const target = f.slots[receiverSlot];
     if (!Array.isArray(target)) {
       generic(f, target);
-      return NORMAL;
+      return 0 /* NORMAL */;
     }
     pushOne(st, target, item(f), pushCost);
-    return NORMAL;
+    return 0 /* NORMAL */;
   });
 }
 
@@ -289,7 +289,7 @@ function pushSlotStatement(
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       generic(f, target);
-      return NORMAL;
+      return 0 /* NORMAL */;
     }
     if ((st.gas -= total) < 0) {
       if (st.gas + pushCost >= 0) st.at = span;
@@ -297,7 +297,7 @@ function pushSlotStatement(
     }
     st.at = span;
     appendOne(st, target, f.slots[itemSlot]);
-    return NORMAL;
+    return 0 /* NORMAL */;
   });
 }
 
@@ -312,7 +312,7 @@ export function callStatement(call: Eval, cost: number, span: number): Exec {
     if ((st.gas -= cost) < 0) throw outOfGas(st);
     st.at = span;
     call(f);
-    return NORMAL;
+    return 0 /* NORMAL */;
   };
 }
 
