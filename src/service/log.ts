@@ -178,12 +178,12 @@ export function logRequest(logger: Logger, entry: RequestEntry): void {
   // a warning; any other 5xx is an error.
   const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
   if (logger.levelVal > LEVEL_VALUES[level]) return;
-  let line = `{"level":"${level}","time":${timeText(Date.now())},"reqId":"${jsonInner(entry.reqId)}","method":"${jsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
-  if (entry.route !== undefined) line += `,"route":"${jsonInner(entry.route)}"`;
+  let line = `{"level":"${level}","time":${timeText(Date.now())},"reqId":"${jsonInner(entry.reqId)}","method":"${recurringJsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
+  if (entry.route !== undefined) line += `,"route":"${recurringJsonInner(entry.route)}"`;
   line += `,"status":${entry.status},"ms":${hundredthsText(entry.ms)}`;
-  if (entry.client !== undefined) line += `,"client":"${jsonInner(entry.client)}"`;
+  if (entry.client !== undefined) line += `,"client":"${recurringJsonInner(entry.client)}"`;
   if (entry.signer !== undefined) line += `,"signer":"${jsonInner(entry.signer)}"`;
-  if (entry.reason !== undefined) line += `,"reason":"${jsonInner(entry.reason)}"`;
+  if (entry.reason !== undefined) line += `,"reason":"${recurringJsonInner(entry.reason)}"`;
   destinationOf(logger).write(`${line},"msg":"request"}\n`);
 }
 
@@ -256,6 +256,30 @@ export function jsonString(text: string): string {
 /** What goes between a JSON string's quotes for `text` (jsonString): a plain text itself, without a new string. */
 function jsonInner(text: string): string {
   return PLAIN_JSON.test(text) ? text : JSON.stringify(text).slice(1, -1);
+}
+
+/** The longest text recurringJsonInner remembers: an IPv6 address with its zone fits, and so does every route. */
+const RECURRING_MAX_LENGTH = 100;
+/** The most texts recurringJsonInner remembers at once. */
+export const RECURRING_MEMO_SIZE = 256;
+const recurringInners = new Map<string, string>();
+
+/**
+ * jsonInner of a text that recurs from request to request (the method, the route's pattern, the client's address,
+ * an error's reason), remembered: a Map lookup of a string whose hash V8 keeps costs less than the PLAIN_JSON test.
+ * At most RECURRING_MEMO_SIZE texts of at most RECURRING_MAX_LENGTH characters are kept: when full, the memo is
+ * emptied and starts again, so a flood of distinct addresses costs each the test, as without the memo, and holds
+ * little memory. A longer text is tested each time.
+ */
+export function recurringJsonInner(text: string): string {
+  if (text.length > RECURRING_MAX_LENGTH) return jsonInner(text);
+  let inner = recurringInners.get(text);
+  if (inner === undefined) {
+    inner = jsonInner(text);
+    if (recurringInners.size >= RECURRING_MEMO_SIZE) recurringInners.clear();
+    recurringInners.set(text, inner);
+  }
+  return inner;
 }
 
 /** Logs an internal error (a 500) with its stack. */

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, integerText, jsonString, logRequest, newRequestId, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
+import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, integerText, jsonString, logRequest, newRequestId, recurringJsonInner, RECURRING_MEMO_SIZE, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
 
 /** Any text, weighted towards what JSON must escape. */
 const oddText = fc.oneof(
@@ -44,6 +44,28 @@ describe('jsonString', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('recurringJsonInner', () => {
+  /** Unmemoised: what goes between JSON.stringify's quotes. */
+  const inner = (text: string) => JSON.stringify(text).slice(1, -1);
+
+  it('is what jsonString quotes for any text, the first time and remembered, short and long', () => {
+    const text = fc.oneof(oddText, fc.string({ unit: fc.constantFrom('"', '\\', '\u0001', 'a', ':'), minLength: 95, maxLength: 105 }));
+    fc.assert(
+      fc.property(text, (t) => {
+        expect(recurringJsonInner(t)).toBe(inner(t));
+        expect(recurringJsonInner(t)).toBe(inner(t));
+        expect(`"${recurringJsonInner(t)}"`).toBe(jsonString(t));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
+  it('stays right through a flood of distinct texts that empties the memo', () => {
+    const texts = Array.from({ length: RECURRING_MEMO_SIZE * 3 + 7 }, (_, i) => (i % 3 === 0 ? `10.0.${i >> 8}.${i & 255}` : i % 3 === 1 ? `"q${i}\n` : `\u0000${i}\\`));
+    for (let pass = 0; pass < 2; pass++) for (const t of texts) expect(recurringJsonInner(t)).toBe(inner(t));
   });
 });
 
