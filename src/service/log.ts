@@ -61,8 +61,8 @@ export const FLUSH_MS = 100;
  * the buffer is written FLUSH_MS after its first line, or at once when the next line might not fit (BATCH_BYTES).
  * Written once per event loop's turn instead, a get's line cost it a write to the pipe every few requests
  * (bench/README.md, "http-log"). Encoded at once, the line is garbage before the next young collection: gathered
- * as one string until the write (as until session 13), every pending line was copied by the collections it lived
- * through and read back from memory out of cache when the string was flattened, 2-3 µs a get in the server.
+ * as one string until the write instead, every pending line was copied by the collections it lived through and
+ * read back from memory out of cache when the string was flattened, 2-3 µs a get in the server.
  * The write is synchronous, as pino's default destination's is: a reader that falls behind (a full pipe) slows the
  * server rather than growing its memory, and nothing is lost when the process exits (an exit handler writes what
  * is left; a process killed with SIGKILL loses at most its last FLUSH_MS of lines).
