@@ -339,13 +339,12 @@ class BodyChecker {
   // where they hold: `if (name) …`, `if (name == undefined) { return; } …`, `name != null && …`; so
   // does assigning it a value.
 
-  /** Subjects known to hold a value at this point of the body. While `presentShared`, an enclosing branch holds
-   *  the same set, and it is copied before a change: most branches learn nothing and change nothing, and a copy
+  /** Subjects known to hold a value at this point of the body. While it is the same set as the enclosing branch's
+   *  (the top of `outer`), it is copied before a change: most branches learn nothing and change nothing, and a copy
    *  for each was a large share of what checking a body allocated. */
   private present = new Set<object>();
-  private presentShared = false;
-  /** The enclosing branches' sets and flags, two entries each (see `enter`). */
-  private readonly outer: (Set<object> | boolean)[] = [];
+  /** The enclosing branches' sets, innermost last (see `enter`). */
+  private readonly outer: Set<object>[] = [];
 
   /** The fields of `this` this body tracks, each with the object that stands for it in `present`. */
   private readonly trackedFields: ReadonlyMap<string, FieldSubject>;
@@ -353,45 +352,38 @@ class BodyChecker {
   /** Enters a branch of the body where `facts` also hold. Every `enter` is paired with a `leave`. (Not a method
    *  taking the branch as a closure: a closure made per branch costs an allocation and a context.) */
   private enter(facts: ReadonlySet<object>): void {
-    this.outer.push(this.present, this.presentShared);
-    if (facts.size === 0) {
-      this.presentShared = true;
-    } else {
-      this.present = withAll(this.present, facts);
-      this.presentShared = false;
-    }
+    this.outer.push(this.present);
+    if (facts.size !== 0) this.present = withAll(this.present, facts);
   }
 
   /** Leaves the branch `enter` entered: what is known at its end (the set of before the branch when it changed nothing). */
   private leave(): Set<object> {
     const atEnd = this.present;
-    this.presentShared = this.outer.pop() as boolean;
-    this.present = this.outer.pop() as Set<object>;
+    this.present = this.outer.pop()!;
     return atEnd;
   }
 
-  /** Continues with what a branch knew at its end. */
+  /** Continues with what a branch knew at its end (a set the branch changed is a copy of its own). */
   private adopt(known: Set<object>): void {
-    if (known === this.present) return;
     this.present = known;
-    this.presentShared = false; // a set a branch changed is a copy of its own
   }
 
   private addPresent(subject: object): void {
     if (this.present.has(subject)) return;
-    if (this.presentShared) this.own();
+    this.own();
     this.present.add(subject);
   }
 
   private deletePresent(subject: object): void {
     if (!this.present.has(subject)) return;
-    if (this.presentShared) this.own();
+    this.own();
     this.present.delete(subject);
   }
 
+  /** Makes `present` a set of this branch's own before it changes, when it is the enclosing branch's. */
   private own(): void {
-    this.present = new Set(this.present);
-    this.presentShared = false;
+    const outer = this.outer;
+    if (outer.length !== 0 && outer[outer.length - 1] === this.present) this.present = new Set(this.present);
   }
 
   /** `subject` as a function, made once per body (a closure made per test would cost a context per call). */
