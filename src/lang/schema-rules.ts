@@ -253,14 +253,14 @@ class CollectionRules {
     for (const node of nodes) {
       const name = node.name.name;
       const migration = this.migration(node, functions);
-      const checked: CheckedFunction = {
-        name,
-        parameters: this.parameters(node, migration),
-        returnType: node.returnType ? this.resolveType(node.returnType, 'return', true) : null,
-        call: this.functionDecorators(node, fieldsByName),
-        ...(migration ? { migration: true as const } : {}),
-        node,
-      };
+      const parameters = this.parameters(node, migration);
+      const returnType = node.returnType ? this.resolveType(node.returnType, 'return', true) : null;
+      const call = this.functionDecorators(node, fieldsByName);
+      // Written out, not `...(migration ? { migration: true } : {})`: on Node 20 a spread followed by more
+      // properties costs tens of microseconds an object.
+      const checked: CheckedFunction = migration
+        ? { name, parameters, returnType, call, migration: true, node }
+        : { name, parameters, returnType, call, node };
       const first = functionsByName.get(name);
       if (first) {
         this.report(
