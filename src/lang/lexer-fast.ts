@@ -34,6 +34,7 @@ import {
   Semicolon,
   opensFunctionBody,
   readBody,
+  type FunctionBodyPayload,
 } from './lexer.ts';
 
 /** The punctuation tokens by character code (`{` is a function body or LCurly, `.` a Dot unless a digit follows). */
@@ -72,8 +73,11 @@ function wordEnd(text: string, start: number): number {
   return end;
 }
 
-/** The tokens of `text` as chevrotain's lexer reads them, or undefined when it must read them. */
-export function tokenizeFast(text: string): ILexingResult | undefined {
+/**
+ * The tokens of `text` as chevrotain's lexer reads them, or undefined when it must read them. Every body read on the
+ * way goes into `bodies` by the offset of its `{`, so that chevrotain's lexer need not read it again (schemaLexer).
+ */
+export function tokenizeFast(text: string, bodies?: Map<number, FunctionBodyPayload>): ILexingResult | undefined {
   const tokens: IToken[] = [];
   const length = text.length;
   let i = 0;
@@ -96,6 +100,7 @@ export function tokenizeFast(text: string): ILexingResult | undefined {
     } else if (code === 123 /* { */) {
       if (opensFunctionBody(tokens)) {
         const body = readBody(text, i);
+        bodies?.set(i, body);
         const bodyToken = token(text.slice(i, body.end), i, FunctionBody);
         bodyToken.payload = body;
         tokens.push(bodyToken);

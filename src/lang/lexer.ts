@@ -188,7 +188,7 @@ export const FunctionBody = createToken({
   pattern: {
     exec(text: string, offset: number, matchedTokens: IToken[]): RegExpExecArray | null {
       if (text.charCodeAt(offset) !== 123 /* { */ || !opensFunctionBody(matchedTokens)) return null;
-      const body = readBody(text, offset);
+      const body = knownBodies?.get(offset) ?? readBody(text, offset);
       const match = [text.slice(offset, body.end)] as unknown as RegExpExecArray & { payload: FunctionBodyPayload };
       match.payload = body;
       return match;
@@ -249,7 +249,18 @@ export function createSchemaLexer(validate = false): Lexer {
 
 let lexer: Lexer | undefined;
 
-/** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for. */
+/** Bodies already read in the text being tokenized, by the offset of their `{` (set only during schemaLexer.tokenize). */
+let knownBodies: ReadonlyMap<number, FunctionBodyPayload> | undefined;
+
+/** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for.
+ *  `bodies`: bodies of this same text already read (by lexer-fast.ts before it gave up), by offset; readBody would give the same payloads. */
 export const schemaLexer = {
-  tokenize: (text: string) => (lexer ??= createSchemaLexer()).tokenize(text),
+  tokenize(text: string, bodies?: ReadonlyMap<number, FunctionBodyPayload>) {
+    knownBodies = bodies;
+    try {
+      return (lexer ??= createSchemaLexer()).tokenize(text);
+    } finally {
+      knownBodies = undefined;
+    }
+  },
 };

@@ -40,8 +40,10 @@ export { MAX_NESTING_DEPTH };
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {
   const source = new SourceFile(fileName, text);
-  // A correct schema is read by the fast lexer; anything else by chevrotain's, which reports every problem.
-  const lexed = tokenizeFast(text) ?? schemaLexer.tokenize(text);
+  // A correct schema is read by the fast lexer; anything else by chevrotain's, which reports every problem and
+  // reuses the bodies that the fast lexer read before it gave up.
+  const bodies = new Map<number, FunctionBodyPayload>();
+  const lexed = tokenizeFast(text, bodies) ?? schemaLexer.tokenize(text, bodies);
   const { diagnostics, problems } = lexicalProblems(lexed, text);
   const nesting = limitNesting(lexed.tokens);
   for (const d of nesting.diagnostics) {

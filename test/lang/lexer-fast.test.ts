@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { IToken } from 'chevrotain';
 import { tokenizeFast } from '../../src/lang/lexer-fast.ts';
-import { createSchemaLexer } from '../../src/lang/lexer.ts';
+import { createSchemaLexer, FunctionBody, schemaLexer, type FunctionBodyPayload } from '../../src/lang/lexer.ts';
 
 const reference = createSchemaLexer();
 
@@ -58,5 +58,23 @@ describe('the fast lexer', () => {
     );
     // Both paths are exercised: the fast lexer answers for a good part of the texts.
     expect(taken).toBeGreaterThan(300);
+  });
+
+  it('hands the bodies it read before giving up to chevrotain, which then lexes exactly as on its own', () => {
+    const bodies = '  function f(a: number) { let b = a; if (b > 1) { b = 2; } }\n  function g() { this.x = `t`; }\n';
+    // The structure is fine up to the last collection, whose `= 1` makes the fast lexer give up.
+    const text = `collection A {\n${bodies}}\ncollection B {\n${bodies}}\ncollection Z { x: number = 1; }\n`;
+    const read = new Map<number, FunctionBodyPayload>();
+    expect(tokenizeFast(text, read)).toBeUndefined();
+    expect(read.size).toBe(4);
+    const reused = schemaLexer.tokenize(text, read);
+    const alone = reference.tokenize(text);
+    expect(shown(reused.tokens)).toEqual(shown(alone.tokens));
+    expect(reused.errors).toEqual(alone.errors);
+    const reusedBodies = reused.tokens.filter((token) => token.tokenType === FunctionBody);
+    expect(reusedBodies).toHaveLength(4);
+    for (const token of reusedBodies) expect(token.payload).toBe(read.get(token.startOffset));
+    // The bodies are for that parse only: the next text is read from scratch.
+    expect(shown(schemaLexer.tokenize(text).tokens)).toEqual(shown(alone.tokens));
   });
 });
