@@ -1,10 +1,13 @@
 // Tokens of the schema language, as data for chevrotain's lexer.
 //
-// One lexer covers the whole file. The structure grammar needs identifiers and a little
-// punctuation; a function body is a single `FunctionBody` token from its `{` to the matching `}`.
-// A plain body is parsed right there by the fast body parser (body-fast.ts), which finds that `}`;
-// any other is scanned for it (body-scanner.ts) and parsed later (body.ts, with acorn). Strings, numbers and operators still
-// exist as tokens so that a stray one in the structure is named in the error message.
+// These tokens cover the whole file. lexer-fast.ts reads a correct schema's structure by hand into the same tokens;
+// where it gives up (anything it does not know, any error), chevrotain's lexer made from this file reads the text
+// again and reports every problem, reusing the bodies the fast lexer read (schemaLexer below).
+//
+// The structure grammar needs identifiers and a little punctuation; a function body is a single `FunctionBody` token
+// from its `{` to the matching `}`. A plain body is parsed right there by the fast body parser (body-fast.ts), which
+// finds that `}`; any other is scanned for it (body-scanner.ts) and parsed later (body.ts, with acorn). Strings,
+// numbers and operators still exist as tokens so that a stray one in the structure is named in the error message.
 
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Statement } from './ast.ts';

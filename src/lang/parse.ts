@@ -1,6 +1,6 @@
-// Schema text in, AST or diagnostics out: lex once (a function body is one token), guard nesting
-// depth, parse the structure with the chevrotain grammar (which builds the AST as it goes), then parse
-// the function bodies.
+// Schema text in, AST or diagnostics out: lex (a function body is one token; the fast lexer, lexer-fast.ts, and
+// when it gives up chevrotain's lexer from lexer.ts, which reports every problem), guard nesting depth, parse the
+// structure with the chevrotain grammar (which builds the AST as it goes), then parse the function bodies.
 
 import { EOF, type ILexingResult, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Program, Span } from './ast.ts';
