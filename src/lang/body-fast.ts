@@ -50,9 +50,10 @@ for (const operator of BINARY_PRECEDENCE.keys()) STARTS_BINARY[operator.charCode
 
 const ASSIGNMENT_OPERATORS = new Set(['=', '+=', '-=', '*=', '/=', '%=']);
 
-/** Punctuators, up to four characters long. */
+/** Punctuators, up to four characters long. `...` is left out, so that it reads as three `.` tokens: spread is
+ *  outside the plain subset, and the body goes to acorn, which reports it. */
 const PUNCTUATORS = new Set([
-  '>>>=', '===', '!==', '>>>', '**=', '<<=', '>>=', '...', '&&=', '||=', '??=',
+  '>>>=', '===', '!==', '>>>', '**=', '<<=', '>>=', '&&=', '||=', '??=',
   '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<', '>>', '**',
   '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
 ]);
@@ -67,14 +68,7 @@ for (const punctuator of PUNCTUATORS) {
   if (punctuator.length === 1) ONE_CHARACTER[punctuator.charCodeAt(0)] = punctuator;
   for (let i = 1; i < punctuator.length; i++) CONTINUES[punctuator.charCodeAt(i)] = 1;
 }
-// Every punctuator longer than one character extends a shorter one (`>` `>>` `>>>` `>>>=`), except `...`, which
-// `..` never starts: the longest punctuator at a position is found by growing one character at a time, so `...` is
-// never found, and is left out.
-for (const punctuator of PUNCTUATORS) {
-  let grows = true;
-  for (let i = 2; i < punctuator.length; i++) grows &&= PUNCTUATORS.has(punctuator.slice(0, i));
-  if (punctuator.length > 1 && grows) LONGER[punctuator.charCodeAt(0)]!.push(punctuator);
-}
+for (const punctuator of PUNCTUATORS) if (punctuator.length > 1) LONGER[punctuator.charCodeAt(0)]!.push(punctuator);
 for (const list of LONGER) list.sort((a, b) => b.length - a.length);
 
 /** The longest punctuator at `start` (an ASCII character), as one of the strings of PUNCTUATORS (no new string). */

@@ -95,8 +95,6 @@ export interface ParsedBody {
 export interface BodySource {
   block: string;
   start: number;
-  /** The statements, when the lexer already read the body with the fast parser (see lexer.ts). */
-  statements?: Statement[];
 }
 
 const ACORN_OPTIONS = { ecmaVersion: 2022, sourceType: 'script', allowReturnOutsideFunction: true } as const;
@@ -112,7 +110,7 @@ const ACORN_OPTIONS = { ecmaVersion: 2022, sourceType: 'script', allowReturnOuts
 export function parseBodies(bodies: readonly BodySource[]): ParsedBody[] {
   // Most bodies take the fast path (body-fast.ts); acorn parses the others, and reports every error.
   const results: (ParsedBody | undefined)[] = bodies.map((body) => {
-    const statements = body.statements ?? parseBodyFast(body.block, body.start);
+    const statements = parseBodyFast(body.block, body.start);
     return statements ? { statements, diagnostics: [] } : undefined;
   });
   const rest = bodies.filter((_, i) => results[i] === undefined);

@@ -1,8 +1,8 @@
 // The AST nodes that the grammar's embedded actions (grammar.ts) build from tokens. Every node gets a
-// span in whole-file offsets. Function bodies are collected here and parsed once the structure is
-// complete (body.ts). Problems that the grammar deliberately lets through (unknown decorator names,
-// index directions, array element types, root-level functions) are reported here, with a more precise
-// message than a syntax error.
+// span in whole-file offsets. A function body the lexer already read (lexer.ts, body-fast.ts) goes into
+// its function at once; the others are collected here and parsed once the structure is complete (body.ts).
+// Problems that the grammar deliberately lets through (unknown decorator names, index directions, array
+// element types, root-level functions) are reported here, with a more precise message than a syntax error.
 //
 // The builders that report a problem or change a node are called inside the grammar's ACTIONs (never
 // while chevrotain records the grammar); the others only read the tokens they are given.

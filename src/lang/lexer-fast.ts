@@ -9,45 +9,37 @@
 
 import type { ILexingResult, IToken, TokenType } from 'chevrotain';
 import {
-  AtIndex,
-  AtSearch,
-  CollectionKeyword,
-  Colon,
-  Comma,
-  ContractKeyword,
+  allTokens,
   Decorator,
   Dot,
   FunctionBody,
-  FunctionKeyword,
-  Greater,
   Identifier,
   KeyLiteral,
   LCurly,
-  Less,
-  LParen,
-  LSquare,
-  MapKeyword,
-  Question,
-  RCurly,
-  RParen,
-  RSquare,
-  Semicolon,
   opensFunctionBody,
   readBody,
+  type FunctionBodyPayload,
 } from './lexer.ts';
 
-/** The punctuation tokens by character code (`{` is a function body or LCurly, `.` a Dot unless a digit follows). */
+// The lexical facts come from lexer.ts's token types (test/lang/lexer-fast.test.ts fails when one is added that this
+// file does not know).
+
+/** The punctuation tokens (a one-character string pattern) by character code; `{` is a function body or LCurly, and
+ *  `.` a Dot unless a digit follows, both read below. */
 const PUNCTUATION: (TokenType | undefined)[] = new Array(128).fill(undefined);
-for (const type of [RCurly, LParen, RParen, LSquare, RSquare, Less, Greater, Comma, Semicolon, Colon, Question]) {
-  PUNCTUATION[(type.PATTERN as string).charCodeAt(0)] = type;
+for (const type of allTokens) {
+  if (typeof type.PATTERN === 'string' && type !== LCurly && type !== Dot) PUNCTUATION[type.PATTERN.charCodeAt(0)] = type;
 }
 
-const KEYWORDS = new Map<string, TokenType>([
-  ['collection', CollectionKeyword],
-  ['contract', ContractKeyword],
-  ['function', FunctionKeyword],
-  ['map', MapKeyword],
-]);
+/** The keywords that are read whole as a longer token (`LONGER_ALT`) when they are only its start, by their text. */
+function keywordsOf(longer: TokenType): Map<string, TokenType> {
+  return new Map(allTokens.filter((type) => type.LONGER_ALT === longer).map((type) => [(type.PATTERN as RegExp).source, type]));
+}
+
+/** `collection`, `contract`, `function`, `map`. */
+const KEYWORDS = keywordsOf(Identifier);
+/** `@index`, `@search`. */
+const DECORATOR_KEYWORDS = keywordsOf(Decorator);
 
 function isWordStart(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36;
@@ -72,8 +64,11 @@ function wordEnd(text: string, start: number): number {
   return end;
 }
 
-/** The tokens of `text` as chevrotain's lexer reads them, or undefined when it must read them. */
-export function tokenizeFast(text: string): ILexingResult | undefined {
+/**
+ * The tokens of `text` as chevrotain's lexer reads them, or undefined when it must read them. Every body read on the
+ * way goes into `bodies` by the offset of its `{`, so that chevrotain's lexer need not read it again (schemaLexer).
+ */
+export function tokenizeFast(text: string, bodies?: Map<number, FunctionBodyPayload>): ILexingResult | undefined {
   const tokens: IToken[] = [];
   const length = text.length;
   let i = 0;
@@ -96,6 +91,7 @@ export function tokenizeFast(text: string): ILexingResult | undefined {
     } else if (code === 123 /* { */) {
       if (opensFunctionBody(tokens)) {
         const body = readBody(text, i);
+        bodies?.set(i, body);
         const bodyToken = token(text.slice(i, body.end), i, FunctionBody);
         bodyToken.payload = body;
         tokens.push(bodyToken);
@@ -114,7 +110,7 @@ export function tokenizeFast(text: string): ILexingResult | undefined {
       if (!isWordStart(text.charCodeAt(nameStart))) return undefined;
       const end = wordEnd(text, nameStart);
       const image = text.slice(i, end);
-      tokens.push(token(image, i, image === '@index' ? AtIndex : image === '@search' ? AtSearch : Decorator));
+      tokens.push(token(image, i, DECORATOR_KEYWORDS.get(image) ?? Decorator));
       i = end;
     } else if (code === 47 /* / */ && text.charCodeAt(i + 1) === 47) {
       i += 2;

@@ -1,10 +1,13 @@
 // Tokens of the schema language, as data for chevrotain's lexer.
 //
-// One lexer covers the whole file. The structure grammar needs identifiers and a little
-// punctuation; a function body is a single `FunctionBody` token from its `{` to the matching `}`.
-// A plain body is parsed right there by the fast body parser (body-fast.ts), which finds that `}`;
-// any other is scanned for it (body-scanner.ts) and parsed later (body.ts, with acorn). Strings, numbers and operators still
-// exist as tokens so that a stray one in the structure is named in the error message.
+// These tokens cover the whole file. lexer-fast.ts reads a correct schema's structure by hand into the same tokens;
+// where it gives up (anything it does not know, any error), chevrotain's lexer made from this file reads the text
+// again and reports every problem, reusing the bodies the fast lexer read (schemaLexer below).
+//
+// The structure grammar needs identifiers and a little punctuation; a function body is a single `FunctionBody` token
+// from its `{` to the matching `}`. A plain body is parsed right there by the fast body parser (body-fast.ts), which
+// finds that `}`; any other is scanned for it (body-scanner.ts) and parsed later (body.ts, with acorn). Strings,
+// numbers and operators still exist as tokens so that a stray one in the structure is named in the error message.
 
 import { createToken, Lexer, type IToken, type TokenType } from 'chevrotain';
 import type { Statement } from './ast.ts';
@@ -183,7 +186,7 @@ export const FunctionBody = createToken({
   pattern: {
     exec(text: string, offset: number, matchedTokens: IToken[]): RegExpExecArray | null {
       if (text.charCodeAt(offset) !== 123 /* { */ || !opensFunctionBody(matchedTokens)) return null;
-      const body = readBody(text, offset);
+      const body = knownBodies?.get(offset) ?? readBody(text, offset);
       const match = [text.slice(offset, body.end)] as unknown as RegExpExecArray & { payload: FunctionBodyPayload };
       match.payload = body;
       return match;
@@ -244,7 +247,18 @@ export function createSchemaLexer(validate = false): Lexer {
 
 let lexer: Lexer | undefined;
 
-/** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for. */
+/** Bodies already read in the text being tokenized, by the offset of their `{` (set only during schemaLexer.tokenize). */
+let knownBodies: ReadonlyMap<number, FunctionBodyPayload> | undefined;
+
+/** The schema lexer. chevrotain's Lexer is made on first use: making it analyses every token pattern, which a program that imports the library without parsing should not pay for.
+ *  `bodies`: bodies of this same text already read (by lexer-fast.ts before it gave up), by offset; readBody would give the same payloads. */
 export const schemaLexer = {
-  tokenize: (text: string) => (lexer ??= createSchemaLexer()).tokenize(text),
+  tokenize(text: string, bodies?: ReadonlyMap<number, FunctionBodyPayload>) {
+    knownBodies = bodies;
+    try {
+      return (lexer ??= createSchemaLexer()).tokenize(text);
+    } finally {
+      knownBodies = undefined;
+    }
+  },
 };

@@ -1,6 +1,6 @@
-// Schema text in, AST or diagnostics out: lex once (a function body is one token), guard nesting
-// depth, parse the structure with the chevrotain grammar (which builds the AST as it goes), then parse
-// the function bodies.
+// Schema text in, AST or diagnostics out: lex (a function body is one token; the fast lexer, lexer-fast.ts, and
+// when it gives up chevrotain's lexer from lexer.ts, which reports every problem), guard nesting depth, parse the
+// structure with the chevrotain grammar (which builds the AST as it goes), then parse the function bodies.
 
 import { EOF, type ILexingResult, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Program, Span } from './ast.ts';
@@ -38,8 +38,10 @@ export interface ParseResult {
 /** Parses a schema. Never throws: every problem is a diagnostic. */
 export function parse(text: string, fileName = '<schema>'): ParseResult {
   const source = new SourceFile(fileName, text);
-  // A correct schema is read by the fast lexer; anything else by chevrotain's, which reports every problem.
-  const lexed = tokenizeFast(text) ?? schemaLexer.tokenize(text);
+  // A correct schema is read by the fast lexer; anything else by chevrotain's, which reports every problem and
+  // reuses the bodies that the fast lexer read before it gave up.
+  const bodies = new Map<number, FunctionBodyPayload>();
+  const lexed = tokenizeFast(text, bodies) ?? schemaLexer.tokenize(text, bodies);
   const { diagnostics, problems } = lexicalProblems(lexed, text);
   const nesting = limitNesting(lexed.tokens);
   for (const d of nesting.diagnostics) {

@@ -86,4 +86,11 @@ describe('the fast body parser', () => {
       expect(parseBodyFast(block, 0), block).toBeUndefined();
     }
   });
+
+  it('gives up at a spread, which acorn then reports', () => {
+    for (const block of ['{ f(...a); }', '{ x = [...a]; }', '{ x = { ...a }; }']) {
+      expect(parseBodyFast(block, 0), block).toBeUndefined();
+      expect(parseBody(block.slice(1, -1), 1).diagnostics, block).not.toEqual([]);
+    }
+  });
 });
