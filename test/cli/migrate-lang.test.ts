@@ -3,14 +3,11 @@
 // apply finishes the pass, migrating only the records left (a migrated record is never migrated twice); the same
 // for a migration that loads the records its records reference (test/service/migration-references.test.ts covers
 // it without a kill). Both backends, small record counts (migrate.test.ts covers the cast pass at 20,000).
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { VELLUM } from '../support/cli.ts';
-import type { RecordStore } from '../../src/store/index.ts';
-import { migrateBackends, vellumMigrate } from '../support/migrate-backends.ts';
+import { applyKilledHalfWay, migrateBackends, storedCollection, vellumMigrate, withStore } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-lang-'));
@@ -66,39 +63,17 @@ const backends = migrateBackends(dir, () => server, 'migrate_lang');
 const N = 4_000;
 const idOf = (i: number) => `p${String(i).padStart(5, '0')}`;
 
-/** Runs `vellum migrate apply <file>` and SIGKILLs it once `collection`'s pass is under way (the stored layout marks
- *  it), before it says the collection was updated. */
-async function applyKilledHalfWay(file: string, where: string[], open: () => Promise<RecordStore>, collection: string): Promise<void> {
-  const child = spawn(process.execPath, [...VELLUM, 'migrate', 'apply', file, ...where], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-  let exited = false;
-  child.on('exit', () => void (exited = true));
-  const watcher = await open();
-  try {
-    while (!exited && !(await watcher.conforming(collection).catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 10));
-  } finally {
-    await watcher.close();
-  }
-  child.kill('SIGKILL');
-  await new Promise((resolve) => child.on('close', resolve));
-  expect(output).not.toContain(`${collection} updated`);
-}
-
 describe.each(backends)('a @migrate migration on %s', (_name, prepare) => {
   it('is planned with its counts; killed half-way, the next apply finishes it, every record migrated once', async () => {
     const { where, open } = await prepare();
     expect(vellum('apply', v1, ...where).status).toBe(0);
-    let store = await open();
-    try {
+    await withStore(open, async (store) => {
       for (let start = 0; start < N; start += 1000) {
         const writes = [];
         for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: idOf(i), name: `F${i} L${i}` } });
         await store.commit({ writes });
       }
-    } finally {
-      await store.close();
-    }
+    });
 
     const planned = vellum('plan', v2, ...where);
     expect(planned.status, planned.stderr).toBe(0);
@@ -118,35 +93,21 @@ describe.each(backends)('a @migrate migration on %s', (_name, prepare) => {
 
     // Killed once the schema is committed and the migration's pass is under way.
     await applyKilledHalfWay(v2, where, open, 'app/Person');
-    store = await open();
-    let migratedBefore = 0;
-    try {
-      expect(await store.conforming('app/Person')).toBe(true);
-      await store.forEachRecordBatch('app/Person', (batch) => void (migratedBefore += batch.filter((r) => r.first !== undefined).length));
-    } finally {
-      await store.close();
-    }
-    expect(migratedBefore).toBeLessThan(N);
+    const killed = await storedCollection(open, 'app/Person');
+    expect(killed.conforming).toBe(true);
+    expect(killed.records.filter((r) => r.first !== undefined).length).toBeLessThan(N);
 
     const again = vellum('apply', v2, ...where);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('app/Person unchanged');
     expect(again.stdout).toContain(`  app/Person: 0 of ${N.toLocaleString('en-US')} records migrated by splitName, cast and indexed\n`);
     expect(again.stdout).toContain(`  app/Person: ${N.toLocaleString('en-US')} of ${N.toLocaleString('en-US')} records migrated by splitName, cast and indexed\n`);
-    store = await open();
-    try {
-      expect(await store.conforming('app/Person')).toBe(false);
-      let count = 0;
-      await store.forEachRecordBatch('app/Person', (batch) => {
-        for (const record of batch) {
-          const i = Number(String(record.id).slice(1));
-          expect(record).toEqual({ id: idOf(i), first: `F${i}`, last: `L${i}` });
-          count++;
-        }
-      });
-      expect(count).toBe(N);
-    } finally {
-      await store.close();
+    const finished = await storedCollection(open, 'app/Person');
+    expect(finished.conforming).toBe(false);
+    expect(finished.records).toHaveLength(N);
+    for (const record of finished.records) {
+      const i = Number(String(record.id).slice(1));
+      expect(record).toEqual({ id: idOf(i), first: `F${i}`, last: `L${i}` });
     }
     const history = JSON.parse(vellum('history', 'Person', '--json', ...where).stdout);
     expect(history.at(-1).plan.migration).toMatchObject({ name: 'splitName', runs: true, records: N });
@@ -160,52 +121,35 @@ describe.each(backends)('a @migrate migration that loads referenced records on %
   it('killed half-way, the next apply finishes it, every record migrated once with the record it references', async () => {
     const { where, open } = await prepare();
     expect(vellum('apply', r1, ...where).status).toBe(0);
-    let store = await open();
-    try {
+    await withStore(open, async (store) => {
       await store.commit({ writes: Array.from({ length: 10 }, (_, t) => ({ kind: 'put' as const, collectionId: 'app/Target', record: { id: `t${t}`, name: `T${t}` } })) });
       for (let start = 0; start < N; start += 1000) {
         const writes = [];
         for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Holder', record: { id: idOf(i), x: { collectionId: 'app/Target', id: `t${i % 10}` } } });
         await store.commit({ writes });
       }
-    } finally {
-      await store.close();
-    }
+    });
     const planned = vellum('plan', r2, ...where);
     expect(planned.status, planned.stderr).toBe(0);
     expect(planned.stdout).toContain(`  migration embed (reads "x"): runs over ${N} records`);
 
     await applyKilledHalfWay(r2, where, open, 'app/Holder');
-    store = await open();
-    let migratedBefore = 0;
-    try {
-      expect(await store.conforming('app/Holder')).toBe(true);
-      await store.forEachRecordBatch('app/Holder', (batch) => void (migratedBefore += batch.filter((r) => r.x !== undefined && 'name' in (r.x as object)).length));
-    } finally {
-      await store.close();
-    }
-    expect(migratedBefore).toBeLessThan(N);
+    const killed = await storedCollection(open, 'app/Holder');
+    expect(killed.conforming).toBe(true);
+    expect(killed.records.filter((r) => r.x !== undefined && 'name' in (r.x as object)).length).toBeLessThan(N);
 
     const again = vellum('apply', r2, ...where);
     expect(again.status, again.stderr).toBe(0);
     expect(again.stdout).toContain('app/Holder unchanged');
     expect(again.stdout).toContain(`  app/Holder: ${N.toLocaleString('en-US')} of ${N.toLocaleString('en-US')} records migrated by embed, cast and indexed\n`);
-    store = await open();
-    try {
-      expect(await store.conforming('app/Holder')).toBe(false);
-      let count = 0;
-      await store.forEachRecordBatch('app/Holder', (batch) => {
-        for (const record of batch) {
-          const t = Number(String(record.id).slice(1)) % 10;
-          expect(record).toEqual({ id: record.id, x: { name: `T${t} (t${t})` } });
-          count++;
-        }
-      });
-      expect(count).toBe(N);
-      // The records it loaded are as they were.
-      expect((await store.get('app/Target', 't3')).record).toEqual({ id: 't3', name: 'T3' });
-    } finally {
-      await store.close();
+    const finished = await storedCollection(open, 'app/Holder');
+    expect(finished.conforming).toBe(false);
+    expect(finished.records).toHaveLength(N);
+    for (const record of finished.records) {
+      const t = Number(String(record.id).slice(1)) % 10;
+      expect(record).toEqual({ id: record.id, x: { name: `T${t} (t${t})` } });
     }
+    // The records it loaded are as they were.
+    expect((await withStore(open, (store) => store.get('app/Target', 't3'))).record).toEqual({ id: 't3', name: 'T3' });
   }, 240_000);
 });

@@ -1,11 +1,13 @@
-// What the `vellum migrate` tests share: the CLI run as a user runs it, and the two places it keeps records, each
-// fresh per test: a data folder (SQLite, `--data`) and a database of its own on the test server (PostgreSQL, `--db`,
-// where the CLI uses the default table).
-import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+// What the `vellum migrate` tests share: the CLI run as a user runs it (to its end, or killed half-way through a
+// migration's pass), the two places it keeps records, each fresh per test: a data folder (SQLite, `--data`) and a
+// database of its own on the test server (PostgreSQL, `--db`, where the CLI uses the default table), and what a
+// test reads of them between runs.
+import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
+import { expect } from 'vitest';
+import { openPostgresStore, openSqliteStore, type JsonObject, type RecordStore } from '../../src/store/index.ts';
 import { CLI_TIMEOUT_MS, VELLUM } from './cli.ts';
 import type { TestPostgres } from './postgres.ts';
 
@@ -48,4 +50,41 @@ export function migrateBackends(dir: string, server: () => TestPostgres, prefix:
       },
     ],
   ];
+}
+
+/** Opens the store, runs `use` on it and closes it again (as it must be before the next CLI run on SQLite). */
+export async function withStore<T>(open: () => Promise<RecordStore>, use: (store: RecordStore) => Promise<T>): Promise<T> {
+  const store = await open();
+  try {
+    return await use(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** What the store holds of `collection` between CLI runs: whether it is still marked as conforming (a migration's
+ *  pass under way or left unfinished) and its records, in key order. */
+export function storedCollection(open: () => Promise<RecordStore>, collection: string): Promise<{ conforming: boolean; records: JsonObject[] }> {
+  return withStore(open, async (store) => {
+    const conforming = await store.conforming(collection);
+    const records: JsonObject[] = [];
+    await store.forEachRecordBatch(collection, (batch) => void records.push(...batch));
+    return { conforming, records };
+  });
+}
+
+/** Runs `vellum migrate apply <file>` and SIGKILLs it once `collection`'s pass is under way (the stored layout marks
+ *  it), and expects that it was killed before it said the collection was updated. */
+export async function applyKilledHalfWay(file: string, where: string[], open: () => Promise<RecordStore>, collection: string): Promise<void> {
+  const child = spawn(process.execPath, [...VELLUM, 'migrate', 'apply', file, ...where], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
+  let exited = false;
+  child.on('exit', () => void (exited = true));
+  await withStore(open, async (watcher) => {
+    while (!exited && !(await watcher.conforming(collection).catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+  child.kill('SIGKILL');
+  await new Promise((resolve) => child.on('close', resolve));
+  expect(output).not.toContain(`${collection} updated`);
 }
