@@ -1,14 +1,12 @@
 // `vellum migrate plan|apply`, run as a user runs it, against a data folder (SQLite) and a PostgreSQL database
 // seeded through the service: the plan names what the change does to the stored records and writes nothing;
 // apply refuses a loss (exit 1, the records unchanged) until --accept-data-loss names the fields.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../service/support.ts';
-import { VELLUM } from '../support/cli.ts';
-import { migrateBackends, vellumMigrate } from '../support/migrate-backends.ts';
+import { applyKilledHalfWay, migrateBackends, storedCollection, vellumMigrate, withStore } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-'));
@@ -61,27 +59,17 @@ describe.each(backends)('on %s', (_name, prepare) => {
     expect(refused.status).toBe(1);
     expect(refused.stderr).toContain('cannot update collection app/Person without losing stored data: field "age" string? → number?: 1 record would lose its value (record "b": age = "1.50")');
     expect(refused.stderr).toContain('(to accept the loss: --accept-data-loss Person.age)');
-    let store = await open();
-    try {
-      expect((await store.get('app/Person', 'b')).record).toEqual({ id: 'b', age: '1.50', nick: 'y' });
-    } finally {
-      await store.close();
-    }
+    expect((await withStore(open, (store) => store.get('app/Person', 'b'))).record).toEqual({ id: 'b', age: '1.50', nick: 'y' });
 
     const applied = vellum('apply', v2, ...where, '--accept-data-loss', 'Person.age', 'Person.nick');
     expect(applied.status, applied.stderr).toBe(0);
     expect(applied.stdout).toMatch(/app\/Person updated \(from .*v2\.polylang\)\n$/);
-    store = await open();
-    try {
-      const { records } = await store.list('app/Person', { sort: [['age', 'asc']] });
-      expect(records).toEqual([
-        { id: 'b', age: 1.5, score: 0 },
-        { id: 'c', age: 7, score: 0 },
-        { id: 'a', age: 31, score: 0 },
-      ]);
-    } finally {
-      await store.close();
-    }
+    const { records } = await withStore(open, (store) => store.list('app/Person', { sort: [['age', 'asc']] }));
+    expect(records).toEqual([
+      { id: 'b', age: 1.5, score: 0 },
+      { id: 'c', age: 7, score: 0 },
+      { id: 'a', age: 31, score: 0 },
+    ]);
     expect(vellum('plan', v2, ...where).stdout).toBe('collection app/Person: 3 stored records\n  fields: no change\n');
   }, 180_000);
 
@@ -112,12 +100,7 @@ describe.each(backends)('on %s', (_name, prepare) => {
     const versions = JSON.parse(vellum('history', 'Person', '--json', ...where).stdout);
     expect(versions.map((v: { version: number }) => v.version)).toEqual([1, 2, 3]);
     expect(versions[2].code).toBe(versions[0].code);
-    const store = await open();
-    try {
-      expect((await store.get('app/Person', 'a')).record).toEqual({ id: 'a', age: '31' });
-    } finally {
-      await store.close();
-    }
+    expect((await withStore(open, (store) => store.get('app/Person', 'a'))).record).toEqual({ id: 'a', age: '31' });
     const missing = vellum('revert', 'Person', '--to', '9', ...where);
     expect(missing.stderr).toBe('vellum migrate revert: collection app/Person has no version 9 (see vellum migrate history Person)\n');
   }, 240_000);
@@ -138,40 +121,18 @@ describe.each(backends)('a migration killed half-way on %s', (_name, prepare) =>
     const { where, open } = await prepare();
     const n = 20_000;
     expect(vellum('apply', v1, ...where).status).toBe(0);
-    let store = await open();
-    try {
+    await withStore(open, async (store) => {
       for (let start = 0; start < n; start += 1000) {
         const writes = [];
         for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: `p${String(i).padStart(6, '0')}`, age: String(i % 90) } });
         await store.commit({ writes });
       }
-    } finally {
-      await store.close();
-    }
-    // Killed once the schema is committed and the pass over 20,000 records is under way (the stored layout marks it).
-    const child = spawn(process.execPath, [...VELLUM, 'migrate', 'apply', v2, ...where], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => void (output += chunk.toString()));
-    let exited = false;
-    child.on('exit', () => void (exited = true));
-    const watcher = await open();
-    try {
-      while (!exited && !(await watcher.conforming('app/Person').catch(() => false))) await new Promise((resolve) => setTimeout(resolve, 20));
-    } finally {
-      await watcher.close();
-    }
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child.on('close', resolve));
-    expect(output).not.toContain('app/Person updated');
-    store = await open();
-    let castBefore = 0;
-    try {
-      expect(await store.conforming('app/Person')).toBe(true);
-      await store.forEachRecordBatch('app/Person', (batch) => void (castBefore += batch.filter((r) => typeof r.age === 'number').length));
-    } finally {
-      await store.close();
-    }
-    expect(castBefore).toBeLessThan(n);
+    });
+    // Killed once the schema is committed and the pass over 20,000 records is under way.
+    await applyKilledHalfWay(v2, where, open, 'app/Person');
+    const killed = await storedCollection(open, 'app/Person');
+    expect(killed.conforming).toBe(true);
+    expect(killed.records.filter((r) => typeof r.age === 'number').length).toBeLessThan(n);
 
     const again = vellum('apply', v2, ...where);
     expect(again.status, again.stderr).toBe(0);
@@ -179,20 +140,11 @@ describe.each(backends)('a migration killed half-way on %s', (_name, prepare) =>
     // The pass's progress, about every tenth, through its end.
     expect(again.stdout).toContain('  app/Person: 0 of 20,000 records cast and indexed\n');
     expect(again.stdout).toContain('  app/Person: 20,000 of 20,000 records cast and indexed\n');
-    store = await open();
-    try {
-      expect(await store.conforming('app/Person')).toBe(false);
-      let count = 0;
-      await store.forEachRecordBatch('app/Person', (batch) => {
-        for (const record of batch) {
-          count++;
-          expect(record).toEqual({ id: record.id, age: Number(String(record.id).slice(1)) % 90, score: 0 });
-        }
-      });
-      expect(count).toBe(n);
-      expect((await store.list('app/Person', { where: { age: 89 }, limit: 1000 })).records).toHaveLength(Math.floor(n / 90));
-    } finally {
-      await store.close();
-    }
+    const finished = await storedCollection(open, 'app/Person');
+    expect(finished.conforming).toBe(false);
+    expect(finished.records).toHaveLength(n);
+    for (const record of finished.records) expect(record).toEqual({ id: record.id, age: Number(String(record.id).slice(1)) % 90, score: 0 });
+    const aged89 = await withStore(open, (store) => store.list('app/Person', { where: { age: 89 }, limit: 1000 }));
+    expect(aged89.records).toHaveLength(Math.floor(n / 90));
   }, 300_000);
 });
