@@ -6,7 +6,7 @@
 // huge numbers, Object.prototype names as functions, spellings of the JSON content type), and must answer with the same
 // status, headers (but Date) and body, and log the same request lines (but the elapsed time). The records then
 // end the same in both stores.
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
@@ -15,7 +15,7 @@ import { publicKeyOf, signRequest } from '../../src/auth/index.ts';
 import { buildApp, RecordService } from '../../src/service/index.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
-import { exchange, listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
+import { answerTo, exchange, listenCounting, withoutTime, type Answer } from '../support/fast-path.ts';
 import { memoryLogger } from '../support/log.ts';
 
 const COUNTER = `@public
@@ -35,12 +35,6 @@ collection Counter {
 const BODY_LIMIT = 2048;
 const IDS = ['c1', 'c2', 'a b', 'é', 'x/y', 'owned', 'missing'];
 const FUNCTIONS = ['increment', 'increment', 'increment', 'add', 'add', 'add', 'reset', 'boom', 'del', 'nothing', 'constructor'];
-
-interface Answer {
-  status: number;
-  headers: string[];
-  body: string;
-}
 
 interface Served {
   app: FastifyInstance;
@@ -76,24 +70,10 @@ async function serve(fastCall: boolean): Promise<Served> {
 }
 
 function send(server: Served, sent: Case): Promise<Answer> {
-  return new Promise((resolve) => {
-    const headers = { ...sent.headers };
-    const payload = Buffer.from(sent.body, sent.latin1 ? 'latin1' : 'utf8');
-    if (!sent.chunked) headers['content-length'] = String(payload.length);
-    const target = { hostname: '127.0.0.1', port: server.port, path: sent.path, method: 'POST', headers, agent: server.agent };
-    const outgoing = request(target, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const headers: string[] = [];
-        for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${withoutRequestId(response.rawHeaders[i + 1]!)}`);
-        }
-        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    outgoing.setTimeout(3000, () => outgoing.destroy(Object.assign(new Error('no answer'), { code: 'NO_ANSWER' })));
-    outgoing.on('error', (error: NodeJS.ErrnoException) => resolve({ status: -1, headers: [], body: String(error.code) }));
+  const headers = { ...sent.headers };
+  const payload = Buffer.from(sent.body, sent.latin1 ? 'latin1' : 'utf8');
+  if (!sent.chunked) headers['content-length'] = String(payload.length);
+  return answerTo(server.port, server.agent, { method: 'POST', path: sent.path, headers }, (outgoing) => {
     if (sent.chunked) {
       const half = Math.floor(payload.length / 2);
       outgoing.write(payload.subarray(0, half));

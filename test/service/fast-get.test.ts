@@ -3,7 +3,7 @@
 // percent-encodings, unknown collections, missing and unreadable records, signed and unsigned, query strings,
 // odd headers, other methods), and must answer with the same status, headers (but Date) and body, and log the same
 // request lines (but the elapsed time).
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import fc from 'fast-check';
@@ -14,7 +14,7 @@ import { decodeSegment } from '../../src/service/fast-get.ts';
 import { MAX_PARAM_LENGTH } from '../../src/service/errors.ts';
 import { openSqliteStore } from '../../src/store/index.ts';
 import { KEYS } from './support.ts';
-import { exchange, listenCounting, withoutRequestId, withoutTime } from '../support/fast-path.ts';
+import { answerTo, exchange, listenCounting, withoutTime, type Answer } from '../support/fast-path.ts';
 import { memoryLogger } from '../support/log.ts';
 
 const ITEM = '@public\ncollection Item {\n  id: string;\n  n: number;\n  constructor (id: string, n: number) { this.id = id; this.n = n; }\n}\n';
@@ -24,12 +24,6 @@ const SECRET = 'collection Secret {\n  id: string;\n  @read\n  owner: PublicKey;
 // A read through @delegate records: Doc d1 is alice's through one User; d-many needs more loads than a request may make.
 const DELEGATED = '@public\ncollection User {\n  id: string;\n  @delegate key: PublicKey;\n  constructor (id: string) { this.id = id; this.key = ctx.publicKey; }\n}\ncollection Doc {\n  id: string;\n  @read owners: User[];\n  constructor (id: string, owners: User[]) { this.id = id; this.owners = owners; }\n}\n';
 const ODD_IDS = ['item-1', 'a b', 'é', 'x/y', 'per%cent', 'semi;colon', 'q?mark', 'hash#', 'plus+sign', 'quote"', "'(*)!", 'A~._-', '日本', 'nul\u0000', '%41', 'L'.repeat(512), 'é'.repeat(256)];
-
-interface Answer {
-  status: number;
-  headers: string[];
-  body: string;
-}
 
 interface Served {
   app: FastifyInstance;
@@ -55,25 +49,7 @@ async function serve(fastGet: boolean): Promise<Served> {
 }
 
 function send(server: Served, sent: Case): Promise<Answer> {
-  return new Promise((resolve) => {
-    // The path goes as written (not through URL, which would normalise it).
-    const target = { hostname: '127.0.0.1', port: server.port, path: sent.path, method: sent.method, headers: sent.headers, agent: server.agent };
-    const outgoing = request(target, (response) => {
-      const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => {
-        const headers: string[] = [];
-        for (let i = 0; i < response.rawHeaders.length; i += 2) {
-          if (response.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${response.rawHeaders[i]}: ${withoutRequestId(response.rawHeaders[i + 1]!)}`);
-        }
-        resolve({ status: response.statusCode!, headers, body: Buffer.concat(chunks).toString('utf8') });
-      });
-    });
-    // A client-side failure (Node's parser refusing what came back) is an outcome to compare like any other.
-    outgoing.setTimeout(3000, () => outgoing.destroy(Object.assign(new Error('no answer'), { code: 'NO_ANSWER' })));
-    outgoing.on('error', (error: NodeJS.ErrnoException) => resolve({ status: -1, headers: [], body: String(error.code) }));
-    outgoing.end(sent.body);
-  });
+  return answerTo(server.port, server.agent, { method: sent.method, path: sent.path, headers: sent.headers }, (outgoing) => outgoing.end(sent.body));
 }
 
 const ENCODED_GET = /^\/v0\/collections\/[A-Za-z0-9%._~!*'()-]+\/records\/[A-Za-z0-9%._~!*'()-]+$/;
