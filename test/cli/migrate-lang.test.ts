@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyKilledHalfWay, migrateBackends, storedCollection, vellumMigrate, withStore } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { putRecords } from '../support/put-records.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-lang-'));
 const v1 = join(dir, 'v1.polylang');
@@ -67,13 +68,7 @@ describe.each(backends)('a @migrate migration on %s', (_name, prepare) => {
   it('is planned with its counts; killed half-way, the next apply finishes it, every record migrated once', async () => {
     const { where, open } = await prepare();
     expect(vellum('apply', v1, ...where).status).toBe(0);
-    await withStore(open, async (store) => {
-      for (let start = 0; start < N; start += 1000) {
-        const writes = [];
-        for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: idOf(i), name: `F${i} L${i}` } });
-        await store.commit({ writes });
-      }
-    });
+    await withStore(open, (store) => putRecords(store, 'app/Person', N, (i) => ({ id: idOf(i), name: `F${i} L${i}` })));
 
     const planned = vellum('plan', v2, ...where);
     expect(planned.status, planned.stderr).toBe(0);
@@ -123,11 +118,7 @@ describe.each(backends)('a @migrate migration that loads referenced records on %
     expect(vellum('apply', r1, ...where).status).toBe(0);
     await withStore(open, async (store) => {
       await store.commit({ writes: Array.from({ length: 10 }, (_, t) => ({ kind: 'put' as const, collectionId: 'app/Target', record: { id: `t${t}`, name: `T${t}` } })) });
-      for (let start = 0; start < N; start += 1000) {
-        const writes = [];
-        for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Holder', record: { id: idOf(i), x: { collectionId: 'app/Target', id: `t${i % 10}` } } });
-        await store.commit({ writes });
-      }
+      await putRecords(store, 'app/Holder', N, (i) => ({ id: idOf(i), x: { collectionId: 'app/Target', id: `t${i % 10}` } }));
     });
     const planned = vellum('plan', r2, ...where);
     expect(planned.status, planned.stderr).toBe(0);

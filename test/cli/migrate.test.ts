@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer } from '../service/support.ts';
 import { applyKilledHalfWay, migrateBackends, storedCollection, vellumMigrate, withStore } from '../support/migrate-backends.ts';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { putRecords } from '../support/put-records.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-migrate-'));
 const v1 = join(dir, 'v1.polylang');
@@ -121,13 +122,7 @@ describe.each(backends)('a migration killed half-way on %s', (_name, prepare) =>
     const { where, open } = await prepare();
     const n = 20_000;
     expect(vellum('apply', v1, ...where).status).toBe(0);
-    await withStore(open, async (store) => {
-      for (let start = 0; start < n; start += 1000) {
-        const writes = [];
-        for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'app/Person', record: { id: `p${String(i).padStart(6, '0')}`, age: String(i % 90) } });
-        await store.commit({ writes });
-      }
-    });
+    await withStore(open, (store) => putRecords(store, 'app/Person', n, (i) => ({ id: `p${String(i).padStart(6, '0')}`, age: String(i % 90) })));
     // Killed once the schema is committed and the pass over 20,000 records is under way.
     await applyKilledHalfWay(v2, where, open, 'app/Person');
     const killed = await storedCollection(open, 'app/Person');

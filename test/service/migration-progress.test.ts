@@ -4,6 +4,7 @@
 // counts tell how many records the collection holds). Both backends.
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestPostgres, type TestPostgres } from '../support/postgres.ts';
+import { putRecords } from '../support/put-records.ts';
 import { describeOnEachBackend, errorOf, KEYS } from './support.ts';
 
 let pg: TestPostgres;
@@ -20,11 +21,7 @@ const progressPath = (id: string) => `/v0/collections/Collection/records/${encod
 describeOnEachBackend(() => pg, (served) => {
   it('tells the records cast so far while the pass runs, and not running once the change is made', async () => {
     expect((await served.s.createCollection('ns/Person', V1)).status).toBe(200);
-    for (let start = 0; start < N; start += 1000) {
-      const writes = [];
-      for (let i = start; i < start + 1000; i++) writes.push({ kind: 'put' as const, collectionId: 'ns/Person', record: { id: `p${i}`, age: String(i % 90) } });
-      await served.store.commit({ writes });
-    }
+    await putRecords(served.store, 'ns/Person', N, (i) => ({ id: `p${i}`, age: String(i % 90) }));
     const idle = await served.s.get(progressPath('ns/Person'), { key: KEYS.admin });
     expect(idle.status, idle.text).toBe(200);
     expect(idle.json.data).toEqual({ collectionId: 'ns/Person', running: false, switching: false, done: 0, total: 0 });
