@@ -11,6 +11,13 @@
 //
 // Every copy is the same code; keep them identical when editing (the tests hold each to the general path
 // through the bodies that select it).
+//
+// A copy's closure does nothing before its loop: the loop's `init` runs in a closure of its own, and the frame's
+// fields are read inside the loop. V8 allocates a closure's type feedback lazily, during its first call, so code
+// before the loop, run once a call, could still be without feedback when the loop's first call had V8 optimise
+// the closure (a race with the concurrent compile, lost in about half the processes): that code deoptimised on
+// its next entry ("insufficient type feedback") and every later call ran the loop through on-stack-replacement
+// code. With nothing before the loop, `--trace-deopt` shows no such deoptimisation.
 
 import type { Exec } from './frame.ts';
 import { compare, toNumeric } from './operations.ts';
@@ -29,25 +36,37 @@ export function withLoopCopy(copy: number, statement: Exec): Exec {
 
 /** The counted loop `for (init; slots[slot] < slots[boundSlot]; slots[slot]++) { first; rest }`. */
 export function upTo(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+  const loop = upToCopy(slot, boundSlot, first, rest, cost, span);
+  return init ? initThenLoop(init, loop) : loop;
+}
+
+function upToCopy(slot: number, boundSlot: number, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
   switch (loopCopies.get(first) ?? LOOP_COPY.other) {
     case LOOP_COPY.push:
-      return upTo1(slot, boundSlot, init, first, rest, cost, span);
+      return upTo1(slot, boundSlot, first, rest, cost, span);
     case LOOP_COPY.update:
-      return upTo2(slot, boundSlot, init, first, rest, cost, span);
+      return upTo2(slot, boundSlot, first, rest, cost, span);
     case LOOP_COPY.assign:
-      return upTo3(slot, boundSlot, init, first, rest, cost, span);
+      return upTo3(slot, boundSlot, first, rest, cost, span);
     default:
-      return upTo0(slot, boundSlot, init, first, rest, cost, span);
+      return upTo0(slot, boundSlot, first, rest, cost, span);
   }
 }
 
-function upTo0(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+/** The loop's `init` (a statement, always NORMAL), then the loop: kept out of the loop's closure (see above). */
+function initThenLoop(init: Exec, loop: Exec): Exec {
+  return (f) => {
+    init(f);
+    return loop(f);
+  };
+}
+
+function upTo0(slot: number, boundSlot: number, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
   if (rest === null) {
     return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
       for (;;) {
+        const st = f.st;
+        const slots = f.slots;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
         st.at = span;
         const a = slots[slot];
@@ -62,10 +81,9 @@ function upTo0(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
     };
   }
   return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
     for (;;) {
+      const st = f.st;
+      const slots = f.slots;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       const a = slots[slot];
@@ -81,13 +99,12 @@ function upTo0(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
   };
 }
 
-function upTo1(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+function upTo1(slot: number, boundSlot: number, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
   if (rest === null) {
     return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
       for (;;) {
+        const st = f.st;
+        const slots = f.slots;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
         st.at = span;
         const a = slots[slot];
@@ -102,10 +119,9 @@ function upTo1(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
     };
   }
   return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
     for (;;) {
+      const st = f.st;
+      const slots = f.slots;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       const a = slots[slot];
@@ -121,13 +137,12 @@ function upTo1(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
   };
 }
 
-function upTo2(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+function upTo2(slot: number, boundSlot: number, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
   if (rest === null) {
     return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
       for (;;) {
+        const st = f.st;
+        const slots = f.slots;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
         st.at = span;
         const a = slots[slot];
@@ -142,10 +157,9 @@ function upTo2(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
     };
   }
   return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
     for (;;) {
+      const st = f.st;
+      const slots = f.slots;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       const a = slots[slot];
@@ -161,13 +175,12 @@ function upTo2(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
   };
 }
 
-function upTo3(slot: number, boundSlot: number, init: Exec | null, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
+function upTo3(slot: number, boundSlot: number, first: Exec, rest: Exec | null, cost: number, span: number): Exec {
   if (rest === null) {
     return (f) => {
-      const st = f.st;
-      const slots = f.slots;
-      if (init) init(f);
       for (;;) {
+        const st = f.st;
+        const slots = f.slots;
         if ((st.gas -= cost) < 0) throw outOfGas(st);
         st.at = span;
         const a = slots[slot];
@@ -182,10 +195,9 @@ function upTo3(slot: number, boundSlot: number, init: Exec | null, first: Exec, 
     };
   }
   return (f) => {
-    const st = f.st;
-    const slots = f.slots;
-    if (init) init(f);
     for (;;) {
+      const st = f.st;
+      const slots = f.slots;
       if ((st.gas -= cost) < 0) throw outOfGas(st);
       st.at = span;
       const a = slots[slot];
