@@ -122,6 +122,16 @@ function spliceCount(array: readonly unknown[], from: number, deleteCount: unkno
   return Math.min(Math.max(Math.trunc(num(deleteCount)) || 0, 0), array.length - from);
 }
 
+/**
+ * `text.slice(start, end)` after its base gas, paying `perChar` for each character of the result: the built-in
+ * and the compiler's fused call of it (fused-shapes.ts) both run this.
+ */
+export function sliceString(st: ExecState, text: string, start: unknown, end: unknown, perChar: number): string {
+  const result = text.slice(optNum(start), optNum(end));
+  if (perChar) charge(st, perChar * result.length);
+  return result;
+}
+
 function indexOfElement(array: readonly unknown[], search: unknown, from: number): number {
   for (let i = from; i < array.length; i++) if (sameValue(array[i], search)) return i;
   return -1;
@@ -155,11 +165,7 @@ const implementations: Record<string, Impl> = {
   'string.includes': (_st, r, [search, position]) => s(r).includes(str(search), optNum(position)),
   'string.indexOf': (_st, r, [search, position]) => s(r).indexOf(str(search), optNum(position)),
   'string.lastIndexOf': (_st, r, [search, position]) => s(r).lastIndexOf(str(search), optNum(position)),
-  'string.slice': (st, r, [start, end], gas) => {
-    const result = s(r).slice(optNum(start), optNum(end));
-    payResult(st, gas, result.length);
-    return result;
-  },
+  'string.slice': (st, r, [start, end], gas) => sliceString(st, s(r), start, end, gas.perUnit ?? 0),
   'string.substring': (st, r, [start, end], gas) => {
     const result = s(r).substring(num(start), optNum(end));
     payResult(st, gas, result.length);

@@ -1,11 +1,11 @@
-// Fused closures for the common shapes of statements: a counted `for` loop with its test and update
-// inlined, an `if` over a simple comparison or a length guard, `list.push(x)`, `list.splice(start, count)`.
+// Fused closures for the common shapes of statements: a counted `for` loop with its test and update inlined,
+// an `if` over a simple comparison or a length guard, `list.push(x)`, `list.splice(a, b)`, `text.slice(a, b)`.
 // Each does exactly what the general closures do (same order of evaluation, checks and gas);
 // test/runtime/fast-paths.test.ts and the build property of test/runtime/properties.test.ts hold them to
 // the general path (`fastPaths: false`).
 
 import type { Operand } from './binary.ts';
-import { spliceRange } from './builtins.ts';
+import { sliceString, spliceRange } from './builtins.ts';
 import { limitFault } from './errors.ts';
 import type { Eval, Exec, Frame } from './frame.ts';
 import { GAS } from './limits.ts';
@@ -351,5 +351,30 @@ export function spliceCall(
     const st = f.st;
     if ((st.gas -= base + perElement * target.length) < 0) throw outOfGas(st);
     return spliceRange(st, target, a, b);
+  };
+}
+
+/**
+ * `text.slice(start)` or `text.slice(start, end)` on a variable: on a string, the arguments, then the built-in's
+ * base gas (builtins.ts charges it after the arguments), then sliceString, which pays per character of the
+ * result, without the general call's argument array and its shared dispatch; anything else (an array's
+ * `slice`, a value without one) takes the general method call (`generic`), which dispatches or fails as it would.
+ */
+export function sliceCall(
+  receiverSlot: number,
+  start: Eval,
+  end: Eval | null,
+  generic: (f: Frame, receiver: unknown) => unknown,
+  base: number,
+  perChar: number,
+): Eval {
+  return (f) => {
+    const target = f.slots[receiverSlot];
+    if (typeof target !== 'string') return generic(f, target);
+    const a = start(f);
+    const b = end === null ? undefined : end(f);
+    const st = f.st;
+    if ((st.gas -= base) < 0) throw outOfGas(st);
+    return sliceString(st, target, a, b, perChar);
   };
 }

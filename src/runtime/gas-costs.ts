@@ -54,3 +54,13 @@ export function spliceGas(): { base: number; perElement: number } | null {
   if (gas.perUnit !== undefined && gas.unit !== 'receiver length') return null;
   return { base: gas.base, perElement: gas.perUnit ?? 0 };
 }
+
+/**
+ * The gas of a string's `slice` as the catalogue gives it: a base and an amount per character of the result, or
+ * null if the catalogue ever charges it by another measure (the compiler then keeps the general call).
+ */
+export function stringSliceGas(): { base: number; perChar: number } | null {
+  const gas = runtimeBuiltins.get('string.slice')!.entry.gas;
+  if (gas.perUnit !== undefined && gas.unit !== 'result length') return null;
+  return { base: gas.base, perChar: gas.perUnit ?? 0 };
+}

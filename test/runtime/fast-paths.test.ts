@@ -1,5 +1,5 @@
 // The fused closures the compiler builds for common shapes (counted loops, loop bodies run without a
-// sequence closure, `x += v`, `x -= v`, `list.push(x)`, `list.splice(a, b)`, comparisons in `if`) against the general path
+// sequence closure, `x += v`, `x -= v`, `list.push(x)`, `list.splice(a, b)`, `text.slice(a, b)`, comparisons in `if`) against the general path
 // (`fastPaths: false`): every call must give the same result, the same error and the same gas,
 // including when the gas runs out at any point of the call.
 import fc from 'fast-check';
@@ -252,6 +252,39 @@ collection T {
     return 0;
   }
 
+  slices (n: number, s: string): string {
+    let t = s;
+    let u = t.slice(1) + '|' + t.slice(-2) + '|' + t.slice(n, n + 3) + '|' + t.slice(s, -1) + '|' + t.slice(2, 1);
+    for (let i = 0; i < n; i++) { t += 'abcdefghijklmnopqrstuvwxyz'; if (t.length > 40) { t = t.slice(7); } }
+    let k = n - 2;
+    u += t.slice(k) + t.slice(k, k * 2) + t.slice(t.length - n) + t.slice('1', '4');
+    let xs = [1, 2, 3, 4];
+    u += xs.slice(1).length + xs.slice(n, 3).length;
+    this.text = u;
+    return u;
+  }
+
+  sliceFaults (n: number, s: string): string {
+    let none;
+    let m = { slice: 1 };
+    let x = 7;
+    if (n === 0) { none.slice(1); }
+    if (n === 1) { m.slice(1); }
+    if (n === 2) { x.slice(0, 1); }
+    if (n === 3) { s.slice({}); }
+    if (n === 4) { s.slice(1, [2]); }
+    if (n === 5) { s.slice(none.length); }
+    if (n === 6) { s.slice(s = 'changed'); }
+    if (n === 7) { s.slice(1, 2, 3); }
+    return s;
+  }
+
+  sliceBeforeInit (n: number): string {
+    let t = later.slice(n);
+    let later = 'abc';
+    return t;
+  }
+
   pushFieldArray (n: number): number {
     let count = this.items.push(n);
     this.items.push(n + 1);
@@ -349,6 +382,11 @@ const calls: Call[] = [
   { fn: 'splices', args: [2, 'x'] },
   ...[0, 1, 2, 3, 4, 5].map((n) => ({ fn: 'spliceNotArray', args: [n, 'abc'] })),
   { fn: 'spliceBeforeInit', args: [1] },
+  ...[0, 1, 2, 5, 9].map((n) => ({ fn: 'slices', args: [n, 'hello world'] })),
+  { fn: 'slices', args: [3, ''] },
+  { fn: 'slices', args: [6, 'xy'], limits: { maxStringLength: 60 } },
+  ...[0, 1, 2, 3, 4, 5, 6, 7].map((n) => ({ fn: 'sliceFaults', args: [n, 'abcdef'] })),
+  { fn: 'sliceBeforeInit', args: [1] },
   { fn: 'pushFieldArray', args: [4] },
   { fn: 'pushFieldArray', args: [4], limits: { maxArrayLength: 4 } },
   ...[0, 1, 3].map((n) => ({ fn: 'pushVariable', args: [n] })),
@@ -379,7 +417,7 @@ describe('fast paths against the general path', () => {
   });
 
   it('random inputs and gas limits give the same results', () => {
-    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested', 'splices'];
+    const functions = ['loopSum', 'loopReturn', 'loopEmpty', 'loopDown', 'whileTwo', 'whileSkip', 'strings', 'arrays', 'maps', 'mixedAdd', 'pushFieldArray', 'nested', 'splices', 'slices'];
     fc.assert(
       fc.property(
         fc.constantFrom(...functions),
@@ -388,7 +426,7 @@ describe('fast paths against the general path', () => {
         fc.integer({ min: 0, max: 5000 }),
         fc.integer({ min: 0, max: 60 }),
         (fn, n, s, gas, maxArrayLength) => {
-          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' || fn === 'splices' ? [n, s] : [n];
+          const args = fn === 'strings' || fn === 'mixedAdd' || fn === 'nested' || fn === 'splices' || fn === 'slices' ? [n, s] : [n];
           const limits = { gas, maxArrayLength, maxStringLength: 64 };
           const { a, b } = both({ fn, args, limits });
           expect(a).toEqual(b);
