@@ -184,24 +184,28 @@ export function resolveProgram(program: Program): ProgramResolution {
 
 /** A program's resolution. `typeReferences` and `fieldReferences` walk every collection once more and nothing in a
  *  check reads them, so they are computed on first use (from the program and the functions resolved by then). A
- *  copy by spread (`{ ...resolution }`) copies the tables but not the two getters. */
+ *  copy by spread (`{ ...resolution }`, as src/lsp/incremental.ts makes) copies the tables but not the two getters. */
 class ProgramTables implements ProgramResolution {
   readonly declared = new Map<Parameter | VariableDeclaration | ForOfStatement, Local>();
   readonly uses = new Map<IdentifierExpression, Resolved>();
   readonly visibleAt = new Map<IdentifierExpression, () => string[]>();
   readonly members = new Map<MemberExpression, FieldDeclaration | FunctionDeclaration>();
   readonly functions = new Map<FunctionDeclaration, FunctionResolution>();
-  private typeReferencesFound: Map<Identifier, Collection> | undefined = undefined;
-  private fieldReferencesFound: Map<Identifier, FieldDeclaration> | undefined = undefined;
+  // Private fields (#): a spread copy takes only the tables.
+  readonly #program: Program;
+  #typeReferences: Map<Identifier, Collection> | undefined = undefined;
+  #fieldReferences: Map<Identifier, FieldDeclaration> | undefined = undefined;
 
-  constructor(private readonly program: Program) {}
+  constructor(program: Program) {
+    this.#program = program;
+  }
 
   get typeReferences(): Map<Identifier, Collection> {
-    return (this.typeReferencesFound ??= typeReferencesOf(this.program, this.functions));
+    return (this.#typeReferences ??= typeReferencesOf(this.#program, this.functions));
   }
 
   get fieldReferences(): Map<Identifier, FieldDeclaration> {
-    return (this.fieldReferencesFound ??= fieldReferencesOf(this.program));
+    return (this.#fieldReferences ??= fieldReferencesOf(this.#program));
   }
 }
 
