@@ -42,7 +42,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { resolveFunction, type FunctionResolution, type Local, type Resolved } from './resolver.ts';
+import { resolveFunction, type FunctionResolution, type Resolved } from './resolver.ts';
 import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,

@@ -9,7 +9,6 @@ import {
   type FunctionDeclaration,
   type IndexDeclaration,
   type Parameter,
-  type SearchDeclaration,
   type Program,
   type Span,
   type TypeNode,
