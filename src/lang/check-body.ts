@@ -42,7 +42,7 @@ import {
 } from './builtins.ts';
 import type { Binding, CheckedCollection, CheckedFunction, CheckedProgram } from './checked.ts';
 import { type Diagnostic, type DiagnosticKind, diagnostic } from './diagnostics.ts';
-import { resolveFunction, type FunctionResolution, type Local, type Resolved } from './resolver.ts';
+import { resolveFunction, type FunctionResolution, type Resolved } from './resolver.ts';
 import { type Facts, assignedFields, breaksOut, intersection, testFacts } from './flow.ts';
 import {
   comparable,
@@ -282,8 +282,8 @@ class BodyChecker {
   private loopDepth = 0;
   /** What each name of the body names (resolver.ts); the checker adds the types. */
   private readonly resolution: FunctionResolution;
-  /** The binding of each local whose declaration has been checked. */
-  private readonly bindingOf = new Map<Local, Binding>();
+  /** By slot: the binding of each local whose declaration has been checked. */
+  private readonly bindingOf: (Binding | undefined)[] = [];
   private readonly isConstructor: boolean;
   /** The type of `this`: the whole record being created or changed. */
   private readonly thisType: Type;
@@ -303,10 +303,12 @@ class BodyChecker {
   }
 
   run(): void {
-    this.fn.parameters.forEach((p, index) => {
+    const parameters = this.fn.parameters;
+    for (let index = 0; index < parameters.length; index++) {
+      const p = parameters[index]!;
       const local = this.resolution.declared.get(p.node);
-      if (local) this.bindingOf.set(local, { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional });
-    });
+      if (local) this.bindingOf[local.slot] = { kind: 'parameter', name: p.name, index, type: p.type, optional: p.optional };
+    }
     const completes = !this.statements(this.fn.node.body.body);
     if (this.isConstructor && completes) this.noteIdMissing({ start: this.fn.node.body.span.end - 1, end: this.fn.node.body.span.end });
     const declared = this.fn.returnType;
@@ -555,7 +557,7 @@ class BodyChecker {
   /** A declaration checked: its local's binding, or an error when it declares none (a redeclaration). */
   private declare(declaration: VariableDeclaration | ForOfStatement, binding: Binding): void {
     const local = this.resolution.declared.get(declaration);
-    if (local) this.bindingOf.set(local, binding);
+    if (local) this.bindingOf[local.slot] = binding;
     else this.report('duplicateVariable', declaration.name.span, [declaration.name.name]);
   }
 
@@ -747,7 +749,7 @@ class BodyChecker {
       case undefined:
         return undefined;
       case 'local':
-        return this.bindingOf.get(resolved.local);
+        return this.bindingOf[resolved.local.slot];
       case 'uninitialised':
         return UNINITIALISED;
       case 'global':

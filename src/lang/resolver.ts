@@ -174,19 +174,39 @@ function membersOf(collection: Collection | undefined): Members {
   return members;
 }
 
-/** Every function of a program resolved, and the collection names used as types. */
+/** Every function of a program resolved. The collection names used as types and the fields named in decorators and
+ *  indexes, which only the language server reads, are found when first asked (see ProgramTables). */
 export function resolveProgram(program: Program): ProgramResolution {
-  // Written out, not `{ ...newTables(), … }`: on Node 20 a spread followed by more properties gives every
-  // result a map of its own, which costs tens of microseconds a call.
-  const { declared, uses, visibleAt, members } = newTables();
-  const resolution: ProgramResolution = { declared, uses, visibleAt, members, functions: new Map(), typeReferences: new Map(), fieldReferences: new Map() };
-  for (const collection of program.collections) {
-    const collectionMembers = membersOf(collection);
-    resolveFunctionsInto(resolution, collection, collectionMembers);
-    fieldReferencesIn(collection, collectionMembers.fields, resolution.fieldReferences);
-  }
-  resolution.typeReferences = typeReferencesOf(program, resolution.functions);
+  const resolution = new ProgramTables(program);
+  for (const collection of program.collections) resolveFunctionsInto(resolution, collection, membersOf(collection));
   return resolution;
+}
+
+/** A program's resolution. `typeReferences` and `fieldReferences` walk every collection once more and nothing in a
+ *  check reads them, so they are computed on first use (from the program and the functions resolved by then). A
+ *  copy by spread (`{ ...resolution }`, as src/lsp/incremental.ts makes) copies the tables but not the two getters. */
+class ProgramTables implements ProgramResolution {
+  readonly declared = new Map<Parameter | VariableDeclaration | ForOfStatement, Local>();
+  readonly uses = new Map<IdentifierExpression, Resolved>();
+  readonly visibleAt = new Map<IdentifierExpression, () => string[]>();
+  readonly members = new Map<MemberExpression, FieldDeclaration | FunctionDeclaration>();
+  readonly functions = new Map<FunctionDeclaration, FunctionResolution>();
+  // Private fields (#): a spread copy takes only the tables.
+  readonly #program: Program;
+  #typeReferences: Map<Identifier, Collection> | undefined = undefined;
+  #fieldReferences: Map<Identifier, FieldDeclaration> | undefined = undefined;
+
+  constructor(program: Program) {
+    this.#program = program;
+  }
+
+  get typeReferences(): Map<Identifier, Collection> {
+    return (this.#typeReferences ??= typeReferencesOf(this.#program, this.functions));
+  }
+
+  get fieldReferences(): Map<Identifier, FieldDeclaration> {
+    return (this.#fieldReferences ??= fieldReferencesOf(this.#program));
+  }
 }
 
 /** The fields named in the decorators, indexes and `@search` of every collection (see ProgramResolution.fieldReferences). */
@@ -290,8 +310,8 @@ function typeReference(type: TypeNode | null | undefined, collectionsByName: Rea
 
 class FunctionResolver {
   private scope: Scope;
-  /** Locals whose declaration the walk has passed (the others are in their dead zone). */
-  private readonly passed = new Set<Local>();
+  /** By slot: whether the walk has passed the local's declaration (the others are in their dead zone). */
+  private readonly passed: boolean[] = [];
   private readonly result: FunctionResolution;
 
   constructor(
@@ -306,12 +326,14 @@ class FunctionResolver {
 
   run(): FunctionResolution {
     // Every parameter has a slot (arguments fill them by position); a repeated name names the first.
-    this.fn.parameters.forEach((parameter, index) => {
+    const parameters = this.fn.parameters;
+    for (let index = 0; index < parameters.length; index++) {
+      const parameter = parameters[index]!;
       const local = this.newLocal('parameter', parameter.name.name, parameter, index, false);
-      if (this.scope.names?.has(local.name)) return;
+      if (this.scope.names?.has(local.name)) continue;
       this.declareIn(this.scope, local);
       this.pass(local);
-    });
+    }
     this.statements(this.fn.body.body);
     this.result.slotCount = this.result.locals.length;
     return this.result;
@@ -321,6 +343,7 @@ class FunctionResolver {
     const local = { kind, name, node, index, constant, slot: this.result.locals.length, depth: this.scope.depth } as Local;
     (local as { use: Resolved }).use = { kind: 'local', local };
     this.result.locals.push(local);
+    this.passed.push(false);
     return local;
   }
 
@@ -332,7 +355,7 @@ class FunctionResolver {
 
   /** The walk has passed a declaration of the current scope: from here its name reads the local. */
   private pass(local: Local): void {
-    this.passed.add(local);
+    this.passed[local.slot] = true;
     this.scope.ready++;
   }
 
@@ -501,7 +524,7 @@ class FunctionResolver {
     for (let scope: Scope | null = this.scope; scope !== null; scope = scope.parent) {
       const local = scope.names?.get(name);
       if (local) {
-        this.result.uses.set(e, this.passed.has(local) ? local.use : (local.early ??= { kind: 'uninitialised', local }));
+        this.result.uses.set(e, this.passed[local.slot] ? local.use : (local.early ??= { kind: 'uninitialised', local }));
         return;
       }
     }

@@ -9,7 +9,6 @@ import {
   type FunctionDeclaration,
   type IndexDeclaration,
   type Parameter,
-  type SearchDeclaration,
   type Program,
   type Span,
   type TypeNode,
@@ -48,7 +47,20 @@ import {
 } from './types.ts';
 import { BUILT_IN_TYPE_NAMES } from './words.ts';
 
-const primitiveTypes = { string: stringType, number: numberType, boolean: booleanType, bytes: bytesType } as const;
+/** A switch, not a lookup in an object: a name cut from the source is not an internalised string, and a keyed load
+ *  with one looks it up in the string table. */
+function primitiveType(name: 'string' | 'number' | 'boolean' | 'bytes'): Type {
+  switch (name) {
+    case 'string':
+      return stringType;
+    case 'number':
+      return numberType;
+    case 'boolean':
+      return booleanType;
+    case 'bytes':
+      return bytesType;
+  }
+}
 
 /** Where a type is written: parameters get whole records for collection names. */
 type TypeRole = 'field' | 'parameter' | 'return';
@@ -61,7 +73,8 @@ export interface SchemaResult {
 }
 
 export function checkSchemaRules(program: Program, diagnostics: Diagnostic[]): SchemaResult {
-  const declared = new Set(program.collections.map((c) => c.name.name));
+  const declared = new Set<string>();
+  for (const collection of program.collections) declared.add(collection.name.name);
   const warnedCollections = new Set<string>();
   const collections: CheckedCollection[] = [];
   const collectionsByName = new Map<string, CheckedCollection>();
@@ -140,10 +153,24 @@ class CollectionRules {
         continue;
       }
       // @private grants nothing: it is what no decorator means (Polylang after 0.6 needed it to close a contract).
-      if (decorator.name === 'private') privateDecorator ??= decorator;
-      else permissions[decorator.name] = true;
+      // A switch, not `permissions[decorator.name]`: a name cut from the source is not an internalised string, and
+      // a keyed store with one looks it up in the string table.
+      switch (decorator.name) {
+        case 'private':
+          privateDecorator ??= decorator;
+          break;
+        case 'public':
+          permissions.public = true;
+          break;
+        case 'read':
+          permissions.read = true;
+          break;
+        case 'call':
+          permissions.call = true;
+          break;
+      }
     }
-    const granted = (['public', 'read', 'call'] as const).find((name) => permissions[name]);
+    const granted = permissions.public ? 'public' : permissions.read ? 'read' : permissions.call ? 'call' : undefined;
     if (privateDecorator && granted) this.report(diagnostic('privateWithPermission', privateDecorator.span, [granted]));
     if (this.node.contractKeyword && !privateDecorator && !granted) {
       this.report(diagnostic('undecoratedContract', this.node.name.span, [this.name]));
@@ -172,7 +199,9 @@ class CollectionRules {
         );
         continue;
       }
-      flags[decorator.name] = true;
+      if (decorator.name === 'read') flags.read = true;
+      else if (decorator.name === 'delegate') flags.delegate = true;
+      else flags.call = true;
       if ((decorator.arguments && decorator.arguments.length > 0) || decorator.keys) {
         this.report(diagnostic('decoratorIgnored', decorator.span, [`the argument list of @${decorator.name} on a field`]));
       }
@@ -383,9 +412,10 @@ class CollectionRules {
 
   /** `@search(...)`: at most one per collection, naming distinct top-level string fields (optional ones too). */
   private searches(fieldsByName: Map<string, CheckedField>): void {
-    const searches = this.node.items.filter((item): item is SearchDeclaration => item.kind === 'search');
-    for (const extra of searches.slice(1)) this.report(diagnostic('searchTwice', extra.span, [this.name]));
-    for (const search of searches) {
+    let searches = 0;
+    for (const search of this.node.items) {
+      if (search.kind !== 'search') continue;
+      if (searches++ > 0) this.report(diagnostic('searchTwice', search.span, [this.name]));
       if (search.fields.length === 0) this.report(diagnostic('searchEmpty', search.span));
       const seen = new Set<string>();
       for (const field of search.fields) {
@@ -414,7 +444,7 @@ class CollectionRules {
   private resolveType(node: TypeNode, role: TypeRole, topLevel: boolean): Type {
     switch (node.kind) {
       case 'primitiveType':
-        return primitiveTypes[node.name];
+        return primitiveType(node.name);
       case 'sizedNumberType':
         return sizedNumber(node.name);
       case 'publicKeyType':
