@@ -11,17 +11,64 @@
 // span, and a node built on one starts at its `(`, as in acorn.
 
 import type {
+  ArrayLiteral,
+  AssignmentExpression,
   AssignmentOperator,
+  BinaryExpression,
   BinaryOperator,
+  BlockStatement,
+  BooleanLiteral,
+  BreakStatement,
+  CallExpression,
+  ConditionalExpression,
+  ContinueStatement,
   Expression,
+  ExpressionStatement,
   Identifier,
   IdentifierExpression,
+  IfStatement,
   IndexExpression,
+  LogicalExpression,
   MemberExpression,
-  ObjectProperty,
+  NullLiteral,
+  NumberLiteral,
+  ObjectLiteral,
+  ObjectProperty as ObjectPropertyNode,
+  ReturnStatement,
+  Span,
   Statement,
+  StringLiteral,
+  ThisExpression,
+  ThrowStatement,
+  UnaryExpression,
+  UpdateExpression,
   VariableDeclaration,
+  WhileStatement,
 } from './ast.ts';
+import {
+  CalleeArguments,
+  DeclarationNameInit,
+  For,
+  ForOf,
+  KeyValue,
+  Leaf,
+  Named,
+  ObjectIndex,
+  ObjectProperty,
+  OperatorArgument,
+  OperatorLeftRight,
+  OperatorPrefixArgument,
+  OperatorTargetValue,
+  SpanOf,
+  TestBody,
+  TestBranches,
+  Valued,
+  WithArgument,
+  WithBody,
+  WithElements,
+  WithExpression,
+  WithProperties,
+} from './nodes.ts';
 
 /** Below body.ts's MAX_TREE_DEPTH: deeper bodies go to acorn, which reports them. */
 const MAX_DEPTH = 200;
@@ -301,8 +348,8 @@ class FastBodyParser {
     this.next();
   }
 
-  private span(start: number): { start: number; end: number } {
-    return { start: start + this.offset, end: this.lastEnd + this.offset };
+  private span(start: number): Span {
+    return new SpanOf(start + this.offset, this.lastEnd + this.offset);
   }
 
   /** One level deeper: recursion, or one more link of a chain (`a.b.c`, `a + b + c`), which nests the tree as deep. */
@@ -313,7 +360,7 @@ class FastBodyParser {
   /** A plain name (not a keyword or a contextual word). */
   private name(): Identifier {
     if (this.kind !== 'name' || SPECIAL_WORDS.has(this.value)) giveUp();
-    const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
+    const identifier = new Named<Identifier>('identifier', this.value, new SpanOf(this.tokenStart + this.offset, this.tokenEnd + this.offset));
     this.next();
     return identifier;
   }
@@ -321,7 +368,7 @@ class FastBodyParser {
   /** After `.` or as an object key: any word, keywords included. */
   private propertyName(): Identifier {
     if (this.kind !== 'name' || this.value === '__proto__') giveUp();
-    const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
+    const identifier = new Named<Identifier>('identifier', this.value, new SpanOf(this.tokenStart + this.offset, this.tokenEnd + this.offset));
     this.next();
     return identifier;
   }
@@ -334,7 +381,7 @@ class FastBodyParser {
   // --- statements ----------------------------------------------------------------------------
 
   private statementList(): Statement[] {
-    const statements: Statement[] = [];
+    const statements = new Array<Statement>();
     while (!this.is('}')) {
       if (this.is(';')) {
         this.next();
@@ -364,7 +411,7 @@ class FastBodyParser {
       init = this.assign();
     }
     if (this.is(',')) giveUp();
-    return { kind: 'variable', declarationKind, name, init, span: this.span(start) };
+    return new DeclarationNameInit<VariableDeclaration>('variable', declarationKind, name, init, this.span(start));
   }
 
   private statement(): Statement {
@@ -380,7 +427,7 @@ class FastBodyParser {
       this.next();
       const body = this.statementList();
       this.expect('}');
-      return { kind: 'block', body, span: this.span(start) };
+      return new WithBody<BlockStatement>('block', body, this.span(start));
     }
     if (this.kind === 'name') {
       switch (this.value) {
@@ -393,13 +440,13 @@ class FastBodyParser {
             this.next();
             alternate = this.statement();
           }
-          return { kind: 'if', test, consequent, alternate, span: this.span(start) };
+          return new TestBranches<IfStatement>('if', test, consequent, alternate, this.span(start));
         }
         case 'while': {
           this.next();
           const test = this.parenthesised();
           const body = this.statement();
-          return { kind: 'while', test, body, span: this.span(start) };
+          return new TestBody<WhileStatement>('while', test, body, this.span(start));
         }
         case 'for':
           return this.forStatement(start);
@@ -407,19 +454,19 @@ class FastBodyParser {
           this.next();
           if (this.is(';')) {
             this.next();
-            return { kind: 'return', argument: null, span: this.span(start) };
+            return new WithArgument<ReturnStatement>('return', null, this.span(start));
           }
           if (this.newlineBefore) giveUp();
           const argument = this.expression();
           this.semicolon();
-          return { kind: 'return', argument, span: this.span(start) };
+          return new WithArgument<ReturnStatement>('return', argument, this.span(start));
         }
         case 'throw': {
           this.next();
           if (this.newlineBefore) giveUp();
           const argument = this.expression();
           this.semicolon();
-          return { kind: 'throw', argument, span: this.span(start) };
+          return new WithArgument<ThrowStatement>('throw', argument, this.span(start));
         }
         case 'break':
         case 'continue': {
@@ -427,7 +474,7 @@ class FastBodyParser {
           this.next();
           if (this.newlineBefore) giveUp();
           this.semicolon();
-          return { kind, span: this.span(start) };
+          return new Leaf<BreakStatement | ContinueStatement>(kind, this.span(start));
         }
         default:
           // Other keywords (`var`, `switch`, `function`, `let` here, …) are acorn's to parse or reject.
@@ -436,7 +483,7 @@ class FastBodyParser {
     }
     const expression = this.expression();
     this.semicolon();
-    return { kind: 'expressionStatement', expression, span: this.span(start) };
+    return new WithExpression<ExpressionStatement>('expressionStatement', expression, this.span(start));
   }
 
   private forStatement(start: number): Statement {
@@ -452,7 +499,7 @@ class FastBodyParser {
         const iterable = this.assign();
         this.expect(')');
         const body = this.statement();
-        return { kind: 'forOf', declarationKind, name, iterable, body, span: this.span(start) };
+        return new ForOf(declarationKind, name, iterable, body, this.span(start));
       }
       let value: Expression | null = null;
       if (this.is('=')) {
@@ -460,7 +507,7 @@ class FastBodyParser {
         value = this.assign();
       }
       if (this.is(',')) giveUp();
-      const init: VariableDeclaration = { kind: 'variable', declarationKind, name, init: value, span: this.span(declarationStart) };
+      const init = new DeclarationNameInit<VariableDeclaration>('variable', declarationKind, name, value, this.span(declarationStart));
       return this.forRest(start, init);
     }
     const init = this.is(';') ? null : this.expression();
@@ -474,7 +521,7 @@ class FastBodyParser {
     const update = this.is(')') ? null : this.expression();
     this.expect(')');
     const body = this.statement();
-    return { kind: 'for', init, test, update, body, span: this.span(start) };
+    return new For(init, test, update, body, this.span(start));
   }
 
   /** `( expression )` after `if` and `while`. */
@@ -505,7 +552,7 @@ class FastBodyParser {
       if (!ASSIGNMENT_OPERATORS.has(operator) || startsWithParen || !isTarget(left)) giveUp();
       this.next();
       const value = this.assign();
-      result = { kind: 'assignment', operator: operator as AssignmentOperator, target: left, value, span: this.span(start) };
+      result = new OperatorTargetValue<AssignmentExpression>('assignment', operator as AssignmentOperator, left, value, this.span(start));
     }
     this.depth--;
     return result;
@@ -519,7 +566,7 @@ class FastBodyParser {
     const consequent = this.assign();
     this.expect(':');
     const alternate = this.assign();
-    return { kind: 'conditional', test, consequent, alternate, span: this.span(start) };
+    return new TestBranches<ConditionalExpression>('conditional', test, consequent, alternate, this.span(start));
   }
 
   /** Operators binding tighter than `minimum`, left to right (precedence climbing, as acorn). */
@@ -543,8 +590,8 @@ class FastBodyParser {
       const right = this.binary(precedence);
       left =
         operator === '||' || operator === '&&'
-          ? { kind: 'logical', operator, left, right, span: this.span(start) }
-          : { kind: 'binary', operator: operator as BinaryOperator, left, right, span: this.span(start) };
+          ? new OperatorLeftRight<LogicalExpression>('logical', operator, left, right, this.span(start))
+          : new OperatorLeftRight<BinaryExpression>('binary', operator as BinaryOperator, left, right, this.span(start));
     }
   }
 
@@ -563,14 +610,14 @@ class FastBodyParser {
       this.enter();
       const argument = this.unary(true, false);
       this.depth--;
-      expression = { kind: 'unary', operator, argument, span: this.span(start) };
+      expression = new OperatorArgument<UnaryExpression>('unary', operator, argument, this.span(start));
       prefixed = true;
     } else if (this.isWord('delete')) {
       this.next();
       this.enter();
       const argument = this.unary(true, false);
       this.depth--;
-      expression = { kind: 'unary', operator: 'delete', argument, span: this.span(start) };
+      expression = new OperatorArgument<UnaryExpression>('unary', 'delete', argument, this.span(start));
       prefixed = true;
     } else if (this.is('++') || this.is('--')) {
       const operator = this.value as '++' | '--';
@@ -580,7 +627,7 @@ class FastBodyParser {
       const argument = this.unary(true, true);
       this.depth--;
       if (parenthesised || !isTarget(argument)) giveUp();
-      expression = { kind: 'update', operator, prefix: true, argument, span: this.span(start) };
+      expression = new OperatorPrefixArgument<UpdateExpression>('update', operator, true, argument, this.span(start));
     } else {
       const parenthesised = this.is('(');
       expression = this.subscripts();
@@ -588,7 +635,7 @@ class FastBodyParser {
         if (parenthesised || !isTarget(expression)) giveUp();
         const operator = this.value as '++' | '--';
         this.next();
-        expression = { kind: 'update', operator, prefix: false, argument: expression, span: this.span(start) };
+        expression = new OperatorPrefixArgument<UpdateExpression>('update', operator, false, expression, this.span(start));
         if (this.is('++') || this.is('--')) giveUp();
       }
     }
@@ -598,7 +645,7 @@ class FastBodyParser {
     this.enter();
     const right = this.unary();
     this.depth--;
-    return { kind: 'binary', operator: '**', left: expression, right, span: this.span(start) };
+    return new OperatorLeftRight<BinaryExpression>('binary', '**', expression, right, this.span(start));
   }
 
   /** A primary expression followed by `.name`, `[index]` and `(arguments)`. */
@@ -610,15 +657,15 @@ class FastBodyParser {
       if (this.is('.')) {
         this.next();
         const property = this.propertyName();
-        expression = { kind: 'member', object: expression, property, span: this.span(start) };
+        expression = new ObjectProperty<MemberExpression>('member', expression, property, this.span(start));
       } else if (this.is('[')) {
         this.next();
         const index = this.expression();
         this.expect(']');
-        expression = { kind: 'index', object: expression, index, span: this.span(start) };
+        expression = new ObjectIndex<IndexExpression>('index', expression, index, this.span(start));
       } else if (this.is('(')) {
         this.next();
-        const args: Expression[] = [];
+        const args = new Array<Expression>();
         while (!this.is(')')) {
           args.push(this.assign());
           if (!this.is(')')) {
@@ -627,7 +674,7 @@ class FastBodyParser {
           }
         }
         this.next();
-        expression = { kind: 'call', callee: expression, arguments: args, span: this.span(start) };
+        expression = new CalleeArguments<CallExpression>('call', expression, args, this.span(start));
       } else {
         if (this.is('?.')) giveUp();
         this.depth -= links;
@@ -644,31 +691,31 @@ class FastBodyParser {
       case 'number': {
         const value = this.numberValue;
         this.next();
-        return { kind: 'number', value, span: this.span(start) };
+        return new Valued<NumberLiteral>('number', value, this.span(start));
       }
       case 'string': {
         const value = this.value;
         this.next();
-        return { kind: 'string', value, span: this.span(start) };
+        return new Valued<StringLiteral>('string', value, this.span(start));
       }
       case 'name': {
         switch (this.value) {
           case 'this':
             this.next();
-            return { kind: 'this', span: this.span(start) };
+            return new Leaf<ThisExpression>('this', this.span(start));
           case 'null':
             this.next();
-            return { kind: 'null', span: this.span(start) };
+            return new Leaf<NullLiteral>('null', this.span(start));
           case 'true':
           case 'false': {
             const value = this.value === 'true';
             this.next();
-            return { kind: 'boolean', value, span: this.span(start) };
+            return new Valued<BooleanLiteral>('boolean', value, this.span(start));
           }
         }
         const identifier = this.name();
         if (this.is('=>')) giveUp();
-        return { kind: 'identifierExpression', name: identifier.name, span: identifier.span };
+        return new Named<IdentifierExpression>('identifierExpression', identifier.name, identifier.span);
       }
       case 'punctuator':
         break;
@@ -685,28 +732,28 @@ class FastBodyParser {
     }
     if (this.is('[')) {
       this.next();
-      const elements: Expression[] = [];
+      const elements = new Array<Expression>();
       while (!this.is(']')) {
         if (this.is(',')) giveUp();
         elements.push(this.assign());
         if (!this.is(']')) this.expect(',');
       }
       this.next();
-      return { kind: 'arrayLiteral', elements, span: this.span(start) };
+      return new WithElements<ArrayLiteral>('arrayLiteral', elements, this.span(start));
     }
     if (this.is('{')) {
       this.next();
-      const properties: ObjectProperty[] = [];
+      const properties = new Array<ObjectPropertyNode>();
       while (!this.is('}')) {
         const propertyStart = this.tokenStart;
         const key = this.propertyName();
         this.expect(':');
         const value = this.assign();
-        properties.push({ kind: 'property', key, value, span: this.span(propertyStart) });
+        properties.push(new KeyValue<ObjectPropertyNode>('property', key, value, this.span(propertyStart)));
         if (!this.is('}')) this.expect(',');
       }
       this.next();
-      return { kind: 'objectLiteral', properties, span: this.span(start) };
+      return new WithProperties<ObjectLiteral>('objectLiteral', properties, this.span(start));
     }
     giveUp();
   }
