@@ -165,11 +165,10 @@ export default async function lang(): Promise<BenchRow[]> {
 
   // The corpus is measured before the large schema is first checked. V8 decides once per allocation
   // site whether to allocate its objects directly in the old generation (pretenuring), from how many of
-  // them survive: when a large schema comes first, every node of its tree survives, the sites whose
-  // objects it keeps are pretenured, and checking small schemas stays slower for the rest of the process
-  // (see bench/README.md); when small schemas come first, a large one later changes nothing. The parser
-  // allocates by `new` (src/lang/nodes.ts), which has no such sites. VELLUM_BENCH_LANG_LARGE_FIRST=1
-  // measures the large schema first, to see what is left of that.
+  // them survive: when a large schema comes first, every node of its tree survives, the sites of the
+  // syntax tree are pretenured, the large schema is checked faster and small schemas stay much slower
+  // for the rest of the process (see bench/README.md); when small schemas come first, a large one later
+  // changes nothing. VELLUM_BENCH_LANG_LARGE_FIRST=1 measures the large schema first instead.
   const large = largeSchema(200);
   const largeKib = Buffer.byteLength(large) / 1024;
   const largeFirst = process.env.VELLUM_BENCH_LANG_LARGE_FIRST === '1';

@@ -11,64 +11,17 @@
 // span, and a node built on one starts at its `(`, as in acorn.
 
 import type {
-  ArrayLiteral,
-  AssignmentExpression,
   AssignmentOperator,
-  BinaryExpression,
   BinaryOperator,
-  BlockStatement,
-  BooleanLiteral,
-  BreakStatement,
-  CallExpression,
-  ConditionalExpression,
-  ContinueStatement,
   Expression,
-  ExpressionStatement,
   Identifier,
   IdentifierExpression,
-  IfStatement,
   IndexExpression,
-  LogicalExpression,
   MemberExpression,
-  NullLiteral,
-  NumberLiteral,
-  ObjectLiteral,
-  ObjectProperty as ObjectPropertyNode,
-  ReturnStatement,
-  Span,
-  Statement,
-  StringLiteral,
-  ThisExpression,
-  ThrowStatement,
-  UnaryExpression,
-  UpdateExpression,
-  VariableDeclaration,
-  WhileStatement,
-} from './ast.ts';
-import {
-  CalleeArguments,
-  DeclarationNameInit,
-  For,
-  ForOf,
-  KeyValue,
-  Leaf,
-  Named,
-  ObjectIndex,
   ObjectProperty,
-  OperatorArgument,
-  OperatorLeftRight,
-  OperatorPrefixArgument,
-  OperatorTargetValue,
-  SpanOf,
-  TestBody,
-  TestBranches,
-  Valued,
-  WithArgument,
-  WithBody,
-  WithElements,
-  WithExpression,
-  WithProperties,
-} from './nodes.ts';
+  Statement,
+  VariableDeclaration,
+} from './ast.ts';
 
 /** Below body.ts's MAX_TREE_DEPTH: deeper bodies go to acorn, which reports them. */
 const MAX_DEPTH = 200;
@@ -348,8 +301,8 @@ class FastBodyParser {
     this.next();
   }
 
-  private span(start: number): Span {
-    return new SpanOf(start + this.offset, this.lastEnd + this.offset);
+  private span(start: number): { start: number; end: number } {
+    return { start: start + this.offset, end: this.lastEnd + this.offset };
   }
 
   /** One level deeper: recursion, or one more link of a chain (`a.b.c`, `a + b + c`), which nests the tree as deep. */
@@ -360,7 +313,7 @@ class FastBodyParser {
   /** A plain name (not a keyword or a contextual word). */
   private name(): Identifier {
     if (this.kind !== 'name' || SPECIAL_WORDS.has(this.value)) giveUp();
-    const identifier = new Named<Identifier>('identifier', this.value, new SpanOf(this.tokenStart + this.offset, this.tokenEnd + this.offset));
+    const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
     this.next();
     return identifier;
   }
@@ -368,7 +321,7 @@ class FastBodyParser {
   /** After `.` or as an object key: any word, keywords included. */
   private propertyName(): Identifier {
     if (this.kind !== 'name' || this.value === '__proto__') giveUp();
-    const identifier = new Named<Identifier>('identifier', this.value, new SpanOf(this.tokenStart + this.offset, this.tokenEnd + this.offset));
+    const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
     this.next();
     return identifier;
   }
@@ -381,7 +334,7 @@ class FastBodyParser {
   // --- statements ----------------------------------------------------------------------------
 
   private statementList(): Statement[] {
-    const statements = new Array<Statement>();
+    const statements: Statement[] = [];
     while (!this.is('}')) {
       if (this.is(';')) {
         this.next();
@@ -411,7 +364,7 @@ class FastBodyParser {
       init = this.assign();
     }
     if (this.is(',')) giveUp();
-    return new DeclarationNameInit<VariableDeclaration>('variable', declarationKind, name, init, this.span(start));
+    return { kind: 'variable', declarationKind, name, init, span: this.span(start) };
   }
 
   private statement(): Statement {
@@ -427,7 +380,7 @@ class FastBodyParser {
       this.next();
       const body = this.statementList();
       this.expect('}');
-      return new WithBody<BlockStatement>('block', body, this.span(start));
+      return { kind: 'block', body, span: this.span(start) };
     }
     if (this.kind === 'name') {
       switch (this.value) {
@@ -440,13 +393,13 @@ class FastBodyParser {
             this.next();
             alternate = this.statement();
           }
-          return new TestBranches<IfStatement>('if', test, consequent, alternate, this.span(start));
+          return { kind: 'if', test, consequent, alternate, span: this.span(start) };
         }
         case 'while': {
           this.next();
           const test = this.parenthesised();
           const body = this.statement();
-          return new TestBody<WhileStatement>('while', test, body, this.span(start));
+          return { kind: 'while', test, body, span: this.span(start) };
         }
         case 'for':
           return this.forStatement(start);
@@ -454,19 +407,19 @@ class FastBodyParser {
           this.next();
           if (this.is(';')) {
             this.next();
-            return new WithArgument<ReturnStatement>('return', null, this.span(start));
+            return { kind: 'return', argument: null, span: this.span(start) };
           }
           if (this.newlineBefore) giveUp();
           const argument = this.expression();
           this.semicolon();
-          return new WithArgument<ReturnStatement>('return', argument, this.span(start));
+          return { kind: 'return', argument, span: this.span(start) };
         }
         case 'throw': {
           this.next();
           if (this.newlineBefore) giveUp();
           const argument = this.expression();
           this.semicolon();
-          return new WithArgument<ThrowStatement>('throw', argument, this.span(start));
+          return { kind: 'throw', argument, span: this.span(start) };
         }
         case 'break':
         case 'continue': {
@@ -474,7 +427,7 @@ class FastBodyParser {
           this.next();
           if (this.newlineBefore) giveUp();
           this.semicolon();
-          return new Leaf<BreakStatement | ContinueStatement>(kind, this.span(start));
+          return { kind, span: this.span(start) };
         }
         default:
           // Other keywords (`var`, `switch`, `function`, `let` here, …) are acorn's to parse or reject.
@@ -483,7 +436,7 @@ class FastBodyParser {
     }
     const expression = this.expression();
     this.semicolon();
-    return new WithExpression<ExpressionStatement>('expressionStatement', expression, this.span(start));
+    return { kind: 'expressionStatement', expression, span: this.span(start) };
   }
 
   private forStatement(start: number): Statement {
@@ -499,7 +452,7 @@ class FastBodyParser {
         const iterable = this.assign();
         this.expect(')');
         const body = this.statement();
-        return new ForOf(declarationKind, name, iterable, body, this.span(start));
+        return { kind: 'forOf', declarationKind, name, iterable, body, span: this.span(start) };
       }
       let value: Expression | null = null;
       if (this.is('=')) {
@@ -507,7 +460,7 @@ class FastBodyParser {
         value = this.assign();
       }
       if (this.is(',')) giveUp();
-      const init = new DeclarationNameInit<VariableDeclaration>('variable', declarationKind, name, value, this.span(declarationStart));
+      const init: VariableDeclaration = { kind: 'variable', declarationKind, name, init: value, span: this.span(declarationStart) };
       return this.forRest(start, init);
     }
     const init = this.is(';') ? null : this.expression();
@@ -521,7 +474,7 @@ class FastBodyParser {
     const update = this.is(')') ? null : this.expression();
     this.expect(')');
     const body = this.statement();
-    return new For(init, test, update, body, this.span(start));
+    return { kind: 'for', init, test, update, body, span: this.span(start) };
   }
 
   /** `( expression )` after `if` and `while`. */
@@ -552,7 +505,7 @@ class FastBodyParser {
       if (!ASSIGNMENT_OPERATORS.has(operator) || startsWithParen || !isTarget(left)) giveUp();
       this.next();
       const value = this.assign();
-      result = new OperatorTargetValue<AssignmentExpression>('assignment', operator as AssignmentOperator, left, value, this.span(start));
+      result = { kind: 'assignment', operator: operator as AssignmentOperator, target: left, value, span: this.span(start) };
     }
     this.depth--;
     return result;
@@ -566,7 +519,7 @@ class FastBodyParser {
     const consequent = this.assign();
     this.expect(':');
     const alternate = this.assign();
-    return new TestBranches<ConditionalExpression>('conditional', test, consequent, alternate, this.span(start));
+    return { kind: 'conditional', test, consequent, alternate, span: this.span(start) };
   }
 
   /** Operators binding tighter than `minimum`, left to right (precedence climbing, as acorn). */
@@ -590,8 +543,8 @@ class FastBodyParser {
       const right = this.binary(precedence);
       left =
         operator === '||' || operator === '&&'
-          ? new OperatorLeftRight<LogicalExpression>('logical', operator, left, right, this.span(start))
-          : new OperatorLeftRight<BinaryExpression>('binary', operator as BinaryOperator, left, right, this.span(start));
+          ? { kind: 'logical', operator, left, right, span: this.span(start) }
+          : { kind: 'binary', operator: operator as BinaryOperator, left, right, span: this.span(start) };
     }
   }
 
@@ -610,14 +563,14 @@ class FastBodyParser {
       this.enter();
       const argument = this.unary(true, false);
       this.depth--;
-      expression = new OperatorArgument<UnaryExpression>('unary', operator, argument, this.span(start));
+      expression = { kind: 'unary', operator, argument, span: this.span(start) };
       prefixed = true;
     } else if (this.isWord('delete')) {
       this.next();
       this.enter();
       const argument = this.unary(true, false);
       this.depth--;
-      expression = new OperatorArgument<UnaryExpression>('unary', 'delete', argument, this.span(start));
+      expression = { kind: 'unary', operator: 'delete', argument, span: this.span(start) };
       prefixed = true;
     } else if (this.is('++') || this.is('--')) {
       const operator = this.value as '++' | '--';
@@ -627,7 +580,7 @@ class FastBodyParser {
       const argument = this.unary(true, true);
       this.depth--;
       if (parenthesised || !isTarget(argument)) giveUp();
-      expression = new OperatorPrefixArgument<UpdateExpression>('update', operator, true, argument, this.span(start));
+      expression = { kind: 'update', operator, prefix: true, argument, span: this.span(start) };
     } else {
       const parenthesised = this.is('(');
       expression = this.subscripts();
@@ -635,7 +588,7 @@ class FastBodyParser {
         if (parenthesised || !isTarget(expression)) giveUp();
         const operator = this.value as '++' | '--';
         this.next();
-        expression = new OperatorPrefixArgument<UpdateExpression>('update', operator, false, expression, this.span(start));
+        expression = { kind: 'update', operator, prefix: false, argument: expression, span: this.span(start) };
         if (this.is('++') || this.is('--')) giveUp();
       }
     }
@@ -645,7 +598,7 @@ class FastBodyParser {
     this.enter();
     const right = this.unary();
     this.depth--;
-    return new OperatorLeftRight<BinaryExpression>('binary', '**', expression, right, this.span(start));
+    return { kind: 'binary', operator: '**', left: expression, right, span: this.span(start) };
   }
 
   /** A primary expression followed by `.name`, `[index]` and `(arguments)`. */
@@ -657,15 +610,15 @@ class FastBodyParser {
       if (this.is('.')) {
         this.next();
         const property = this.propertyName();
-        expression = new ObjectProperty<MemberExpression>('member', expression, property, this.span(start));
+        expression = { kind: 'member', object: expression, property, span: this.span(start) };
       } else if (this.is('[')) {
         this.next();
         const index = this.expression();
         this.expect(']');
-        expression = new ObjectIndex<IndexExpression>('index', expression, index, this.span(start));
+        expression = { kind: 'index', object: expression, index, span: this.span(start) };
       } else if (this.is('(')) {
         this.next();
-        const args = new Array<Expression>();
+        const args: Expression[] = [];
         while (!this.is(')')) {
           args.push(this.assign());
           if (!this.is(')')) {
@@ -674,7 +627,7 @@ class FastBodyParser {
           }
         }
         this.next();
-        expression = new CalleeArguments<CallExpression>('call', expression, args, this.span(start));
+        expression = { kind: 'call', callee: expression, arguments: args, span: this.span(start) };
       } else {
         if (this.is('?.')) giveUp();
         this.depth -= links;
@@ -691,31 +644,31 @@ class FastBodyParser {
       case 'number': {
         const value = this.numberValue;
         this.next();
-        return new Valued<NumberLiteral>('number', value, this.span(start));
+        return { kind: 'number', value, span: this.span(start) };
       }
       case 'string': {
         const value = this.value;
         this.next();
-        return new Valued<StringLiteral>('string', value, this.span(start));
+        return { kind: 'string', value, span: this.span(start) };
       }
       case 'name': {
         switch (this.value) {
           case 'this':
             this.next();
-            return new Leaf<ThisExpression>('this', this.span(start));
+            return { kind: 'this', span: this.span(start) };
           case 'null':
             this.next();
-            return new Leaf<NullLiteral>('null', this.span(start));
+            return { kind: 'null', span: this.span(start) };
           case 'true':
           case 'false': {
             const value = this.value === 'true';
             this.next();
-            return new Valued<BooleanLiteral>('boolean', value, this.span(start));
+            return { kind: 'boolean', value, span: this.span(start) };
           }
         }
         const identifier = this.name();
         if (this.is('=>')) giveUp();
-        return new Named<IdentifierExpression>('identifierExpression', identifier.name, identifier.span);
+        return { kind: 'identifierExpression', name: identifier.name, span: identifier.span };
       }
       case 'punctuator':
         break;
@@ -732,28 +685,28 @@ class FastBodyParser {
     }
     if (this.is('[')) {
       this.next();
-      const elements = new Array<Expression>();
+      const elements: Expression[] = [];
       while (!this.is(']')) {
         if (this.is(',')) giveUp();
         elements.push(this.assign());
         if (!this.is(']')) this.expect(',');
       }
       this.next();
-      return new WithElements<ArrayLiteral>('arrayLiteral', elements, this.span(start));
+      return { kind: 'arrayLiteral', elements, span: this.span(start) };
     }
     if (this.is('{')) {
       this.next();
-      const properties = new Array<ObjectPropertyNode>();
+      const properties: ObjectProperty[] = [];
       while (!this.is('}')) {
         const propertyStart = this.tokenStart;
         const key = this.propertyName();
         this.expect(':');
         const value = this.assign();
-        properties.push(new KeyValue<ObjectPropertyNode>('property', key, value, this.span(propertyStart)));
+        properties.push({ kind: 'property', key, value, span: this.span(propertyStart) });
         if (!this.is('}')) this.expect(',');
       }
       this.next();
-      return new WithProperties<ObjectLiteral>('objectLiteral', properties, this.span(start));
+      return { kind: 'objectLiteral', properties, span: this.span(start) };
     }
     giveUp();
   }

@@ -9,8 +9,6 @@
 
 import type { IToken } from 'chevrotain';
 import type {
-  ArrayTypeNode,
-  BlockStatement,
   Collection,
   CollectionItem,
   Decorator,
@@ -19,14 +17,6 @@ import type {
   FunctionDeclaration,
   Identifier,
   IndexDeclaration,
-  MapTypeNode,
-  ObjectTypeNode,
-  PrimitiveTypeNode,
-  PublicKeyTypeNode,
-  RecordTypeNode,
-  ReferenceTypeNode,
-  SizedNumberTypeNode,
-  Statement,
   SearchDeclaration,
   IndexField,
   Parameter,
@@ -40,24 +30,6 @@ import { diagnostic, type Diagnostic } from './diagnostics.ts';
 import type { FunctionBodyPayload } from './lexer.ts';
 import { DECORATOR_NAMES, isPrimitiveTypeName, isSizedNumberName } from './words.ts';
 import { isCurvePoint } from './key-literal.ts';
-import {
-  Field,
-  FunctionNode,
-  KeyValue,
-  Leaf,
-  Named,
-  NameArguments,
-  NameDecoratorsItems,
-  NameOptionalType,
-  PathDirection,
-  SpanOf,
-  TextHex,
-  WithBody,
-  WithCollection,
-  WithCollections,
-  WithElement,
-  WithFields,
-} from './nodes.ts';
 
 export interface BuildOptions {
   text: string;
@@ -94,12 +66,7 @@ export interface ParsedDecorator {
 const DECORATORS: ReadonlySet<string> = new Set<DecoratorName>(DECORATOR_NAMES);
 
 function tokenSpan(token: IToken): Span {
-  return new SpanOf(token.startOffset, token.startOffset + token.image.length);
-}
-
-/** A node's own empty list of decorators (attachDecorators replaces it). */
-function noDecorators(): Decorator[] {
-  return new Array<Decorator>();
+  return { start: token.startOffset, end: token.startOffset + token.image.length };
 }
 
 export function tokenEnd(token: IToken): number {
@@ -107,7 +74,7 @@ export function tokenEnd(token: IToken): number {
 }
 
 export function identifier(token: IToken): Identifier {
-  return new Named<Identifier>('identifier', token.image, tokenSpan(token));
+  return { kind: 'identifier', name: token.image, span: tokenSpan(token) };
 }
 
 // --- Structure --------------------------------------------------------------------------------
@@ -124,7 +91,7 @@ export function finishProgram(collections: Collection[], context: BuildContext):
     for (const d of result.diagnostics) context.diagnostics.push(d);
     if (result.statements) body.into.body.body = result.statements;
   });
-  return new WithCollections<Program>('program', collections, new SpanOf(0, context.options.text.length));
+  return { kind: 'program', collections, span: { start: 0, end: context.options.text.length } };
 }
 
 export function rootFunction(name: Identifier, context: BuildContext): void {
@@ -132,7 +99,13 @@ export function rootFunction(name: Identifier, context: BuildContext): void {
 }
 
 export function collectionOf(keyword: IToken, name: IToken, items: CollectionItem[], close: IToken): Collection {
-  const collection = new NameDecoratorsItems<Collection>('collection', identifier(name), noDecorators(), items, new SpanOf(keyword.startOffset, tokenEnd(close)));
+  const collection: Collection = {
+    kind: 'collection',
+    name: identifier(name),
+    decorators: [],
+    items,
+    span: { start: keyword.startOffset, end: tokenEnd(close) },
+  };
   // Only a `contract` is marked, so the AST of every 0.6 schema stays what it was.
   if (keyword.image === 'contract') collection.contractKeyword = true;
   return collection;
@@ -141,7 +114,7 @@ export function collectionOf(keyword: IToken, name: IToken, items: CollectionIte
 /** Gives a collection, field or function the decorators written before it (its span starts at the first). */
 export function attachDecorators(node: Collection | FieldDeclaration | FunctionDeclaration, parsed: ParsedDecorator[]): void {
   if (parsed.length === 0) return;
-  const decorators = new Array<Decorator>();
+  const decorators: Decorator[] = [];
   for (const { decorator } of parsed) if (decorator) decorators.push(decorator);
   node.decorators = decorators;
   node.span.start = parsed[0]!.start;
@@ -154,8 +127,12 @@ export function decoratorOf(nameToken: IToken, args: Identifier[] | null, close:
     context.diagnostics.push(diagnostic('unknownDecorator', at, [name]));
     return { start: nameToken.startOffset, decorator: undefined };
   }
-  const span = new SpanOf(nameToken.startOffset, close ? tokenEnd(close) : tokenEnd(nameToken));
-  const decorator = new NameArguments<Decorator>('decorator', name as DecoratorName, close ? args : null, span);
+  const decorator: Decorator = {
+    kind: 'decorator',
+    name: name as DecoratorName,
+    arguments: close ? args : null,
+    span: { start: nameToken.startOffset, end: close ? tokenEnd(close) : tokenEnd(nameToken) },
+  };
   if (keyTokens.length > 0) {
     const keys = keyTokens.map((token) => keyLiteralOf(token, context)).filter((key) => key !== undefined);
     if (keys.length > 0) decorator.keys = keys;
@@ -183,31 +160,44 @@ function keyLiteralOf(token: IToken, context: BuildContext): PublicKeyLiteral | 
   if (bytes !== 64 && bytes !== 65 && bytes !== 33) return fail(`invalid secp256k1 xy bytes length: ${bytes}. A key should be 65, 64 or 33 bytes long.`);
   const hex = digits.slice(2).toLowerCase();
   if (!isCurvePoint(hex)) return fail('the bytes are not a point of secp256k1 (a mistyped key?)');
-  return new TextHex<PublicKeyLiteral>('publicKeyLiteral', token.image, hex, span);
+  return { kind: 'publicKeyLiteral', text: token.image, hex, span };
 }
 
 /** A field or an inner field of an object type; `end` is its `;` (or the end of its type). */
 export function fieldOf(name: IToken, question: IToken | undefined, type: TypeNode, end: number): FieldDeclaration {
-  return new Field(identifier(name), question !== undefined, type, noDecorators(), new SpanOf(name.startOffset, end));
+  return {
+    kind: 'field',
+    name: identifier(name),
+    optional: question !== undefined,
+    type,
+    decorators: [],
+    span: { start: name.startOffset, end },
+  };
 }
 
 export function indexOf(at: IToken, fields: IndexField[], semicolon: IToken): IndexDeclaration {
-  return new WithFields<IndexDeclaration>('index', fields, new SpanOf(at.startOffset, tokenEnd(semicolon)));
+  return { kind: 'index', fields, span: { start: at.startOffset, end: tokenEnd(semicolon) } };
 }
 
 export function searchOf(at: IToken, fields: Identifier[], semicolon: IToken): SearchDeclaration {
-  return new WithFields<SearchDeclaration>('search', fields, new SpanOf(at.startOffset, tokenEnd(semicolon)));
+  return { kind: 'search', fields, span: { start: at.startOffset, end: tokenEnd(semicolon) } };
 }
 
 export function plainIndexField(path: Identifier[]): IndexField {
-  return new PathDirection<IndexField>('indexField', path, 'asc', false, new SpanOf(path[0]!.span.start, path[path.length - 1]!.span.end));
+  return { kind: 'indexField', path, direction: 'asc', bracketed: false, span: { start: path[0]!.span.start, end: path[path.length - 1]!.span.end } };
 }
 
 export function bracketedIndexField(open: IToken, path: Identifier[], directionToken: IToken, close: IToken, context: BuildContext): IndexField {
   let direction: 'asc' | 'desc' = 'asc';
   if (directionToken.image === 'asc' || directionToken.image === 'desc') direction = directionToken.image;
   else context.diagnostics.push(diagnostic('unexpectedToken', tokenSpan(directionToken), [`\`${directionToken.image}\``, '`asc` or `desc`']));
-  return new PathDirection<IndexField>('indexField', path, direction, true, new SpanOf(open.startOffset, tokenEnd(close)));
+  return {
+    kind: 'indexField',
+    path,
+    direction,
+    bracketed: true,
+    span: { start: open.startOffset, end: tokenEnd(close) },
+  };
 }
 
 export function functionOf(
@@ -219,17 +209,18 @@ export function functionOf(
   context: BuildContext,
 ): FunctionDeclaration {
   const blockSpan = tokenSpan(body);
-  const declaration = new FunctionNode(
-    identifier(name),
-    noDecorators(),
-    keyword !== undefined,
+  const declaration: FunctionDeclaration = {
+    kind: 'function',
+    name: identifier(name),
+    decorators: [],
+    functionKeyword: keyword !== undefined,
     parameters,
     returnType,
     // Filled in below, or by finishProgram once every body has been parsed.
-    new WithBody<BlockStatement>('block', new Array<Statement>(), blockSpan),
-    new SpanOf(blockSpan.start + 1, blockSpan.end - 1),
-    new SpanOf((keyword ?? name).startOffset, blockSpan.end),
-  );
+    body: { kind: 'block', body: [], span: blockSpan },
+    bodyTextSpan: { start: blockSpan.start + 1, end: blockSpan.end - 1 },
+    span: { start: (keyword ?? name).startOffset, end: blockSpan.end },
+  };
   if (!context.options.hasLexicalProblem(blockSpan.start, blockSpan.end)) {
     const { statements } = body.payload as FunctionBodyPayload;
     // A body the lexer already read (body-fast.ts) is complete; the others are parsed once the structure is.
@@ -240,26 +231,32 @@ export function functionOf(
 }
 
 export function parameterOf(name: IToken, question: IToken | undefined, type: TypeNode): Parameter {
-  return new NameOptionalType<Parameter>('parameter', identifier(name), question !== undefined, type, new SpanOf(name.startOffset, type.span.end));
+  return {
+    kind: 'parameter',
+    name: identifier(name),
+    optional: question !== undefined,
+    type,
+    span: { start: name.startOffset, end: type.span.end },
+  };
 }
 
 // --- Types ------------------------------------------------------------------------------------
 
 export function namedType(name: IToken): TypeNode {
   const span = tokenSpan(name);
-  if (isPrimitiveTypeName(name.image)) return new Named<PrimitiveTypeNode>('primitiveType', name.image, span);
-  if (isSizedNumberName(name.image)) return new Named<SizedNumberTypeNode>('sizedNumberType', name.image, span);
-  if (name.image === 'PublicKey') return new Leaf<PublicKeyTypeNode>('publicKeyType', span);
-  if (name.image === 'record') return new Leaf<RecordTypeNode>('recordType', span);
-  return new WithCollection<ReferenceTypeNode>('referenceType', identifier(name), span);
+  if (isPrimitiveTypeName(name.image)) return { kind: 'primitiveType', name: name.image, span };
+  if (isSizedNumberName(name.image)) return { kind: 'sizedNumberType', name: name.image, span };
+  if (name.image === 'PublicKey') return { kind: 'publicKeyType', span };
+  if (name.image === 'record') return { kind: 'recordType', span };
+  return { kind: 'referenceType', collection: identifier(name), span };
 }
 
 export function mapTypeOf(keyword: IToken, key: TypeNode, value: TypeNode, close: IToken): TypeNode {
-  return new KeyValue<MapTypeNode>('mapType', key, value, new SpanOf(keyword.startOffset, tokenEnd(close)));
+  return { kind: 'mapType', key, value, span: { start: keyword.startOffset, end: tokenEnd(close) } };
 }
 
 export function objectTypeOf(open: IToken, fields: FieldDeclaration[], close: IToken): TypeNode {
-  return new WithFields<ObjectTypeNode>('objectType', fields, new SpanOf(open.startOffset, tokenEnd(close)));
+  return { kind: 'objectType', fields, span: { start: open.startOffset, end: tokenEnd(close) } };
 }
 
 /** `element[]`. Polylang's grammar has no arrays of arrays, maps or objects; the grammar here lets
@@ -273,5 +270,5 @@ export function arrayTypeOf(element: TypeNode, open: IToken, close: IToken, cont
       ]),
     );
   }
-  return new WithElement<ArrayTypeNode>('arrayType', element, new SpanOf(element.span.start, tokenEnd(close)));
+  return { kind: 'arrayType', element, span: { start: element.span.start, end: tokenEnd(close) } };
 }

@@ -177,7 +177,7 @@ export class SchemaParser extends EmbeddedActionsParser {
 
   // program := rootItem*
   private program = this.RULE('program', (): Collection[] => {
-    const collections = new Array<Collection>();
+    const collections: Collection[] = [];
     this.MANY(() => {
       const collection = this.SUBRULE(this.rootItem);
       if (this.building && collection) collections.push(collection);
@@ -220,7 +220,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     ) as IToken;
     const name = this.CONSUME(Identifier);
     this.CONSUME(LCurly);
-    const items = new Array<CollectionItem>();
+    const items: CollectionItem[] = [];
     this.MANY(() => {
       const item = this.SUBRULE(this.item);
       items.push(item);
@@ -264,7 +264,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     let close: IToken | undefined;
     this.OPTION(() => {
       this.CONSUME(LParen);
-      const identifiers = (args = new Array<IdentifierNode>());
+      const identifiers: IdentifierNode[] = (args = []);
       this.MANY(() => {
         // The cached alternatives must not capture this call's locals: they return the token.
         const argument = this.OR(
@@ -298,7 +298,7 @@ export class SchemaParser extends EmbeddedActionsParser {
   private index = this.RULE('index', () => {
     const at = this.CONSUME(AtIndex);
     this.CONSUME(LParen);
-    const fields = new Array<IndexField>();
+    const fields: IndexField[] = [];
     this.OPTION(() => {
       fields.push(this.SUBRULE(this.indexEntry));
       this.MANY(() => {
@@ -316,7 +316,7 @@ export class SchemaParser extends EmbeddedActionsParser {
   private search = this.RULE('search', () => {
     const at = this.CONSUME(AtSearch);
     this.CONSUME(LParen);
-    const fields = new Array<IdentifierNode>();
+    const fields: IdentifierNode[] = [];
     this.OPTION(() => {
       fields.push(identifier(this.CONSUME(Identifier)));
       this.MANY(() => {
@@ -355,8 +355,7 @@ export class SchemaParser extends EmbeddedActionsParser {
   });
 
   private fieldPath = this.RULE('fieldPath', (): IdentifierNode[] => {
-    const path = new Array<IdentifierNode>();
-    path.push(identifier(this.CONSUME(Identifier)));
+    const path = [identifier(this.CONSUME(Identifier))];
     this.MANY(() => {
       this.CONSUME(Dot);
       path.push(identifier(this.CONSUME2(Identifier)));
@@ -369,7 +368,7 @@ export class SchemaParser extends EmbeddedActionsParser {
     const keyword = this.OPTION(() => this.CONSUME(FunctionKeyword));
     const name = this.CONSUME(Identifier);
     this.CONSUME(LParen);
-    const parameters = new Array<Parameter>();
+    const parameters: Parameter[] = [];
     this.OPTION2(() => {
       parameters.push(this.SUBRULE(this.parameter));
       this.MANY(() => {
@@ -433,7 +432,7 @@ export class SchemaParser extends EmbeddedActionsParser {
   // objectType := `{` (objectField (`;` | before `}`))* `}`: the last `;` is optional (extension).
   private objectType = this.RULE('objectType', (): TypeNode => {
     const open = this.CONSUME(LCurly);
-    const fields = new Array<FieldDeclaration>();
+    const fields: FieldDeclaration[] = [];
     this.MANY(() => {
       const field = this.SUBRULE(this.objectField);
       const semicolon = this.OR(

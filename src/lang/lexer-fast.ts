@@ -20,7 +20,6 @@ import {
   readBody,
   type FunctionBodyPayload,
 } from './lexer.ts';
-import { plain } from './nodes.ts';
 
 // The lexical facts come from lexer.ts's token types (test/lang/lexer-fast.test.ts fails when one is added that this
 // file does not know).
@@ -54,16 +53,8 @@ function isKeyPart(code: number): boolean {
   return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || (code >= 48 && code <= 57) || code === 95;
 }
 
-/** A token as chevrotain's lexer makes it, made by `new` (no allocation site V8 could pretenure: nodes.ts). */
-const Token = plain(function (this: IToken, image: string, startOffset: number, type: TokenType) {
-  this.image = image;
-  this.startOffset = startOffset;
-  this.tokenTypeIdx = type.tokenTypeIdx!;
-  this.tokenType = type;
-});
-
 function token(image: string, startOffset: number, type: TokenType): IToken {
-  return new Token(image, startOffset, type);
+  return { image, startOffset, tokenTypeIdx: type.tokenTypeIdx!, tokenType: type } as IToken;
 }
 
 /** The end of the word starting at `start` (a word start). */
@@ -78,7 +69,7 @@ function wordEnd(text: string, start: number): number {
  * way goes into `bodies` by the offset of its `{`, so that chevrotain's lexer need not read it again (schemaLexer).
  */
 export function tokenizeFast(text: string, bodies?: Map<number, FunctionBodyPayload>): ILexingResult | undefined {
-  const tokens = new Array<IToken>();
+  const tokens: IToken[] = [];
   const length = text.length;
   let i = 0;
   while (i < length) {

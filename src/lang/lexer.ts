@@ -14,7 +14,6 @@ import type { Statement } from './ast.ts';
 import { readBodyFast } from './body-fast.ts';
 import { scanBody, type BodyProblem, type BodyScan } from './body-scanner.ts';
 import { MAX_NESTING_DEPTH } from './nesting.ts';
-import { plain } from './nodes.ts';
 
 // Tokens in the `invalid` group are reported as diagnostics and left out of the token vector.
 export const INVALID_GROUP = 'invalid';
@@ -171,20 +170,12 @@ export interface FunctionBodyPayload extends BodyScan {
 
 const NO_PROBLEMS: readonly BodyProblem[] = [];
 
-/** Made by `new`: no allocation site V8 could pretenure (nodes.ts). */
-const Payload = plain(function (this: FunctionBodyPayload, end: number, closed: boolean, problems: readonly BodyProblem[], statements: Statement[] | undefined) {
-  this.end = end;
-  this.closed = closed;
-  this.problems = problems;
-  this.statements = statements;
-});
-
 /** A plain body is parsed where it is found; any other is scanned for its end. */
 export function readBody(text: string, open: number): FunctionBodyPayload {
   const fast = readBodyFast(text, open, MAX_NESTING_DEPTH);
-  if (fast) return new Payload(fast.end, true, NO_PROBLEMS, fast.statements);
+  if (fast) return { end: fast.end, closed: true, problems: NO_PROBLEMS, statements: fast.statements };
   const scan = scanBody(text, open, MAX_NESTING_DEPTH);
-  return new Payload(scan.end, scan.closed, scan.problems, undefined);
+  return { end: scan.end, closed: scan.closed, problems: scan.problems, statements: undefined };
 }
 
 export const FunctionBody = createToken({
