@@ -84,7 +84,8 @@ export function loggedUrl(url: string): string {
 /**
  * Logs a request's entry: the JSON line pino would write (createLogger's format: the level by name, the time in
  * ms, undefined fields left out; request-line.ts), handed to the logger's destination. A BatchedFile (the JSON log
- * of `vellum serve`) takes the entry itself and makes its line later, with others (batched-file.ts).
+ * of `vellum serve`) takes the entry itself and makes its line later, with others (batched-file.ts): an entry
+ * must not be changed once logged.
  */
 export function logRequest(logger: Logger, entry: RequestEntry): void {
   // 503 is the service saying it cannot serve now (not ready, draining, too many streams, the database away):
