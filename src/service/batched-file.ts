@@ -25,9 +25,10 @@ export const PENDING_ENTRIES = 256;
  *
  * A request's entry (`writeRequest`, from log.ts's logRequest) is kept as it is, with its time, and formatted into
  * the buffer with the others pending, in one loop, when PENDING_ENTRIES are pending, before any other line (so
- * lines stay in the order they were logged) and before every write. Formatted on its request, between the
- * request's own work, a line cost a get 13-16% of its CPU in the server (the main thread's user time 20-24%), far
- * more than the 2-3 µs the same work costs in a loop; formatted together, 0-5% (bench/README.md, "http-log").
+ * lines stay in the order they were logged) and before every write. Made on its request, between the request's own
+ * work, a line cost a get more than the 2-3 µs the same work costs in a loop; made together, a logged get took
+ * 0.94x-0.98x the CPU of one whose line was made at once (both servers in one bench run), and the log's share of
+ * the server's samples fell from about 4% to 2.7% (bench/README.md, "http-log").
  *
  * The write is synchronous, as pino's default destination's is: a reader that falls behind (a full pipe) slows the
  * server rather than growing its memory, and nothing is lost when the process exits (an exit handler formats and
