@@ -1,9 +1,10 @@
-// The request entry made by hand (src/service/log.ts): for any values, odd ones included (quotes, backslashes,
-// control characters, unicode, lone surrogates in ids, routes, URLs, addresses and reasons), `logRequest` writes one
-// line that JSON.parse reads back to the same fields pino itself writes for that entry; `jsonString` is
-// JSON.stringify. Then the generated request ids, and BatchedFile, the destination that gathers lines into writes.
+// The request entry made by hand (src/service/request-line.ts): for any values, odd ones included (quotes,
+// backslashes, control characters, unicode, lone surrogates in ids, routes, URLs, addresses and reasons), `logRequest`
+// writes one line that JSON.parse reads back to the same fields pino itself writes for that entry; `jsonString` is
+// JSON.stringify. Then the generated request ids, and BatchedFile (src/service/batched-file.ts), the destination that
+// gathers lines into writes and formats request entries late: the same bytes as each line made at once.
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,7 +12,9 @@ import type { IncomingMessage } from 'node:http';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { BATCH_BYTES, BatchedFile, FLUSH_MS, hundredthsText, integerText, jsonString, logRequest, newRequestId, recurringJsonInner, RECURRING_MEMO_SIZE, requestIdOf, type RequestEntry } from '../../src/service/log.ts';
+import { BATCH_BYTES, BatchedFile, FLUSH_MS, PENDING_ENTRIES } from '../../src/service/batched-file.ts';
+import { createLogger, logRequest, newRequestId, requestIdOf } from '../../src/service/log.ts';
+import { hundredthsText, integerText, jsonString, recurringJsonInner, RECURRING_MEMO_SIZE, requestLine, type RequestEntry } from '../../src/service/request-line.ts';
 
 /** Any text, weighted towards what JSON must escape. */
 const oddText = fc.oneof(
@@ -31,6 +34,9 @@ const entry: fc.Arbitrary<RequestEntry> = fc.record({
   signer: fc.option(oddText, { nil: undefined }),
   reason: fc.option(oddText, { nil: undefined }),
 });
+
+/** An ordinary request's entry. */
+const REQUEST: RequestEntry = { reqId: 'r1', method: 'GET', url: '/v0/collections/a/records/b', route: '/v0/collections/:collection/records/:id', status: 200, ms: 0.42, client: '127.0.0.1' };
 
 function memoryPino(lines: string[]) {
   return pino({ base: undefined, formatters: { level: (label: string) => ({ level: label }) } }, { write: (line: string) => void lines.push(line) });
@@ -171,7 +177,7 @@ describe('BatchedFile', () => {
   function file() {
     dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
     const path = join(dir, 'log');
-    return { destination: new BatchedFile(openSync(path, 'w')), read: () => readFileSync(path, 'utf8') };
+    return { destination: new BatchedFile(openSync(path, 'w')), read: Object.assign(() => readFileSync(path, 'utf8'), { path }) };
   }
 
   it('writes gathered lines FLUSH_MS after the first, in order, as UTF-8', () => {
@@ -212,16 +218,93 @@ describe('BatchedFile', () => {
   it('writes what is gathered when the process ends on an uncaught error', () => {
     dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
     const path = join(dir, 'log');
-    const log = fileURLToPath(new URL('../../src/service/log.ts', import.meta.url));
+    const log = fileURLToPath(new URL('../../src/service/batched-file.ts', import.meta.url));
     const program = `
       const { BatchedFile } = await import(${JSON.stringify(log)});
       const destination = new BatchedFile((await import('node:fs')).openSync(${JSON.stringify(path)}, 'w'));
       destination.write('{"a":1}\\n');
+      destination.writeRequest(${JSON.stringify(REQUEST)}, 1700000000123);
       destination.write('{"b":2}\\n');
+      destination.writeRequest(${JSON.stringify(REQUEST)}, 1700000000124);
       setTimeout(() => { throw new Error('crash'); }, 1);`;
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8' });
     expect(child.stderr).toContain('crash');
     expect(child.status).toBe(1);
-    expect(readFileSync(path, 'utf8')).toBe('{"a":1}\n{"b":2}\n');
+    expect(readFileSync(path, 'utf8')).toBe(`{"a":1}\n${requestLine(REQUEST, 1700000000123)}{"b":2}\n${requestLine(REQUEST, 1700000000124)}`);
+  });
+
+  it('writes request entries as the very bytes of requestLine, in order among other lines, for any entries', () => {
+    // Entries and plain lines in any order; runs past PENDING_ENTRIES and the buffer's size, long lines included.
+    const request = fc.tuple(entry, fc.integer({ min: 1_600_000_000_000, max: 2_000_000_000_000 })).map(([value, time]) => ({ value, time }));
+    const item = fc.oneof(
+      { weight: 8, arbitrary: request },
+      { weight: 1, arbitrary: oddText.map((text) => ({ line: `${JSON.stringify(text)}\n` })) },
+      { weight: 1, arbitrary: fc.constant({ line: `"${'é'.repeat(BATCH_BYTES / 2)}"\n` }) },
+    );
+    const items = fc.oneof(
+      fc.array(item, { maxLength: 20 }),
+      fc.array(item, { minLength: PENDING_ENTRIES, maxLength: 3 * PENDING_ENTRIES }),
+      fc.array(request, { minLength: PENDING_ENTRIES - 1, maxLength: 2 * PENDING_ENTRIES + 1 }),
+    );
+    vi.useFakeTimers();
+    dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
+    const path = join(dir, 'log');
+    // Appending, so that the file emptied before each run is written from its start.
+    const fd = openSync(path, 'a');
+    const destination = new BatchedFile(fd);
+    fc.assert(
+      fc.property(items, (list) => {
+        ftruncateSync(fd, 0);
+        let expected = '';
+        for (const one of list) {
+          if ('line' in one) {
+            destination.write(one.line);
+            expected += one.line;
+          } else {
+            destination.writeRequest(one.value, one.time);
+            expected += requestLine(one.value, one.time);
+          }
+        }
+        destination.flushSync();
+        expect(readFileSync(path).equals(Buffer.from(expected))).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it('formats a flood of request entries before the timer: no more than PENDING_ENTRIES and a buffer wait', () => {
+    vi.useFakeTimers();
+    const { destination, read } = file();
+    const long = { ...REQUEST, url: `/${'u'.repeat(250)}` };
+    const line = requestLine(long, 1_700_000_000_000);
+    const count = 20 * PENDING_ENTRIES;
+    for (let i = 0; i < count; i++) destination.writeRequest(long, 1_700_000_000_000);
+    const written = read();
+    expect(written).toBe(line.repeat(written.length / line.length));
+    expect(count * line.length - written.length).toBeLessThanOrEqual(BATCH_BYTES + PENDING_ENTRIES * line.length);
+    vi.advanceTimersByTime(FLUSH_MS);
+    expect(read()).toBe(line.repeat(count));
+  });
+
+  it("keeps a request line's time the moment it was logged through the logger, not when it is formatted", async () => {
+    const { read } = file();
+    const logger = createLogger({ format: 'json', destination: { fd: openSync(read.path, 'w') } as unknown as NodeJS.WriteStream });
+    const times: [number, number][] = [];
+    for (let i = 0; i < 30; i++) {
+      const before = Date.now();
+      logRequest(logger, { ...REQUEST, reqId: `r${i}` });
+      times.push([before, Date.now()]);
+      if (i % 10 === 9) await new Promise((resolve) => setTimeout(resolve, 3));
+    }
+    await new Promise((resolve) => logger.flush(resolve));
+    const lines = read().split('\n').slice(0, -1);
+    expect(lines).toHaveLength(30);
+    lines.forEach((line, i) => {
+      const parsed = JSON.parse(line) as { time: number; reqId: string };
+      expect(parsed.reqId).toBe(`r${i}`);
+      expect(parsed.time).toBeGreaterThanOrEqual(times[i]![0]);
+      expect(parsed.time).toBeLessThanOrEqual(times[i]![1]);
+      expect(`${line}\n`).toBe(requestLine({ ...REQUEST, reqId: `r${i}` }, parsed.time));
+    });
   });
 });

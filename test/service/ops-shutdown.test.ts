@@ -6,7 +6,7 @@ import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { json, spawnServe, stopServe, type ServeProcess } from './process.ts';
+import { json, post, spawnServe, stopServe, type ServeProcess } from './process.ts';
 import { VELLUM } from '../support/cli.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'vellum-serve-stop-'));
@@ -57,6 +57,23 @@ describe('signals', () => {
     socket.destroy();
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(server.output()).toMatch(/requests still in flight after 10000 ms: closing their connections".*\n.*"msg":"stopped"/s);
+  }, 30_000);
+
+  it('logs every request answered before SIGTERM, the fast path\'s gets included, before its last line', async () => {
+    const server = await spawnServe(['--data', join(dir, 'logged'), '--schema', numberSchema, '--log-format', 'json']);
+    running.push(server);
+    const created = await post(`${server.url}/v0/collections/app%2FEntry/records`, { args: ['e1', 1] });
+    expect(created.status).toBe(200);
+    const ids = [created.headers.get('x-request-id')!];
+    // Gets of a found record: answered before fastify, their entries formatted only when the log is written.
+    for (let i = 0; i < 20; i++) ids.push((await json(`${server.url}/v0/collections/app%2FEntry/records/e1`)).headers.get('x-request-id')!);
+    server.child.kill('SIGTERM');
+    expect(await server.exited).toBe(0);
+    const lines = server.output().trimEnd().split('\n');
+    const requests = lines.filter((line) => line.includes('"msg":"request"')).map((line) => JSON.parse(line) as { reqId: string; route: string });
+    expect(requests.map((entry) => entry.reqId)).toEqual(ids);
+    expect(requests.slice(1).every((entry) => entry.route === '/v0/collections/:collection/records/:id')).toBe(true);
+    expect(lines.at(-1)).toMatch(/"msg":"stopped"/);
   }, 30_000);
 
   it('a second SIGTERM during the shutdown ends the process at once', async () => {
