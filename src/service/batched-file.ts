@@ -32,7 +32,8 @@ export const PENDING_ENTRIES = 256;
  *
  * The write is synchronous, as pino's default destination's is: a reader that falls behind (a full pipe) slows the
  * server rather than growing its memory, and nothing is lost when the process exits (an exit handler formats and
- * writes what is left; a process killed with SIGKILL loses at most its last FLUSH_MS of lines).
+ * writes what is left; a process killed by a signal it does not handle, SIGKILL, SIGHUP or SIGQUIT, or aborted by
+ * V8, loses at most its last FLUSH_MS of lines: docs/deploying.md).
  */
 export class BatchedFile implements DestinationStream {
   readonly #buffer = Buffer.allocUnsafe(BATCH_BYTES);

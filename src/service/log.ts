@@ -9,6 +9,7 @@
 // level warn, any other of 500 or more at error, the rest at info.
 
 import { randomUUID } from 'node:crypto';
+import { WriteStream } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { pino as Pino, DestinationStream, Logger, LevelWithSilent } from 'pino';
@@ -33,8 +34,8 @@ export interface LoggerOptions {
   level?: LevelWithSilent;
   /** json: one JSON object per line; text: a short readable line; auto (default): text on a terminal, else json. */
   format?: LogFormat;
-  /** Default: standard output. */
-  destination?: NodeJS.WriteStream;
+  /** Default: standard output. A stream with a file descriptor (not a file stream) is written to it directly. */
+  destination?: NodeJS.WritableStream & { isTTY?: boolean; fd?: number };
 }
 
 /**
@@ -46,8 +47,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const format = options.format === undefined || options.format === 'auto' ? (destination.isTTY ? 'text' : 'json') : options.format;
   const settings = { level: options.level ?? 'info', base: undefined, formatters: { level: (label: string) => ({ level: label }) } };
   if (format === 'text') return pino()(settings, textStream(destination));
-  const fd = (destination as NodeJS.WriteStream & { fd?: number }).fd;
-  return pino()(settings, fd === undefined ? destination : new BatchedFile(fd));
+  // A file stream (fs.createWriteStream) has no descriptor until its file is open and closes it when it ends: its
+  // lines go through its own write, or they were lost (written to no descriptor, or to a closed one).
+  const fd = destination instanceof WriteStream ? undefined : destination.fd;
+  return pino()(settings, typeof fd === 'number' ? new BatchedFile(fd) : destination);
 }
 
 /**

@@ -4,7 +4,8 @@
 // JSON.stringify. Then the generated request ids, and BatchedFile (src/service/batched-file.ts), the destination that
 // gathers lines into writes and formats request entries late: the same bytes as each line made at once.
 import { spawnSync } from 'node:child_process';
-import { ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { createWriteStream, ftruncateSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -286,9 +287,27 @@ describe('BatchedFile', () => {
     expect(read()).toBe(line.repeat(count));
   });
 
+  it('writes through a file stream given as destination, opened yet or not, its lines all there when it ends', async () => {
+    // An fs.WriteStream has no fd until its file is open, and closes it when it ends: its lines go through its write.
+    dir = mkdtempSync(join(tmpdir(), 'vellum-batched-'));
+    for (const opened of [false, true]) {
+      const path = join(dir, `log-${opened}`);
+      const stream = createWriteStream(path);
+      if (opened) await once(stream, 'open');
+      const logger = createLogger({ format: 'json', destination: stream });
+      logger.info('first');
+      logRequest(logger, REQUEST);
+      logger.info('last');
+      stream.end();
+      await once(stream, 'close');
+      const lines = readFileSync(path, 'utf8').split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { msg: string }).msg);
+      expect(lines).toEqual(['first', 'request', 'last']);
+    }
+  });
+
   it("keeps a request line's time the moment it was logged through the logger, not when it is formatted", async () => {
     const { read } = file();
-    const logger = createLogger({ format: 'json', destination: { fd: openSync(read.path, 'w') } as unknown as NodeJS.WriteStream });
+    const logger = createLogger({ format: 'json', destination: { fd: openSync(read.path, 'w') } as unknown as NodeJS.WritableStream });
     const times: [number, number][] = [];
     for (let i = 0; i < 30; i++) {
       const before = Date.now();
