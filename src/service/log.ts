@@ -14,7 +14,7 @@ import type { IncomingMessage } from 'node:http';
 import { createRequire } from 'node:module';
 import type { pino as Pino, DestinationStream, Logger, LevelWithSilent } from 'pino';
 import { BatchedFile } from './batched-file.ts';
-import { requestLine, type RequestEntry } from './request-line.ts';
+import { requestLevel, requestLine, type RequestEntry } from './request-line.ts';
 
 // pino is loaded by the first logger made, so a program that imports the library without serving does not load it.
 const load = createRequire(import.meta.url);
@@ -91,10 +91,7 @@ export function loggedUrl(url: string): string {
  * must not be changed once logged.
  */
 export function logRequest(logger: Logger, entry: RequestEntry): void {
-  // 503 is the service saying it cannot serve now (not ready, draining, too many streams, the database away):
-  // a warning; any other 5xx is an error.
-  const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
-  if (logger.levelVal > LEVEL_VALUES[level]) return;
+  if (logger.levelVal > LEVEL_VALUES[requestLevel(entry.status)]) return;
   const destination = destinationOf(logger);
   if (destination instanceof BatchedFile) destination.writeRequest(entry, Date.now());
   else destination.write(requestLine(entry, Date.now()));

@@ -16,11 +16,19 @@ export interface RequestEntry {
 }
 
 /**
- * A request entry's line, logged at `time` (ms since the epoch): its level by name (503 warn, any other 5xx error,
- * the rest info), the time, then the entry's fields in order, an undefined one left out.
+ * The level a request's entry is logged at, by its status: 503 is the service saying it cannot serve now (not
+ * ready, draining, too many streams, the database away), a warning; any other 5xx is an error; the rest info.
+ */
+export function requestLevel(status: number): 'info' | 'warn' | 'error' {
+  return status === 503 ? 'warn' : status >= 500 ? 'error' : 'info';
+}
+
+/**
+ * A request entry's line, logged at `time` (ms since the epoch): its level by name (requestLevel), the time, then
+ * the entry's fields in order, an undefined one left out.
  */
 export function requestLine(entry: RequestEntry, time: number): string {
-  const level = entry.status === 503 ? 'warn' : entry.status >= 500 ? 'error' : 'info';
+  const level = requestLevel(entry.status);
   let line = `{"level":"${level}","time":${timeText(time)},"reqId":"${jsonInner(entry.reqId)}","method":"${recurringJsonInner(entry.method)}","url":"${jsonInner(entry.url)}"`;
   if (entry.route !== undefined) line += `,"route":"${recurringJsonInner(entry.route)}"`;
   line += `,"status":${entry.status},"ms":${hundredthsText(entry.ms)}`;
