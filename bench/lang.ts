@@ -171,17 +171,13 @@ export default async function lang(): Promise<BenchRow[]> {
   // changes nothing. VELLUM_BENCH_LANG_LARGE_FIRST=1 measures the large schema first instead.
   const large = largeSchema(200);
   const largeKib = Buffer.byteLength(large) / 1024;
-  const largeFirst = process.env.VELLUM_BENCH_LANG_LARGE_FIRST === '1';
-  let perLarge: Throughput | undefined;
-  if (largeFirst) {
+  const measureLarge = async (): Promise<Throughput> => {
     await requireAcceptedByBoth('the generated large schema', large);
-    perLarge = await measure([large]);
-  }
+    return measure([large]);
+  };
+  const largeFirst = process.env.VELLUM_BENCH_LANG_LARGE_FIRST === '1' ? await measureLarge() : undefined;
   const perCorpus = await measure(texts);
-  if (!perLarge) {
-    await requireAcceptedByBoth('the generated large schema', large);
-    perLarge = await measure([large]);
-  }
+  const perLarge = largeFirst ?? (await measureLarge());
 
   const corpusLabel = `(${corpus.length} schemas, ${Math.round(kib)} KiB)`;
   const schemasPerSecond = (name: TaskName) => perCorpus[name] * corpus.length;
