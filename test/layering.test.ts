@@ -8,6 +8,9 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { AuthError } from '../src/auth/index.ts';
+import { toErrorResponse } from '../src/service/index.ts';
+import { StoreError } from '../src/store/index.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const src = join(root, 'src');
@@ -66,5 +69,15 @@ describe('layering', () => {
     const found = (text: string) => importsAroundAnIndex(file, text).length;
     expect(found(`import type { X } from '../../src/index.ts';\nimport type { StableType } from '../../src/lang/index.ts';`)).toBe(0);
     expect(found(`import { y } from '../../src/helpers.ts';\nimport { z } from '../../src/lang/parse.ts';`)).toBe(2);
+  });
+
+  it('keeps presentation out of the store and auth: their errors carry no HTTP status, the service maps their codes', () => {
+    const unavailable = new StoreError('unavailable', 'store/unavailable', 'the database is down');
+    const refused = new AuthError('expired', 't', 'the signature expired');
+    expect('status' in unavailable).toBe(false);
+    expect('status' in refused).toBe(false);
+    expect(toErrorResponse(unavailable)).toMatchObject({ status: 503, body: { error: { code: 'unavailable', reason: 'store/unavailable' } } });
+    expect(toErrorResponse(new StoreError('not-found', 'collection/not-found', 'no such collection')).status).toBe(404);
+    expect(toErrorResponse(refused)).toMatchObject({ status: 400, body: { error: { code: 'invalid-argument', reason: 'auth/invalid-signature' } } });
   });
 });

@@ -1,6 +1,6 @@
-// The typed failures of signed-request authentication. The service answers every `AuthError` with
-// 400 `invalid-argument` / `auth/invalid-signature` and the error's message, so each message names the
-// part of the header that is wrong and what was expected.
+// The typed failures of signed-request authentication. Every `AuthError` is `invalid-argument` /
+// `auth/invalid-signature` to the caller, with the error's message, so each message names the part of the header
+// that is wrong and what was expected.
 
 /** The part of `v=0,t=…,h=…,sig=…,pk=…` a failure is about (`header` when it is about the whole value). */
 export type HeaderPart = 'header' | 'v' | 't' | 'h' | 'sig' | 'pk';
@@ -28,10 +28,9 @@ export type AuthErrorKind =
 
 export class AuthError extends Error {
   override readonly name = 'AuthError';
-  /** The service's error triple: every authentication failure is this code and reason, with status 400. */
+  /** Every authentication failure has this code and reason; `kind` and `part` say what failed. */
   readonly code = 'invalid-argument';
   readonly reason = 'auth/invalid-signature';
-  readonly status = 400;
 
   constructor(
     readonly kind: AuthErrorKind,

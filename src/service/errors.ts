@@ -246,9 +246,9 @@ export function toErrorResponse(error: unknown): { status: number; body: ErrorBo
   if (error instanceof ServiceError) return make(error.status, error.code, error.reason, error.message);
   if (error instanceof StoreError) {
     if (error.code === 'internal') return make(500, 'internal', error.reason, error.message, true);
-    return make(error.status, error.code, error.reason, error.message);
+    return make(STATUS[error.code], error.code, error.reason, error.message);
   }
-  if (error instanceof AuthError) return make(400, error.code, error.reason, error.message);
+  if (error instanceof AuthError) return make(STATUS[error.code], error.code, error.reason, error.message);
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code in FRAMEWORK) {
     const mapped = FRAMEWORK[code]!((error as Error).message);

@@ -1,14 +1,15 @@
-// Typed store errors. The service maps `code` to an HTTP status and sends `{code, reason, message}` as the
-// error envelope; `reason` strings are Polybase's where Polybase had one (docs/service.md, "Errors").
+// Typed store errors: a `code` saying what kind of failure it is, a `reason` naming it (Polybase's reason string where
+// Polybase had one, docs/service.md "Errors") and a message naming the field. How an error is presented (the HTTP
+// status and the envelope) is the service's business (src/service/errors.ts).
 
 export type ErrorCode =
-  | 'invalid-argument' // 400
-  | 'failed-precondition' // 400
-  | 'not-found' // 404
-  | 'already-exists' // 409
-  | 'aborted' // 409: a concurrent commit changed what this one read; retry
-  | 'internal' // 500
-  | 'unavailable'; // 503: the database is down, unreachable or too slow; retry later
+  | 'invalid-argument' // the request itself is wrong: a malformed where, sort, cursor or value
+  | 'failed-precondition' // the request cannot be served as the data stands
+  | 'not-found'
+  | 'already-exists'
+  | 'aborted' // a concurrent commit changed what this one read; retry
+  | 'internal'
+  | 'unavailable'; // the database is down, unreachable or too slow; retry later
 
 export type ErrorReason =
   | 'indexer/missing-index'
@@ -32,16 +33,6 @@ export type ErrorReason =
   | 'store/internal'
   | 'store/unavailable';
 
-const statusOf: Record<ErrorCode, number> = {
-  'invalid-argument': 400,
-  'failed-precondition': 400,
-  'not-found': 404,
-  'already-exists': 409,
-  aborted: 409,
-  internal: 500,
-  unavailable: 503,
-};
-
 export class StoreError extends Error {
   override readonly name = 'StoreError';
   constructor(
@@ -50,10 +41,6 @@ export class StoreError extends Error {
     message: string,
   ) {
     super(message);
-  }
-
-  get status(): number {
-    return statusOf[this.code];
   }
 
   toJSON(): { code: ErrorCode; reason: ErrorReason; message: string } {

@@ -975,7 +975,7 @@ export function conformance(backend: Backend): void {
       await store.commit({ writes: [put(ITEMS, { id: 'a', group: 'g' })], claimSignature: { signature: 'sig-1', expiresAt: now + 60_000, now } });
       const replay = store.commit({ writes: [put(ITEMS, { id: 'b', group: 'g' })], claimSignature: { signature: 'sig-1', expiresAt: now + 60_000, now } });
       await expect(replay).rejects.toBeInstanceOf(SignatureReplayError);
-      await expect(replay).rejects.toMatchObject({ reason: 'auth/invalid-signature', status: 400 });
+      await expect(replay).rejects.toMatchObject({ reason: 'auth/invalid-signature', code: 'invalid-argument' });
       expect((await store.get(ITEMS, 'b')).record).toBeNull();
       if (db.peer) {
         const other = new RecordStore(await db.peer());

@@ -55,7 +55,7 @@ function sealedCursorSuite(backend: Backend): void {
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(StoreError);
-      expect((error as StoreError).status).toBe(400);
+      expect((error as StoreError).code).toBe('invalid-argument');
       expect((error as StoreError).reason).toBe('indexer/invalid-cursor');
     };
     const nobody: ReadFilter = () => false;

@@ -337,7 +337,7 @@ export function unionConformance(backend: Backend): void {
       const cut = await store.list(TAGGED, { where, limit: 2, after: first.cursor.after }, undefined, { scanLimit: 3 }).catch((e: StoreError) => e);
       expect(cut).toMatchObject({
         reason: 'indexer/scan-limit-exceeded',
-        status: 400,
+        code: 'failed-precondition',
         message: 'where: "label" is filtered during the scan of the index range on "score": this page read 3 index entries (the most one request reads) and found 0 of the 2 records asked for; narrow the indexed range, or add an @index that starts with the other field',
       });
       const count = await store.count(TAGGED, { where }, undefined, { scanLimit: 10 }).catch((e: StoreError) => e);
@@ -355,7 +355,7 @@ export function unionConformance(backend: Backend): void {
       await store.commit({ writes: Array.from({ length: 30 }, (_, i) => put(TAGGED, { id: `r${i}`, group: i < 10 ? 'a' : 'b', score: i })) });
       expect(await store.count(TAGGED, {}, undefined, { scanLimit: 30 })).toMatchObject({ count: 30 });
       const over = await store.count(TAGGED, {}, undefined, { scanLimit: 29 }).catch((e: unknown) => e);
-      expect(over).toMatchObject({ reason: 'indexer/scan-limit-exceeded', status: 400 });
+      expect(over).toMatchObject({ reason: 'indexer/scan-limit-exceeded', code: 'failed-precondition' });
       // The group range holds 10 entries: the bound counts entries read, not records in the collection.
       expect(await store.count(TAGGED, { where: { group: 'a', score: { $gte: 5 } } }, undefined, { scanLimit: 10 })).toMatchObject({ count: 5 });
       expect(await store.count(TAGGED, { where: { group: { $in: ['a', 'zz'] } } }, undefined, { scanLimit: 10 })).toMatchObject({ count: 10 });
