@@ -48,7 +48,7 @@ export interface CountQuery {
 }
 
 export interface CountOptions {
-  /** The most index entries one count may read (default 100,000); past it the count is a 400. */
+  /** The most index entries one count may read (default 100,000); past it the count is refused (`indexer/scan-limit-exceeded`). */
   readonly scanLimit?: number;
   /** Told what the planned query will read, before it reads anything; throwing refuses it (scan-bounds.ts). */
   readonly confine?: ScanCheck;
@@ -334,7 +334,7 @@ export class RecordReader {
 
   /**
    * How many records match the where and pass the read filter. It reads every entry of the query's ranges, so
-   * it stops with 400 `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
+   * it stops with `indexer/scan-limit-exceeded` past `scanLimit` of them (default 100,000).
    */
   async count(collectionId: string, query: CountQuery = {}, readFilter?: ReadFilter, options: CountOptions = {}): Promise<CountResult> {
     const { timestamp, source, scanLimit } = await this.#countScan(collectionId, query, options, () => undefined);

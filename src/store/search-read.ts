@@ -102,7 +102,7 @@ export async function readSearchPage<T>(kv: KvStore, indexes: CollectionIndexes,
   return { records, cursor: request.backward ? { before: end, after: start } : { before: start, after: end } };
 }
 
-/** The query's terms, after checking that this collection can be searched so (every refusal is a 400). */
+/** The query's terms, after checking that this collection can be searched so (every refusal is an `invalid-argument` error). */
 function checkSearch(indexes: CollectionIndexes, request: SearchRequest<unknown>): ReturnType<typeof searchOrThrow> {
   const search = indexes.layout.search;
   if (!search) throw noSearchIndex(`collection "${indexes.collectionId}" declares no @search; add @search(field, ...) naming its string fields to search it`);

@@ -385,7 +385,7 @@ export class SqliteKv implements KvStore {
 
 /**
  * SQLite's errors of a database it cannot write now (held by another process past the busy timeout, a full or
- * failing disk, a read-only file) as a StoreError the service answers with 503 and a message saying which; any
+ * failing disk, a read-only file) as an `unavailable` StoreError with a message saying which; any
  * other error unchanged. The commit that met one wrote nothing.
  */
 function unavailable(error: unknown): unknown {

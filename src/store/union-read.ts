@@ -153,7 +153,7 @@ export function unionCountSource(indexes: CollectionIndexes, plan: UnionPlan): C
 
 /**
  * The number of records of the sources that match and pass the read filter, each handed to `visit` (aggregates,
- * aggregates.ts). Past `scanLimit` entries read, it stops with a 400 rather than reading on without bound;
+ * aggregates.ts). Past `scanLimit` entries read, it stops with `indexer/scan-limit-exceeded` rather than reading on without bound;
  * `what` names the request in that error (`count`, or the aggregates asked for).
  */
 export async function countRecords(

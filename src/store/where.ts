@@ -50,7 +50,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-/** The where's branches (one when it has no `$or`); every problem is a 400 naming the field and operator. */
+/** The where's branches (one when it has no `$or`); every problem is an `invalid-argument` error naming the field and operator. */
 export function parseExtendedWhere(layout: Layout, where: unknown): Branch[] {
   const branches = normalise(layout, where, 'where', 0);
   if (branches.length === 0) throw invalidQuery('where: $or needs at least one where object');
