@@ -14,6 +14,7 @@ import { SchemaParser } from '../../src/lang/grammar.ts';
 import { parseStructureFast } from '../../src/lang/structure-fast.ts';
 import type { BuildOptions } from '../../src/lang/build-ast.ts';
 import { parse } from '../../src/lang/parse.ts';
+import { MAX_NESTING_DEPTH } from '../../src/lang/nesting.ts';
 import { diagnostic } from '../../src/lang/diagnostics.ts';
 import { print } from '../../src/lang/printer.ts';
 
@@ -121,6 +122,13 @@ describe('the fast structure parser', () => {
       for (const end of [token.startOffset, token.startOffset + token.image.length]) if (agree(EVERY_CONSTRUCT.slice(0, end))) taken++;
     }
     expect(taken).toBeGreaterThan(0);
+  });
+
+  it('answers on types nested as deep as the nesting guard lets through', () => {
+    // The collection's `{` is one level: the deepest type the guard lets through has MAX_NESTING_DEPTH - 1 more.
+    const depth = MAX_NESTING_DEPTH - 1;
+    const text = `collection A { x: ${'map<string, '.repeat(depth)}number${'>'.repeat(depth)}; y: ${'{ a: '.repeat(depth)}number${' }'.repeat(depth)}[]; }`;
+    expect(agree(text)).toBe(true);
   });
 
   it('agrees on every cut at a token boundary of some fixtures, and on every token left out', () => {
