@@ -1,6 +1,7 @@
-// The AST nodes that the grammar's embedded actions (grammar.ts) build from tokens. Every node gets a
-// span in whole-file offsets. A function body the lexer already read (lexer.ts, body-fast.ts) goes into
-// its function at once; the others are collected here and parsed once the structure is complete (body.ts).
+// The AST nodes that the grammar's embedded actions (grammar.ts) and the fast structure parser (structure-fast.ts) build
+// from tokens. Every node gets a span in whole-file offsets. A function body the lexer already read (lexer.ts,
+// body-fast.ts) goes into its function at once; the others are collected here and parsed once the structure is
+// complete (body.ts).
 // Problems that the grammar deliberately lets through (unknown decorator names, index directions, array
 // element types, root-level functions) are reported here, with a more precise message than a syntax error.
 //

@@ -1,7 +1,9 @@
 // The grammar of the schema structure: collections, decorators, fields, types, indexes and
 // function headers. A function body is a single token here (balanced braces); body.ts parses its
 // text once the structure is complete. The rules build the AST as they go (chevrotain's embedded
-// actions, with the node builders in build-ast.ts): no concrete syntax tree is built and walked.
+// actions, with the node builders in build-ast.ts): no concrete syntax tree is built and walked. A correct structure
+// is parsed by the hand-written structure-fast.ts, which follows these rules; this grammar is the reference, and
+// parses (and reports) whatever that one gives up on.
 //
 // While chevrotain records the grammar (in `performSelfAnalysis`), CONSUME and SUBRULE return
 // placeholders; everything that reports a problem or changes a node therefore runs only when

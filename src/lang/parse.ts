@@ -1,11 +1,14 @@
 // Schema text in, AST or diagnostics out: lex (a function body is one token; the fast lexer, lexer-fast.ts, and
 // when it gives up chevrotain's lexer from lexer.ts, which reports every problem), guard nesting depth, parse the
-// structure with the chevrotain grammar (which builds the AST as it goes), then parse the function bodies.
+// structure (the fast parser, structure-fast.ts, and when it gives up the chevrotain grammar, which reports every
+// problem; both build the AST as they go), then parse the function bodies.
 
 import { EOF, type ILexingResult, type IRecognitionException, type IToken, type TokenType } from 'chevrotain';
 import type { Program, Span } from './ast.ts';
 import { diagnostic, type Diagnostic } from './diagnostics.ts';
+import type { BuildOptions } from './build-ast.ts';
 import { schemaParser, type ExpectedAt } from './grammar.ts';
+import { parseStructureFast } from './structure-fast.ts';
 import {
   FunctionBody,
   Greater,
@@ -52,13 +55,17 @@ export function parse(text: string, fileName = '<schema>'): ParseResult {
 
   let program: Program | undefined;
   try {
-    const structure = schemaParser().parseStructure(nesting.tokens, {
+    const options: BuildOptions = {
       text,
       // A method, not an arrow property: tsx (esbuild's keepNames) would name an arrow on every call.
       hasLexicalProblem(start, end) {
         return containsOffset(problems, start, end);
       },
-    });
+    };
+    // A correct structure is parsed by the fast parser; anything else by chevrotain's, which reports every problem.
+    const structure =
+      (nesting.diagnostics.length === 0 ? parseStructureFast(nesting.tokens, options) : undefined) ??
+      schemaParser().parseStructure(nesting.tokens, options);
     const { error } = structure;
     if (error) {
       // A syntax error caused by the tokens that the nesting guard removed says nothing new.
