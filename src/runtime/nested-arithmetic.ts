@@ -24,7 +24,13 @@ export interface SlotNumber {
   value: number;
 }
 
-/** `slots[slot] op value`, as fastBinary's closure for a variable and a number computes it. */
+/**
+ * `slots[slot] op value`, as fastBinary's closure for a variable and a number computes it. The closures below
+ * call it through a `const` of their factory, not by its module name: a module's top-level function (or, in
+ * the bundle, the `var` esbuild makes of a top-level `const`) can be reassigned, so optimised code that inlines
+ * it loads and compares it again at every call; a factory's `const` V8 folds to the function. Measured: the
+ * arithmetic row's loop 123 → 119 instructions an iteration under tsx, 128 → 121 in the bundle.
+ */
 function slotNumber(f: Frame, slot: number, op: number, value: number): unknown {
   const a = f.slots[slot];
   if (typeof a === 'number') {
@@ -79,35 +85,36 @@ function outer(operand: Operand): Outer {
 export function nestedOnRight(operator: NestedOperator, left: Operand, inner: SlotNumber): Eval {
   const { slot: leftSlot, isNumber, value: leftValue, code: l } = outer(left);
   const { slot: j, op, value: v } = inner;
+  const innerValue = slotNumber; // see slotNumber
   switch (operator) {
     case '+':
       return (f) => {
         const a = leftSlot >= 0 ? f.slots[leftSlot] : isNumber ? leftValue : l(f);
-        const b = slotNumber(f, j, op, v);
+        const b = innerValue(f, j, op, v);
         return typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b);
       };
     case '-':
       return (f) => {
         const a = leftSlot >= 0 ? f.slots[leftSlot] : isNumber ? leftValue : l(f);
-        const b = slotNumber(f, j, op, v);
+        const b = innerValue(f, j, op, v);
         return typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
       };
     case '*':
       return (f) => {
         const a = leftSlot >= 0 ? f.slots[leftSlot] : isNumber ? leftValue : l(f);
-        const b = slotNumber(f, j, op, v);
+        const b = innerValue(f, j, op, v);
         return typeof a === 'number' && typeof b === 'number' ? a * b : numeric('*', a, b);
       };
     case '/':
       return (f) => {
         const a = leftSlot >= 0 ? f.slots[leftSlot] : isNumber ? leftValue : l(f);
-        const b = slotNumber(f, j, op, v);
+        const b = innerValue(f, j, op, v);
         return typeof a === 'number' && typeof b === 'number' ? a / b : numeric('/', a, b);
       };
     case '%':
       return (f) => {
         const a = leftSlot >= 0 ? f.slots[leftSlot] : isNumber ? leftValue : l(f);
-        const b = slotNumber(f, j, op, v);
+        const b = innerValue(f, j, op, v);
         return typeof a === 'number' && typeof b === 'number' ? a % b : numeric('%', a, b);
       };
   }
@@ -116,35 +123,36 @@ export function nestedOnRight(operator: NestedOperator, left: Operand, inner: Sl
 /** `(x op n) operator right`: the inner operand first, then the outer one. */
 export function nestedOnLeft(operator: NestedOperator, inner: SlotNumber, right: Operand): Eval {
   const { slot: i, op, value: v } = inner;
+  const innerValue = slotNumber; // see slotNumber
   const { slot: rightSlot, isNumber, value: rightValue, code: r } = outer(right);
   switch (operator) {
     case '+':
       return (f) => {
-        const a = slotNumber(f, i, op, v);
+        const a = innerValue(f, i, op, v);
         const b = rightSlot >= 0 ? f.slots[rightSlot] : isNumber ? rightValue : r(f);
         return typeof a === 'number' && typeof b === 'number' ? a + b : add(f.st, a, b);
       };
     case '-':
       return (f) => {
-        const a = slotNumber(f, i, op, v);
+        const a = innerValue(f, i, op, v);
         const b = rightSlot >= 0 ? f.slots[rightSlot] : isNumber ? rightValue : r(f);
         return typeof a === 'number' && typeof b === 'number' ? a - b : numeric('-', a, b);
       };
     case '*':
       return (f) => {
-        const a = slotNumber(f, i, op, v);
+        const a = innerValue(f, i, op, v);
         const b = rightSlot >= 0 ? f.slots[rightSlot] : isNumber ? rightValue : r(f);
         return typeof a === 'number' && typeof b === 'number' ? a * b : numeric('*', a, b);
       };
     case '/':
       return (f) => {
-        const a = slotNumber(f, i, op, v);
+        const a = innerValue(f, i, op, v);
         const b = rightSlot >= 0 ? f.slots[rightSlot] : isNumber ? rightValue : r(f);
         return typeof a === 'number' && typeof b === 'number' ? a / b : numeric('/', a, b);
       };
     case '%':
       return (f) => {
-        const a = slotNumber(f, i, op, v);
+        const a = innerValue(f, i, op, v);
         const b = rightSlot >= 0 ? f.slots[rightSlot] : isNumber ? rightValue : r(f);
         return typeof a === 'number' && typeof b === 'number' ? a % b : numeric('%', a, b);
       };
