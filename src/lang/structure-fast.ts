@@ -1,8 +1,8 @@
 // A fast path for the structure grammar (grammar.ts): a hand-written recursive-descent parser over the same tokens,
 // for what a correct schema's structure holds (collections, decorators, fields, types, indexes, search and function
 // headers). It follows the grammar's rules one for one and builds every node with the same builders (build-ast.ts),
-// in the same order, into the same BuildContext, so the program, its spans and the builders' diagnostics are the
-// grammar's.
+// in the same order, into a BuildContext of its own as the grammar does, so the program, its spans and the builders'
+// diagnostics are the grammar's.
 //
 // It gives up (returns undefined) at anything the grammar would reject and at the corners where the grammar's choice
 // rests on chevrotain's lookahead rather than one token (a root-level function, `map` as a type name, `contract` not
@@ -150,6 +150,7 @@ class StructureParser {
 
   // collection := (`collection` | `contract`) Name `{` item* `}`
   private collection(): Collection {
+    // program() has checked the keyword.
     const keyword = this.tokens[this.position++]!;
     const name = this.consumeName();
     this.consume(LCurly);
@@ -159,6 +160,7 @@ class StructureParser {
     return collectionOf(keyword, name, items, close);
   }
 
+  // item := index | search | decorator* (field | function)
   private item(): CollectionItem {
     const first = this.typeAt(0);
     if (first === AtIndex) return this.index();
