@@ -5,18 +5,19 @@
 // neither, `--no-rate-limits` each; gets of one record come from autocannon in its own process
 // (bench/load-driver.ts).
 //
-// The same code costs more or less from one process to the next (V8 picks its tiers per process), by more than the
-// 5% to be resolved, so more rounds against one pair of processes do not help: each figure is the median of PAIRS
-// ratios, each from a fresh pair of processes, the variant and one with neither. A pair is started, warmed up, then
-// loaded in both orders (variant then neither, then neither then variant, ROUND_S seconds each), its ratio the
-// variant's CPU per request over both rounds against neither's; the pairs of the three figures take turns, so that
-// the machine's load falls on each alike. The noise row is a pair of two identical servers with neither, measured
-// exactly the same way: its spread is what the run can resolve. Informative rows give each figure's lowest and
-// highest pair (the median of the pairs' ratios lies between them with a confidence of 1 - 2^(1 - PAIRS), 99.6% for
-// 9 pairs; the second lowest and highest, printed with every pair, give 96%), and split the median pair's CPU per request into user and system time per thread
-// (/proc/<pid>/task/<tid>/stat): the main thread (the event loop, where every request is answered) and the others
-// by their name (/proc/<pid>/task/<tid>/comm; Node 20 names none of its own, so V8's garbage collection and compiler
-// helpers, libuv's pool and the worker threads are one part, `node threads`).
+// The same code costs more or less from one process to the next (V8 picks its tiers per process), by more than the 5%
+// to be resolved, so more rounds against one pair of processes do not help: each figure is the median of PAIRS ratios,
+// each from a fresh pair of processes, the variant and one with neither. A pair is started, each server warmed up for
+// WARM_S seconds (a fresh server's CPU per get falls for its first 2-3 s of load, to a third of its first second's),
+// then loaded in both orders (variant then neither, then neither then variant, ROUND_S seconds each), its ratio the
+// variant's CPU per request over both rounds against neither's; the pairs of the three figures take turns, so that the
+// machine's load falls on each alike. The noise row is a pair of two identical servers with neither, measured exactly
+// the same way: its spread is what the run can resolve. Informative rows give each figure's lowest and highest pair
+// (the median of the pairs' ratios lies between them with a confidence of 1 - 2^(1 - PAIRS), 98% for 7 pairs; the
+// second lowest and highest, printed with every pair, give 88%), and split the median pair's CPU per request into user
+// and system time per thread (/proc/<pid>/task/<tid>/stat): the main thread (the event loop, where every request is
+// answered) and the others by their name (/proc/<pid>/task/<tid>/comm; Node 20 names none of its own, so V8's garbage
+// collection and compiler helpers, libuv's pool and the worker threads are one part, `node threads`).
 //
 // Last, the log's own work for a get measured in this process (bench/log-cost.ts) against the CPU per request of
 // the servers with neither: a floor for the log's share, as a loop keeps its code and data in cache.
@@ -30,10 +31,10 @@ import { logCost } from './log-cost.ts';
 
 const SUITE = 'http-log';
 /** Fresh pairs of processes per figure (odd, so that the median is one pair's). */
-const PAIRS = Number(process.env.BENCH_HTTP_LOG_PAIRS ?? 9);
+const PAIRS = Number(process.env.BENCH_HTTP_LOG_PAIRS ?? 7);
 /** Seconds of load each server of a pair gets before it is measured, and in each of its two rounds. */
-const WARM_S = 1;
-const ROUND_S = 1.5;
+const WARM_S = 3;
+const ROUND_S = 1;
 const CONNECTIONS = 10;
 
 const NEITHER = ['--quiet', '--no-metrics'];
