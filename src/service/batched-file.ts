@@ -44,11 +44,25 @@ export class BatchedFile implements DestinationStream {
   readonly #times = new Float64Array(PENDING_ENTRIES);
   #pending = 0;
   #scheduled = false;
+  #closed = false;
   readonly #fd: number;
+  /** Writes what is left when the process exits; removed by close. */
+  readonly #onExit = (): void => this.flushSync();
 
   constructor(fd: number) {
     this.#fd = fd;
-    process.on('exit', () => this.flushSync());
+    process.on('exit', this.#onExit);
+  }
+
+  /**
+   * Writes what is gathered and stops listening for the process's exit, so that a closed destination is not kept
+   * alive by the process. The descriptor stays open (it is the caller's); a line logged after close is written at
+   * once.
+   */
+  close(): void {
+    this.#closed = true;
+    process.off('exit', this.#onExit);
+    this.flushSync();
   }
 
   /** Logs a line (pino's destination interface). */
@@ -82,6 +96,10 @@ export class BatchedFile implements DestinationStream {
   }
 
   #schedule(): void {
+    if (this.#closed) {
+      this.flushSync();
+      return;
+    }
     if (this.#scheduled) return;
     this.#scheduled = true;
     // Unreferenced: a process with nothing else to do exits, and its exit handler writes the lines.

@@ -54,6 +54,16 @@ export function createLogger(options: LoggerOptions = {}): Logger {
 }
 
 /**
+ * Writes what the logger has gathered and, for createLogger's JSON destination (BatchedFile), stops listening for
+ * the process's exit: a program that makes loggers and drops them closes each. The logger's destination stays open.
+ */
+export function closeLogger(logger: Logger): void {
+  const destination = destinationOf(logger);
+  if (destination instanceof BatchedFile) destination.close();
+  else logger.flush();
+}
+
+/**
  * The request id: the client's X-Request-Id when it is 1-200 visible ASCII characters, else a new one in UUID form:
  * the first 24 characters of a random (version 4) UUID drawn once per process, then a counter in 12 hex digits.
  * Unique within the process by the counter and across processes by the random part, and about a tenth of a
@@ -79,9 +89,18 @@ export function newRequestId(): string {
   return idPrefix + idCounter.toString(16).padStart(12, '0');
 }
 
-/** The URL as logged: at most 300 characters. */
+/** The longest URL logged whole. */
+export const LOGGED_URL_LENGTH = 300;
+
+/**
+ * The URL as logged: at most LOGGED_URL_LENGTH characters, then `…`. The cut is a copy: V8 makes a slice a view
+ * of its parent, which would keep the whole URL (up to Node's 16 KiB of headers) alive while the entry waits to be
+ * formatted (batched-file.ts).
+ */
 export function loggedUrl(url: string): string {
-  return url.length > 300 ? `${url.slice(0, 300)}…` : url;
+  if (url.length <= LOGGED_URL_LENGTH) return url;
+  const cut = Buffer.from(url.slice(0, LOGGED_URL_LENGTH), 'utf16le').toString('utf16le');
+  return `${cut}…`;
 }
 
 /**
@@ -120,12 +139,6 @@ export function logInternalError(logger: Logger, request: { reqId: string; metho
 /** A logger that writes nothing (an app built without one). */
 export function silentLogger(): Logger {
   return pino()({ level: 'silent' });
-}
-
-/** The error reason of an envelope text (`{"error":{"code","reason",…}}`), for the log; undefined otherwise. */
-export function reasonOfBody(body: string): string | undefined {
-  const match = /^\{"error":\{"code":"[^"]*","reason":"([^"\\]*)"/.exec(body);
-  return match?.[1];
 }
 
 const LEVEL_NAMES = new Set(['fatal', 'error', 'warn', 'info', 'debug', 'trace']);

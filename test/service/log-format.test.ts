@@ -14,7 +14,7 @@ import fc from 'fast-check';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { BATCH_BYTES, BatchedFile, FLUSH_MS, PENDING_ENTRIES } from '../../src/service/batched-file.ts';
-import { createLogger, logRequest, newRequestId, requestIdOf } from '../../src/service/log.ts';
+import { closeLogger, createLogger, LOGGED_URL_LENGTH, loggedUrl, logRequest, newRequestId, requestIdOf } from '../../src/service/log.ts';
 import { hundredthsText, integerText, jsonString, recurringJsonInner, RECURRING_MEMO_SIZE, requestLine, type RequestEntry } from '../../src/service/request-line.ts';
 
 /** Any text, weighted towards what JSON must escape. */
@@ -167,6 +167,41 @@ describe('request ids', () => {
   });
 });
 
+describe('loggedUrl', () => {
+  it('is the URL, or its first LOGGED_URL_LENGTH characters and an ellipsis, for any text', () => {
+    const long = fc.tuple(oddText, fc.integer({ min: LOGGED_URL_LENGTH - 2, max: 3 * LOGGED_URL_LENGTH })).map(([text, length]) => text.padEnd(length, text || 'u'));
+    fc.assert(
+      fc.property(fc.oneof(oddText, long), (url) => {
+        expect(loggedUrl(url)).toBe(url.length > LOGGED_URL_LENGTH ? `${url.slice(0, LOGGED_URL_LENGTH)}…` : url);
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('keeps no long URL alive through its cut', () => {
+    // 2,000 URLs of 16 KiB (Node's most for a request's head), each dropped once cut: a cut that is a slice of its
+    // URL (V8's sliced string) keeps all 32 MB on the heap.
+    const log = fileURLToPath(new URL('../../src/service/log.ts', import.meta.url));
+    const program = `
+      const { loggedUrl } = await import(${JSON.stringify(log)});
+      gc();
+      const before = process.memoryUsage().heapUsed;
+      const kept = [];
+      for (let i = 0; i < 2000; i++) {
+        const url = Buffer.alloc(16 * 1024, 'u');
+        url.write('/' + i);
+        kept.push(loggedUrl(url.toString('latin1')));
+      }
+      gc();
+      console.log(JSON.stringify({ grown: process.memoryUsage().heapUsed - before, lengths: [...new Set(kept.map((url) => url.length))] }));`;
+    const child = spawnSync(process.execPath, ['--expose-gc', '--import', 'tsx', '--input-type=module', '-e', program], { encoding: 'utf8' });
+    expect(child.stderr).toBe('');
+    const { grown, lengths } = JSON.parse(child.stdout) as { grown: number; lengths: number[] };
+    expect(lengths).toEqual([LOGGED_URL_LENGTH + 1]);
+    expect(grown).toBeLessThan(8 * 1024 * 1024);
+  });
+});
+
 describe('BatchedFile', () => {
   let dir: string | undefined;
   afterEach(() => {
@@ -285,6 +320,33 @@ describe('BatchedFile', () => {
     expect(count * line.length - written.length).toBeLessThanOrEqual(BATCH_BYTES + PENDING_ENTRIES * line.length);
     vi.advanceTimersByTime(FLUSH_MS);
     expect(read()).toBe(line.repeat(count));
+  });
+
+  it('on close writes what is pending, stops listening for the exit, and writes later lines at once', () => {
+    vi.useFakeTimers();
+    const listening = process.listenerCount('exit');
+    const { destination, read } = file();
+    expect(process.listenerCount('exit')).toBe(listening + 1);
+    destination.write('{"a":1}\n');
+    destination.writeRequest(REQUEST, 1_700_000_000_000);
+    destination.close();
+    expect(process.listenerCount('exit')).toBe(listening);
+    expect(read()).toBe(`{"a":1}\n${requestLine(REQUEST, 1_700_000_000_000)}`);
+    destination.writeRequest(REQUEST, 1_700_000_000_001);
+    destination.write('{"b":2}\n');
+    expect(read()).toBe(`{"a":1}\n${requestLine(REQUEST, 1_700_000_000_000)}${requestLine(REQUEST, 1_700_000_000_001)}{"b":2}\n`);
+  });
+
+  it('leaves no exit listener behind for loggers made and closed', () => {
+    const { read } = file();
+    const listening = process.listenerCount('exit');
+    for (let i = 0; i < 20; i++) {
+      const logger = createLogger({ format: 'json', destination: { fd: openSync(read.path, 'a') } as unknown as NodeJS.WritableStream });
+      logRequest(logger, { ...REQUEST, reqId: `r${i}` });
+      closeLogger(logger);
+    }
+    expect(process.listenerCount('exit')).toBe(listening);
+    expect(read().split('\n').slice(0, -1).map((line) => (JSON.parse(line) as { reqId: string }).reqId)).toEqual(Array.from({ length: 20 }, (_, i) => `r${i}`));
   });
 
   it('writes through a file stream given as destination, opened yet or not, its lines all there when it ends', async () => {
