@@ -9,6 +9,10 @@
 // parses that body and produces every diagnostic. So whenever it answers, the answer is the one
 // acorn + body.ts would give, spans included: a parenthesised expression has its inner expression's
 // span, and a node built on one starts at its `(`, as in acorn.
+//
+// The tokenizer reads every character once and makes no string for a punctuator or a known word: a token is a
+// small number (its type), punctuators are read through a table of their characters, and names are looked up in a
+// table of the names seen before (interned), which also says which are keywords. The parser compares numbers.
 
 import type {
   AssignmentOperator,
@@ -26,60 +30,169 @@ import type {
 /** Below body.ts's MAX_TREE_DEPTH: deeper bodies go to acorn, which reports them. */
 const MAX_DEPTH = 200;
 
-/** Words that are keywords, reserved or contextual somewhere in JavaScript: never plain names here. */
-const SPECIAL_WORDS = new Set(
-  ('break case catch class const continue debugger default delete do else enum export extends false finally for ' +
-    'function if import in instanceof new null return super switch this throw true try typeof var void while with ' +
-    'yield let static implements interface package private protected public await async of get set arguments eval ' +
-    '__proto__').split(' '),
-);
+// --- token types ---------------------------------------------------------------------------------
 
-/** Binary operators and their precedence (acorn's); `**` is parsed with the unary operators, `??` by acorn. */
-const BINARY_PRECEDENCE = new Map<string, number>([
+/** A token's type: the end, a name, a number, a string, or one of the punctuators below (its index + FIRST_PUNCTUATOR). */
+const END: number = 0;
+const NAME: number = 1;
+const NUMBER: number = 2;
+const STRING: number = 3;
+const FIRST_PUNCTUATOR: number = 4;
+
+/** Punctuators, up to four characters long. `...` is left out, so that it reads as three `.` tokens: spread is
+ *  outside the plain subset, and the body goes to acorn, which reports it. */
+const PUNCTUATORS = [
+  '{', '}', '(', ')', '[', ']', ';', ',', '.', '?', ':', '=',
+  '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~',
+  '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<', '>>', '**',
+  '===', '!==', '>>>', '**=', '<<=', '>>=', '&&=', '||=', '??=',
+  '>>>=',
+] as const;
+
+type Punctuator = (typeof PUNCTUATORS)[number];
+
+/** The token type of a punctuator. */
+function type(punctuator: Punctuator): number {
+  return PUNCTUATORS.indexOf(punctuator) + FIRST_PUNCTUATOR;
+}
+
+const L_CURLY = type('{');
+const R_CURLY = type('}');
+const L_PAREN = type('(');
+const R_PAREN = type(')');
+const L_SQUARE = type('[');
+const R_SQUARE = type(']');
+const SEMICOLON = type(';');
+const COMMA = type(',');
+const DOT = type('.');
+const QUESTION = type('?');
+const COLON = type(':');
+const EQUALS = type('=');
+const ARROW = type('=>');
+const QUESTION_DOT = type('?.');
+const PLUS_PLUS = type('++');
+const MINUS_MINUS = type('--');
+const STAR_STAR = type('**');
+const BANG = type('!');
+const MINUS = type('-');
+const PLUS = type('+');
+const TILDE = type('~');
+const OR = type('||');
+const AND = type('&&');
+
+/** The text of a token type that is a punctuator (an operator's text in the tree). */
+const TEXT: string[] = [];
+for (let i = 0; i < FIRST_PUNCTUATOR; i++) TEXT.push('');
+for (const punctuator of PUNCTUATORS) TEXT.push(punctuator);
+
+/** By token type: the precedence of a binary operator (acorn's), GIVES_UP for `??` (it may not mix with `||`/`&&`,
+ *  acorn's to check) and `**` (taken by `unary`), 0 for any other token. */
+const PRECEDENCE = new Uint8Array(TEXT.length);
+const GIVES_UP = 255;
+const BINARY_PRECEDENCE: [Punctuator, number][] = [
   ['||', 1], ['&&', 2], ['|', 3], ['^', 4], ['&', 5],
   ['==', 6], ['!=', 6], ['===', 6], ['!==', 6],
   ['<', 7], ['>', 7], ['<=', 7], ['>=', 7],
   ['<<', 8], ['>>', 8], ['>>>', 8],
   ['+', 9], ['-', 9], ['*', 10], ['/', 10], ['%', 10],
-]);
+  ['??', GIVES_UP], ['**', GIVES_UP],
+];
+for (const [punctuator, precedence] of BINARY_PRECEDENCE) PRECEDENCE[type(punctuator)] = precedence;
 
-/** Whether a character starts some binary operator: most tokens after an operand (`;` `)` `,`) do not,
- *  and need no lookup. */
-const STARTS_BINARY = new Uint8Array(128);
-for (const operator of BINARY_PRECEDENCE.keys()) STARTS_BINARY[operator.charCodeAt(0)] = 1;
-
-const ASSIGNMENT_OPERATORS = new Set(['=', '+=', '-=', '*=', '/=', '%=']);
-
-/** Punctuators, up to four characters long. `...` is left out, so that it reads as three `.` tokens: spread is
- *  outside the plain subset, and the body goes to acorn, which reports it. */
-const PUNCTUATORS = new Set([
-  '>>>=', '===', '!==', '>>>', '**=', '<<=', '>>=', '&&=', '||=', '??=',
-  '=>', '==', '!=', '<=', '>=', '&&', '||', '??', '?.', '++', '--', '+=', '-=', '*=', '/=', '%=', '&=', '|=', '^=', '<<', '>>', '**',
-  '{', '}', '(', ')', '[', ']', ';', ',', '<', '>', '+', '-', '*', '/', '%', '&', '|', '^', '!', '~', '?', ':', '=', '.',
-]);
-
-/** The one-character punctuators by character code, whether a character continues some longer punctuator, and
- *  the longer punctuators by their first character, longest first: tables, because the tokenizer asks about every
- *  punctuator of every body. */
-const ONE_CHARACTER: (string | undefined)[] = new Array(128).fill(undefined);
-const CONTINUES = new Uint8Array(128);
-const LONGER: string[][] = Array.from({ length: 128 }, () => []);
+/** By token type: 1 for the assignment operators of the plain subset, 2 for every other punctuator ending in `=`
+ *  that is not a comparison (`**=`, `<<=`, `&&=`, …: acorn's), 0 for any other token. */
+const ASSIGNMENT = new Uint8Array(TEXT.length);
 for (const punctuator of PUNCTUATORS) {
-  if (punctuator.length === 1) ONE_CHARACTER[punctuator.charCodeAt(0)] = punctuator;
-  for (let i = 1; i < punctuator.length; i++) CONTINUES[punctuator.charCodeAt(i)] = 1;
+  if (punctuator.endsWith('=') && !['==', '===', '!=', '!==', '<=', '>='].includes(punctuator)) ASSIGNMENT[type(punctuator)] = 2;
 }
-for (const punctuator of PUNCTUATORS) if (punctuator.length > 1) LONGER[punctuator.charCodeAt(0)]!.push(punctuator);
-for (const list of LONGER) list.sort((a, b) => b.length - a.length);
+for (const punctuator of ['=', '+=', '-=', '*=', '/=', '%='] as const) ASSIGNMENT[type(punctuator)] = 1;
 
-/** The longest punctuator at `start` (an ASCII character), as one of the strings of PUNCTUATORS (no new string). */
-function punctuatorAt(text: string, start: number): string {
-  const code = text.charCodeAt(start);
-  const first = ONE_CHARACTER[code];
-  if (first === undefined) giveUp();
-  // Most punctuators are one character: `(`, `.`, `;`, or one that nothing longer continues.
-  if (CONTINUES[text.charCodeAt(start + 1)] !== 1) return first;
-  for (const longer of LONGER[code]!) if (text.startsWith(longer, start)) return longer;
-  return first;
+/**
+ * The punctuators as a table of their characters, for the longest match: a state is a row of 128 entries, one per
+ * ASCII character, giving the state after it (0: none); state 0's row is the first character. `MATCHED[state]` is
+ * the token type read once in `state`. Every prefix of a punctuator is one itself (checked below), so the longest
+ * match never has to step back.
+ */
+const STEPS: number[] = new Array(128).fill(0);
+const MATCHED: number[] = [0];
+for (const punctuator of [...PUNCTUATORS].sort((a, b) => a.length - b.length)) {
+  let state = 0;
+  for (let i = 0; i < punctuator.length - 1; i++) {
+    state = STEPS[state * 128 + punctuator.charCodeAt(i)]!;
+    if (state === 0) throw new Error(`body-fast: the punctuator ${punctuator} has a prefix that is none`);
+  }
+  const next = MATCHED.length;
+  MATCHED.push(type(punctuator));
+  STEPS[state * 128 + punctuator.charCodeAt(punctuator.length - 1)] = next;
+  for (let i = 0; i < 128; i++) STEPS.push(0);
+}
+const PUNCTUATOR_STEPS = Int32Array.from(STEPS);
+const PUNCTUATOR_MATCHED = Int32Array.from(MATCHED);
+
+// --- words ---------------------------------------------------------------------------------------
+
+/** What a name token is: a plain name, or one of the words below. Every word but PLAIN is a keyword, reserved or
+ *  contextual somewhere in JavaScript, never a plain name here. */
+const PLAIN: number = 0;
+const IF: number = 1;
+const ELSE: number = 2;
+const WHILE: number = 3;
+const FOR: number = 4;
+const RETURN: number = 5;
+const THROW: number = 6;
+const BREAK: number = 7;
+const CONTINUE: number = 8;
+const LET: number = 9;
+const CONST: number = 10;
+const OF: number = 11;
+const IN: number = 12;
+const INSTANCEOF: number = 13;
+const DELETE: number = 14;
+const THIS: number = 15;
+const NULL: number = 16;
+const TRUE: number = 17;
+const FALSE: number = 18;
+const PROTO: number = 19;
+/** Every other special word: a statement starting with one is acorn's to parse or reject. */
+const OTHER: number = 20;
+
+/** Words that are keywords, reserved or contextual somewhere in JavaScript: never plain names here. */
+const SPECIAL_WORDS =
+  'break case catch class const continue debugger default delete do else enum export extends false finally for ' +
+  'function if import in instanceof new null return super switch this throw true try typeof var void while with ' +
+  'yield let static implements interface package private protected public await async of get set arguments eval ' +
+  '__proto__';
+
+/** Every special word, as the word above that it is or as OTHER. */
+const WORDS = new Map<string, number>();
+const NAMED_WORDS = new Map<string, number>([
+  ['if', IF], ['else', ELSE], ['while', WHILE], ['for', FOR], ['return', RETURN], ['throw', THROW], ['break', BREAK],
+  ['continue', CONTINUE], ['let', LET], ['const', CONST], ['of', OF], ['in', IN], ['instanceof', INSTANCEOF],
+  ['delete', DELETE], ['this', THIS], ['null', NULL], ['true', TRUE], ['false', FALSE], ['__proto__', PROTO],
+]);
+for (const word of SPECIAL_WORDS.split(' ')) WORDS.set(word, NAMED_WORDS.get(word) ?? OTHER);
+
+/**
+ * The names read before, by a hash of their characters (one entry a slot, a new name replacing an old one), and what
+ * word each is: a name met again is taken from here, with no new string and no keyword lookup, and is then the same
+ * string in every node, whose hash the checker's tables compute once. Only names of up to INTERNED_LENGTH characters
+ * are kept: V8 copies a slice that short, but makes a longer one a view into the whole text, which the table would
+ * then keep alive (fewer than 1% of the corpus's names are longer).
+ */
+const NAME_SLOTS = 4096;
+const INTERNED_LENGTH = 12;
+const NAMES: string[] = new Array<string>(NAME_SLOTS).fill('');
+const NAME_WORDS = new Uint8Array(NAME_SLOTS);
+
+/** By ASCII character: 1 where a name may start, 2 where it may only continue, 0 elsewhere. */
+const NAME_CHARACTER = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  if ((code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36) NAME_CHARACTER[code] = 1;
+  else if (code >= 48 && code <= 57) NAME_CHARACTER[code] = 2;
+}
+
+function isDigit(code: number): boolean {
+  return code >= 48 && code <= 57;
 }
 
 class GiveUp extends Error {}
@@ -88,20 +201,6 @@ const GIVE_UP = new GiveUp();
 
 function giveUp(): never {
   throw GIVE_UP;
-}
-
-type TokenKind = 'name' | 'number' | 'string' | 'punctuator' | 'end';
-
-function isNameStart(code: number): boolean {
-  return (code >= 97 && code <= 122) || (code >= 65 && code <= 90) || code === 95 || code === 36;
-}
-
-function isNamePart(code: number): boolean {
-  return isNameStart(code) || (code >= 48 && code <= 57);
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
 
 /**
@@ -143,19 +242,22 @@ export function readBodyFast(text: string, open: number, maxDepth: number): { st
 }
 
 class FastBodyParser {
-  // The current token.
-  private kind: TokenKind = 'end';
+  // The current token: its type (END, NAME, NUMBER, STRING or a punctuator's), for a name which word it is, its
+  // value (a name's or a string's text), its number and where it is.
+  private type = END;
+  private word = PLAIN;
   private value = '';
+  private numberValue = 0;
   private tokenStart = 0;
   private tokenEnd = 0;
   /** Whether a line break comes between the previous token and this one. */
   private newlineBefore = false;
   /** The end of the previous token. */
   private lastEnd = 0;
-  private numberValue = 0;
   private depth = 0;
   /** How deeply `{ ( [` nest at this token, the body's own `{` counting as 1 (as body-scanner.ts counts). */
   private brackets = 0;
+  private readonly length: number;
 
   /** Reads `text` from `position`; spans are positions in `text` plus `offset`. */
   constructor(
@@ -163,14 +265,16 @@ class FastBodyParser {
     private position: number,
     private readonly offset: number,
     private readonly maxBrackets: number,
-  ) {}
+  ) {
+    this.length = text.length;
+  }
 
   /** The statements of the body, with its closing `}` as the current token. */
   body(): Statement[] {
     this.next();
-    this.expect('{');
+    this.expect(L_CURLY);
     const statements = this.statementList();
-    if (!this.is('}')) giveUp();
+    if (this.type !== R_CURLY) giveUp();
     return statements;
   }
 
@@ -180,7 +284,7 @@ class FastBodyParser {
   }
 
   atEnd(): boolean {
-    return this.kind === 'end';
+    return this.type === END;
   }
 
   // --- tokens --------------------------------------------------------------------------------
@@ -192,75 +296,126 @@ class FastBodyParser {
     const text = this.text;
     const start = this.position;
     this.tokenStart = start;
-    if (start >= text.length) {
-      this.kind = 'end';
-      this.value = '';
+    if (start >= this.length) {
+      this.type = END;
       this.tokenEnd = start;
       return;
     }
     const code = text.charCodeAt(start);
-    if (isNameStart(code)) {
-      let end = start + 1;
-      while (end < text.length && isNamePart(text.charCodeAt(end))) end++;
-      if (end < text.length && (text.charCodeAt(end) === 92 || text.charCodeAt(end) > 127)) giveUp();
-      this.finish('name', text.slice(start, end), end);
-    } else if (isDigit(code)) {
+    const nameCharacter = code < 128 ? NAME_CHARACTER[code]! : 0;
+    if (nameCharacter === 1) {
+      this.name(start);
+    } else if (nameCharacter === 2) {
       this.number(start);
     } else if (code === 39 || code === 34) {
       const end = text.indexOf(text[start]!, start + 1);
       if (end < 0) giveUp();
       const value = text.slice(start + 1, end);
       if (value.includes('\\') || value.includes('\n') || value.includes('\r')) giveUp();
-      this.finish('string', value, end + 1);
+      this.type = STRING;
+      this.value = value;
+      this.tokenEnd = this.position = end + 1;
     } else {
       if (code > 127) giveUp();
       // `<!--` and `-->` start comments in a script.
       if ((code === 60 && text.startsWith('<!--', start)) || (code === 45 && text.startsWith('-->', start))) giveUp();
-      const punctuator = punctuatorAt(text, start);
+      let state = PUNCTUATOR_STEPS[code]!;
+      if (state === 0) giveUp();
+      let end = start + 1;
+      for (;;) {
+        const c = text.charCodeAt(end);
+        const following = c < 128 ? PUNCTUATOR_STEPS[state * 128 + c]! : 0;
+        if (following === 0) break;
+        state = following;
+        end++;
+      }
       if (code === 123 || code === 40 || code === 91) {
         if (++this.brackets > this.maxBrackets) giveUp();
       } else if (code === 125 || code === 41 || code === 93) {
         this.brackets--;
       }
-      this.finish('punctuator', punctuator, start + punctuator.length);
+      this.type = PUNCTUATOR_MATCHED[state]!;
+      this.tokenEnd = this.position = end;
     }
   }
 
-  private finish(kind: TokenKind, value: string, end: number): void {
-    this.kind = kind;
-    this.value = value;
-    this.tokenEnd = end;
-    this.position = end;
+  /** A name starting at `start`: its text from the names read before when it is one of them. */
+  private name(start: number): void {
+    const text = this.text;
+    const length = this.length;
+    let hash = text.charCodeAt(start);
+    let end = start + 1;
+    let code = 0;
+    while (end < length) {
+      code = text.charCodeAt(end);
+      if (code >= 128 || NAME_CHARACTER[code] === 0) break;
+      hash = (Math.imul(hash, 31) + code) | 0;
+      end++;
+    }
+    if (end < length && (code === 92 || code > 127)) giveUp();
+    const size = end - start;
+    const slot = (hash ^ (hash >>> 12) ^ size) & (NAME_SLOTS - 1);
+    const known = NAMES[slot]!;
+    let same = known.length === size;
+    for (let i = 0; same && i < size; i++) same = known.charCodeAt(i) === text.charCodeAt(start + i);
+    if (same) {
+      this.value = known;
+      this.word = NAME_WORDS[slot]!;
+    } else {
+      const value = text.slice(start, end);
+      const word = WORDS.get(value) ?? PLAIN;
+      if (size <= INTERNED_LENGTH) {
+        NAMES[slot] = value;
+        NAME_WORDS[slot] = word;
+      }
+      this.value = value;
+      this.word = word;
+    }
+    this.type = NAME;
+    this.tokenEnd = this.position = end;
   }
 
   /** Plain decimal numbers only: `0`, `12`, `1.5`, `2e10`; anything else (`0x1`, `07`, `1_0`, `.5`) goes to acorn. */
   private number(start: number): void {
     const text = this.text;
+    const length = this.length;
     let end = start;
-    while (end < text.length && isDigit(text.charCodeAt(end))) end++;
-    if (text.charCodeAt(start) === 48 && end > start + 1) giveUp();
-    if (text.charCodeAt(end) === 46) {
+    // The value of the digits, exact up to 15 of them; a longer number, a fraction or an exponent is read by Number.
+    let value = 0;
+    while (end < length) {
+      const code = text.charCodeAt(end);
+      if (!isDigit(code)) break;
+      value = value * 10 + (code - 48);
       end++;
-      while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+    }
+    if (text.charCodeAt(start) === 48 && end > start + 1) giveUp();
+    let exact = end - start <= 15;
+    if (text.charCodeAt(end) === 46) {
+      exact = false;
+      end++;
+      while (end < length && isDigit(text.charCodeAt(end))) end++;
     }
     const exponent = text.charCodeAt(end);
     if (exponent === 101 || exponent === 69) {
+      exact = false;
       end++;
       const sign = text.charCodeAt(end);
       if (sign === 43 || sign === 45) end++;
       if (!isDigit(text.charCodeAt(end))) giveUp();
-      while (end < text.length && isDigit(text.charCodeAt(end))) end++;
+      while (end < length && isDigit(text.charCodeAt(end))) end++;
     }
     const after = text.charCodeAt(end);
-    if (end < text.length && (isNamePart(after) || after === 46 || after === 92 || after > 127)) giveUp();
-    this.finish('number', text.slice(start, end), end);
-    this.numberValue = Number(this.value);
+    if (end < length && ((after < 128 && NAME_CHARACTER[after] !== 0) || after === 46 || after === 92 || after > 127)) giveUp();
+    this.type = NUMBER;
+    this.numberValue = exact ? value : Number(text.slice(start, end));
+    this.tokenEnd = this.position = end;
   }
 
   private skipSpaceAndComments(): void {
     const text = this.text;
+    const length = this.length;
     let position = this.position;
-    while (position < text.length) {
+    while (position < length) {
       const code = text.charCodeAt(position);
       if (code === 32 || code === 9 || code === 11 || code === 12) {
         position++;
@@ -270,7 +425,7 @@ class FastBodyParser {
       } else if (code === 47 && text.charCodeAt(position + 1) === 47) {
         // The comment ends at a line break (left for the loop to see); U+2028/U+2029 are acorn's.
         position += 2;
-        while (position < text.length) {
+        while (position < length) {
           const c = text.charCodeAt(position);
           if (c === 10 || c === 13) break;
           if (c === 0x2028 || c === 0x2029) giveUp();
@@ -279,7 +434,13 @@ class FastBodyParser {
       } else if (code === 47 && text.charCodeAt(position + 1) === 42) {
         const end = text.indexOf('*/', position + 2);
         if (end < 0) giveUp();
-        if (/[\n\r\u2028\u2029]/.test(text.slice(position, end))) this.newlineBefore = true;
+        for (let i = position + 2; i < end; i++) {
+          const c = text.charCodeAt(i);
+          if (c === 10 || c === 13 || c === 0x2028 || c === 0x2029) {
+            this.newlineBefore = true;
+            break;
+          }
+        }
         position = end + 2;
       } else {
         break;
@@ -288,16 +449,8 @@ class FastBodyParser {
     this.position = position;
   }
 
-  private is(punctuator: string): boolean {
-    return this.kind === 'punctuator' && this.value === punctuator;
-  }
-
-  private isWord(word: string): boolean {
-    return this.kind === 'name' && this.value === word;
-  }
-
-  private expect(punctuator: string): void {
-    if (!this.is(punctuator)) giveUp();
+  private expect(type: number): void {
+    if (this.type !== type) giveUp();
     this.next();
   }
 
@@ -311,8 +464,8 @@ class FastBodyParser {
   }
 
   /** A plain name (not a keyword or a contextual word). */
-  private name(): Identifier {
-    if (this.kind !== 'name' || SPECIAL_WORDS.has(this.value)) giveUp();
+  private identifier(): Identifier {
+    if (this.type !== NAME || this.word !== PLAIN) giveUp();
     const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
     this.next();
     return identifier;
@@ -320,7 +473,7 @@ class FastBodyParser {
 
   /** After `.` or as an object key: any word, keywords included. */
   private propertyName(): Identifier {
-    if (this.kind !== 'name' || this.value === '__proto__') giveUp();
+    if (this.type !== NAME || this.word === PROTO) giveUp();
     const identifier: Identifier = { kind: 'identifier', name: this.value, span: { start: this.tokenStart + this.offset, end: this.tokenEnd + this.offset } };
     this.next();
     return identifier;
@@ -328,23 +481,26 @@ class FastBodyParser {
 
   /** `;` ends a statement; automatic semicolon insertion is acorn's. */
   private semicolon(): void {
-    this.expect(';');
+    this.expect(SEMICOLON);
   }
 
   // --- statements ----------------------------------------------------------------------------
 
   private statementList(): Statement[] {
     const statements: Statement[] = [];
-    while (!this.is('}')) {
-      if (this.is(';')) {
+    while (this.type !== R_CURLY) {
+      if (this.type === SEMICOLON) {
         this.next();
         continue;
       }
-      if (this.isWord('let') || this.isWord('const')) {
-        const declaration = this.variable();
+      if (this.type === NAME && (this.word === LET || this.word === CONST)) {
+        const start = this.tokenStart;
+        const declarationKind = this.word === LET ? 'let' : 'const';
+        this.next();
+        const name = this.identifier();
+        const init = this.variableInit();
         this.semicolon();
-        declaration.span = this.span(declaration.span.start - this.offset);
-        statements.push(declaration);
+        statements.push({ kind: 'variable', declarationKind, name, init, span: this.span(start) });
       } else {
         statements.push(this.statement());
       }
@@ -352,19 +508,15 @@ class FastBodyParser {
     return statements;
   }
 
-  /** `let x = …` or `const x = …` (one declarator), without the `;`. */
-  private variable(): VariableDeclaration {
-    const start = this.tokenStart;
-    const declarationKind = this.value as 'let' | 'const';
-    this.next();
-    const name = this.name();
+  /** After `let x` or `const x` (one declarator): `= value`, if any. */
+  private variableInit(): Expression | null {
     let init: Expression | null = null;
-    if (this.is('=')) {
+    if (this.type === EQUALS) {
       this.next();
       init = this.assign();
     }
-    if (this.is(',')) giveUp();
-    return { kind: 'variable', declarationKind, name, init, span: this.span(start) };
+    if (this.type === COMMA) giveUp();
+    return init;
   }
 
   private statement(): Statement {
@@ -376,36 +528,43 @@ class FastBodyParser {
 
   private statementInner(): Statement {
     const start = this.tokenStart;
-    if (this.is('{')) {
+    if (this.type === L_CURLY) {
       this.next();
       const body = this.statementList();
-      this.expect('}');
+      this.expect(R_CURLY);
       return { kind: 'block', body, span: this.span(start) };
     }
-    if (this.kind === 'name') {
-      switch (this.value) {
-        case 'if': {
+    if (this.type === NAME) {
+      switch (this.word) {
+        case PLAIN:
+        case THIS:
+        case DELETE:
+        case NULL:
+        case TRUE:
+        case FALSE:
+          break;
+        case IF: {
           this.next();
           const test = this.parenthesised();
           const consequent = this.statement();
           let alternate: Statement | null = null;
-          if (this.isWord('else')) {
+          if (this.type === NAME && this.word === ELSE) {
             this.next();
             alternate = this.statement();
           }
           return { kind: 'if', test, consequent, alternate, span: this.span(start) };
         }
-        case 'while': {
+        case WHILE: {
           this.next();
           const test = this.parenthesised();
           const body = this.statement();
           return { kind: 'while', test, body, span: this.span(start) };
         }
-        case 'for':
+        case FOR:
           return this.forStatement(start);
-        case 'return': {
+        case RETURN: {
           this.next();
-          if (this.is(';')) {
+          if (this.type === SEMICOLON) {
             this.next();
             return { kind: 'return', argument: null, span: this.span(start) };
           }
@@ -414,16 +573,16 @@ class FastBodyParser {
           this.semicolon();
           return { kind: 'return', argument, span: this.span(start) };
         }
-        case 'throw': {
+        case THROW: {
           this.next();
           if (this.newlineBefore) giveUp();
           const argument = this.expression();
           this.semicolon();
           return { kind: 'throw', argument, span: this.span(start) };
         }
-        case 'break':
-        case 'continue': {
-          const kind = this.value;
+        case BREAK:
+        case CONTINUE: {
+          const kind = this.word === BREAK ? 'break' : 'continue';
           this.next();
           if (this.newlineBefore) giveUp();
           this.semicolon();
@@ -431,7 +590,7 @@ class FastBodyParser {
         }
         default:
           // Other keywords (`var`, `switch`, `function`, `let` here, …) are acorn's to parse or reject.
-          if (SPECIAL_WORDS.has(this.value) && this.value !== 'this' && this.value !== 'delete' && this.value !== 'null' && this.value !== 'true' && this.value !== 'false') giveUp();
+          giveUp();
       }
     }
     const expression = this.expression();
@@ -441,47 +600,42 @@ class FastBodyParser {
 
   private forStatement(start: number): Statement {
     this.next();
-    this.expect('(');
-    if (this.isWord('let') || this.isWord('const')) {
+    this.expect(L_PAREN);
+    if (this.type === NAME && (this.word === LET || this.word === CONST)) {
       const declarationStart = this.tokenStart;
-      const declarationKind = this.value as 'let' | 'const';
+      const declarationKind = this.word === LET ? 'let' : 'const';
       this.next();
-      const name = this.name();
-      if (this.isWord('of')) {
+      const name = this.identifier();
+      if (this.type === NAME && this.word === OF) {
         this.next();
         const iterable = this.assign();
-        this.expect(')');
+        this.expect(R_PAREN);
         const body = this.statement();
         return { kind: 'forOf', declarationKind, name, iterable, body, span: this.span(start) };
       }
-      let value: Expression | null = null;
-      if (this.is('=')) {
-        this.next();
-        value = this.assign();
-      }
-      if (this.is(',')) giveUp();
+      const value = this.variableInit();
       const init: VariableDeclaration = { kind: 'variable', declarationKind, name, init: value, span: this.span(declarationStart) };
       return this.forRest(start, init);
     }
-    const init = this.is(';') ? null : this.expression();
+    const init = this.type === SEMICOLON ? null : this.expression();
     return this.forRest(start, init);
   }
 
   private forRest(start: number, init: VariableDeclaration | Expression | null): Statement {
-    this.expect(';');
-    const test = this.is(';') ? null : this.expression();
-    this.expect(';');
-    const update = this.is(')') ? null : this.expression();
-    this.expect(')');
+    this.expect(SEMICOLON);
+    const test = this.type === SEMICOLON ? null : this.expression();
+    this.expect(SEMICOLON);
+    const update = this.type === R_PAREN ? null : this.expression();
+    this.expect(R_PAREN);
     const body = this.statement();
     return { kind: 'for', init, test, update, body, span: this.span(start) };
   }
 
   /** `( expression )` after `if` and `while`. */
   private parenthesised(): Expression {
-    this.expect('(');
+    this.expect(L_PAREN);
     const expression = this.expression();
-    this.expect(')');
+    this.expect(R_PAREN);
     return expression;
   }
 
@@ -490,22 +644,23 @@ class FastBodyParser {
   /** An expression where JavaScript allows a comma expression: commas are acorn's. */
   private expression(): Expression {
     const expression = this.assign();
-    if (this.is(',')) giveUp();
+    if (this.type === COMMA) giveUp();
     return expression;
   }
 
   private assign(): Expression {
     this.enter();
     const start = this.tokenStart;
-    const startsWithParen = this.is('(');
+    const startsWithParen = this.type === L_PAREN;
     const left = this.conditional();
     let result = left;
-    if (this.kind === 'punctuator' && this.value.charCodeAt(this.value.length - 1) === 61 /* = */ && this.value !== '==' && this.value !== '===' && this.value !== '!=' && this.value !== '!==' && this.value !== '<=' && this.value !== '>=') {
-      const operator = this.value;
-      if (!ASSIGNMENT_OPERATORS.has(operator) || startsWithParen || !isTarget(left)) giveUp();
+    const assignment = ASSIGNMENT[this.type]!;
+    if (assignment !== 0) {
+      const operator = TEXT[this.type]! as AssignmentOperator;
+      if (assignment !== 1 || startsWithParen || !isTarget(left)) giveUp();
       this.next();
       const value = this.assign();
-      result = { kind: 'assignment', operator: operator as AssignmentOperator, target: left, value, span: this.span(start) };
+      result = { kind: 'assignment', operator, target: left, value, span: this.span(start) };
     }
     this.depth--;
     return result;
@@ -514,10 +669,10 @@ class FastBodyParser {
   private conditional(): Expression {
     const start = this.tokenStart;
     const test = this.binary(0);
-    if (!this.is('?')) return test;
+    if (this.type !== QUESTION) return test;
     this.next();
     const consequent = this.assign();
-    this.expect(':');
+    this.expect(COLON);
     const alternate = this.assign();
     return { kind: 'conditional', test, consequent, alternate, span: this.span(start) };
   }
@@ -525,26 +680,25 @@ class FastBodyParser {
   /** Operators binding tighter than `minimum`, left to right (precedence climbing, as acorn). */
   private binary(minimum: number): Expression {
     const start = this.tokenStart;
-    let left = this.unary();
+    let left = this.unary(false, false);
     let links = 0;
     for (;;) {
-      if (this.kind === 'name' && (this.value === 'in' || this.value === 'instanceof')) giveUp();
-      // `**` is taken by `unary`; `??` may not mix with `||`/`&&`: acorn's to check.
-      if (this.kind === 'punctuator' && (this.value === '??' || this.value === '**')) giveUp();
-      const precedence = this.kind === 'punctuator' && STARTS_BINARY[this.value.charCodeAt(0)] === 1 ? BINARY_PRECEDENCE.get(this.value) : undefined;
-      if (precedence === undefined || precedence <= minimum) {
+      if (this.type === NAME && (this.word === IN || this.word === INSTANCEOF)) giveUp();
+      const precedence = PRECEDENCE[this.type]!;
+      if (precedence === GIVES_UP) giveUp();
+      if (precedence <= minimum) {
         this.depth -= links;
         return left;
       }
       this.enter();
       links++;
-      const operator = this.value;
+      const operatorType = this.type;
       this.next();
       const right = this.binary(precedence);
       left =
-        operator === '||' || operator === '&&'
-          ? { kind: 'logical', operator, left, right, span: this.span(start) }
-          : { kind: 'binary', operator: operator as BinaryOperator, left, right, span: this.span(start) };
+        operatorType === OR || operatorType === AND
+          ? { kind: 'logical', operator: operatorType === OR ? '||' : '&&', left, right, span: this.span(start) }
+          : { kind: 'binary', operator: TEXT[operatorType]! as BinaryOperator, left, right, span: this.span(start) };
     }
   }
 
@@ -553,50 +707,44 @@ class FastBodyParser {
    * right, and may not follow a unary operator (`-a ** 2` is a syntax error); `sawUnary` says one came
    * just before, `incDec` that the caller is `++`/`--` (which takes its operand without `**`).
    */
-  private unary(sawUnary = false, incDec = false): Expression {
+  private unary(sawUnary: boolean, incDec: boolean): Expression {
     const start = this.tokenStart;
+    const type = this.type;
     let expression: Expression;
     let prefixed = false;
-    if (this.kind === 'punctuator' && (this.value === '!' || this.value === '-' || this.value === '+' || this.value === '~')) {
-      const operator = this.value;
+    if (type === BANG || type === MINUS || type === PLUS || type === TILDE || (type === NAME && this.word === DELETE)) {
+      const operator = type === NAME ? 'delete' : (TEXT[type]! as '!' | '-' | '+' | '~');
       this.next();
       this.enter();
       const argument = this.unary(true, false);
       this.depth--;
       expression = { kind: 'unary', operator, argument, span: this.span(start) };
       prefixed = true;
-    } else if (this.isWord('delete')) {
+    } else if (type === PLUS_PLUS || type === MINUS_MINUS) {
+      const operator = type === PLUS_PLUS ? '++' : '--';
       this.next();
-      this.enter();
-      const argument = this.unary(true, false);
-      this.depth--;
-      expression = { kind: 'unary', operator: 'delete', argument, span: this.span(start) };
-      prefixed = true;
-    } else if (this.is('++') || this.is('--')) {
-      const operator = this.value as '++' | '--';
-      this.next();
-      const parenthesised = this.is('(');
+      const parenthesised = this.type === L_PAREN;
       this.enter();
       const argument = this.unary(true, true);
       this.depth--;
       if (parenthesised || !isTarget(argument)) giveUp();
       expression = { kind: 'update', operator, prefix: true, argument, span: this.span(start) };
     } else {
-      const parenthesised = this.is('(');
+      const parenthesised = type === L_PAREN;
       expression = this.subscripts();
-      if ((this.is('++') || this.is('--')) && !this.newlineBefore) {
+      if ((this.type === PLUS_PLUS || this.type === MINUS_MINUS) && !this.newlineBefore) {
         if (parenthesised || !isTarget(expression)) giveUp();
-        const operator = this.value as '++' | '--';
+        const operator = this.type === PLUS_PLUS ? '++' : '--';
         this.next();
         expression = { kind: 'update', operator, prefix: false, argument: expression, span: this.span(start) };
-        if (this.is('++') || this.is('--')) giveUp();
+        if (this.type === PLUS_PLUS || this.type === MINUS_MINUS) giveUp();
       }
     }
-    if (incDec || !this.is('**')) return expression;
+    if (incDec || this.type !== STAR_STAR) return expression;
     if (sawUnary || prefixed) giveUp();
     this.next();
     this.enter();
-    const right = this.unary();
+    const right = this.unary(false, false);
     this.depth--;
     return { kind: 'binary', operator: '**', left: expression, right, span: this.span(start) };
   }
@@ -607,29 +755,30 @@ class FastBodyParser {
     let expression = this.primary();
     let links = 0;
     for (;;) {
-      if (this.is('.')) {
+      const type = this.type;
+      if (type === DOT) {
         this.next();
         const property = this.propertyName();
         expression = { kind: 'member', object: expression, property, span: this.span(start) };
-      } else if (this.is('[')) {
+      } else if (type === L_SQUARE) {
         this.next();
         const index = this.expression();
-        this.expect(']');
+        this.expect(R_SQUARE);
         expression = { kind: 'index', object: expression, index, span: this.span(start) };
-      } else if (this.is('(')) {
+      } else if (type === L_PAREN) {
         this.next();
         const args: Expression[] = [];
-        while (!this.is(')')) {
+        while (this.type !== R_PAREN) {
           args.push(this.assign());
-          if (!this.is(')')) {
-            this.expect(',');
-            if (this.is(')')) giveUp();
+          if (this.type !== R_PAREN) {
+            this.expect(COMMA);
+            if (this.type === R_PAREN) giveUp();
           }
         }
         this.next();
         expression = { kind: 'call', callee: expression, arguments: args, span: this.span(start) };
       } else {
-        if (this.is('?.')) giveUp();
+        if (type === QUESTION_DOT) giveUp();
         this.depth -= links;
         return expression;
       }
@@ -640,75 +789,72 @@ class FastBodyParser {
 
   private primary(): Expression {
     const start = this.tokenStart;
-    switch (this.kind) {
-      case 'number': {
+    switch (this.type) {
+      case NUMBER: {
         const value = this.numberValue;
         this.next();
         return { kind: 'number', value, span: this.span(start) };
       }
-      case 'string': {
+      case STRING: {
         const value = this.value;
         this.next();
         return { kind: 'string', value, span: this.span(start) };
       }
-      case 'name': {
-        switch (this.value) {
-          case 'this':
+      case NAME: {
+        switch (this.word) {
+          case THIS:
             this.next();
             return { kind: 'this', span: this.span(start) };
-          case 'null':
+          case NULL:
             this.next();
             return { kind: 'null', span: this.span(start) };
-          case 'true':
-          case 'false': {
-            const value = this.value === 'true';
+          case TRUE:
+          case FALSE: {
+            const value = this.word === TRUE;
             this.next();
             return { kind: 'boolean', value, span: this.span(start) };
           }
         }
-        const identifier = this.name();
-        if (this.is('=>')) giveUp();
+        const identifier = this.identifier();
+        if (this.type === ARROW) giveUp();
         return { kind: 'identifierExpression', name: identifier.name, span: identifier.span };
       }
-      case 'punctuator':
-        break;
+      case L_PAREN: {
+        this.next();
+        if (this.type === R_PAREN) giveUp();
+        const inner = this.expression();
+        this.expect(R_PAREN);
+        if (this.type === ARROW) giveUp();
+        return inner;
+      }
+      case L_SQUARE: {
+        this.next();
+        const elements: Expression[] = [];
+        while (this.type !== R_SQUARE) {
+          if (this.type === COMMA) giveUp();
+          elements.push(this.assign());
+          if (this.type !== R_SQUARE) this.expect(COMMA);
+        }
+        this.next();
+        return { kind: 'arrayLiteral', elements, span: this.span(start) };
+      }
+      case L_CURLY: {
+        this.next();
+        const properties: ObjectProperty[] = [];
+        while (this.type !== R_CURLY) {
+          const propertyStart = this.tokenStart;
+          const key = this.propertyName();
+          this.expect(COLON);
+          const value = this.assign();
+          properties.push({ kind: 'property', key, value, span: this.span(propertyStart) });
+          if (this.type !== R_CURLY) this.expect(COMMA);
+        }
+        this.next();
+        return { kind: 'objectLiteral', properties, span: this.span(start) };
+      }
       default:
         giveUp();
     }
-    if (this.is('(')) {
-      this.next();
-      if (this.is(')')) giveUp();
-      const inner = this.expression();
-      this.expect(')');
-      if (this.is('=>')) giveUp();
-      return inner;
-    }
-    if (this.is('[')) {
-      this.next();
-      const elements: Expression[] = [];
-      while (!this.is(']')) {
-        if (this.is(',')) giveUp();
-        elements.push(this.assign());
-        if (!this.is(']')) this.expect(',');
-      }
-      this.next();
-      return { kind: 'arrayLiteral', elements, span: this.span(start) };
-    }
-    if (this.is('{')) {
-      this.next();
-      const properties: ObjectProperty[] = [];
-      while (!this.is('}')) {
-        const propertyStart = this.tokenStart;
-        const key = this.propertyName();
-        this.expect(':');
-        const value = this.assign();
-        properties.push({ kind: 'property', key, value, span: this.span(propertyStart) });
-        if (!this.is('}')) this.expect(',');
-      }
-      this.next();
-      return { kind: 'objectLiteral', properties, span: this.span(start) };
-    }
-    giveUp();
   }
 }
 
