@@ -95,8 +95,11 @@ import {
 /** A name read or written before its declaration (the resolver's dead zone). */
 const UNINITIALISED = 'uninitialised';
 
-/** What the body checker fills in (types, bindings, calls, properties) and reads (the program's resolution). */
-export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties' | 'resolution'>;
+/** What the body checker fills in (types, bindings, calls, properties) and reads (the program's resolution). With
+ *  `partial` set (a plain check: only the language server reads types, calls and properties), it leaves `types`,
+ *  `calls` and `properties` alone and keeps, per body, only the types that forbid writing through a value (all that
+ *  `checkWritableChain` reads back); every diagnostic is the same either way. */
+export type SideTables = Pick<CheckedProgram, 'types' | 'bindings' | 'calls' | 'properties' | 'resolution'> & { partial?: boolean };
 
 /** Array methods that need a callback: named specifically, since JavaScript users reach for them. */
 const callbackMethods = new Set([
@@ -287,6 +290,10 @@ class BodyChecker {
   private readonly isConstructor: boolean;
   /** The type of `this`: the whole record being created or changed. */
   private readonly thisType: Type;
+  /** Whether only diagnostics are wanted (see SideTables): then `types`, `calls` and `properties` are not filled. */
+  private readonly partial: boolean;
+  /** In a partial check: the types noted in this body that forbid writing through them (made when one is noted). */
+  private writeBlockers: Map<Expression, Type> | undefined;
 
   constructor(
     private readonly collections: ReadonlyMap<string, CheckedCollection>,
@@ -297,6 +304,7 @@ class BodyChecker {
     private readonly diagnostics: Diagnostic[],
   ) {
     this.isConstructor = fn.name === 'constructor';
+    this.partial = tables.partial === true;
     this.trackedFields = this.isConstructor ? tracked.inConstructor : tracked.elsewhere;
     this.thisType = recordOf(collection.name);
     this.resolution = tables.resolution.functions.get(fn.node) ?? resolveFunction(fn.node, collection.node);
@@ -641,8 +649,21 @@ class BodyChecker {
 
   private infer(expression: Expression, expected?: Type): Type {
     const type = this.inferUncached(expression, expected);
-    this.tables.types.set(expression, type);
+    this.noteType(expression, type);
     return type;
+  }
+
+  /** Records the type of an expression: in the program's table, or in a partial check only where it forbids writes
+   *  (a later note of the same expression replaces it, as in the table). */
+  private noteType(expression: Expression, type: Type): void {
+    if (!this.partial) this.tables.types.set(expression, type);
+    else if (this.forbidsWrites(type)) (this.writeBlockers ??= new Map()).set(expression, type);
+    else if (this.writeBlockers !== undefined) this.writeBlockers.delete(expression);
+  }
+
+  /** The type noted for an expression already checked, where it may forbid writes (undefined when it does not). */
+  private notedType(expression: Expression): Type | undefined {
+    return this.partial ? this.writeBlockers?.get(expression) : this.tables.types.get(expression);
   }
 
   private inferUncached(expression: Expression, expected: Type | undefined): Type {
@@ -882,7 +903,7 @@ class BodyChecker {
       default: {
         const builtin = lookupMethod(objectType, name);
         if (builtin && (builtin.kind === 'property' || builtin.kind === 'constant')) {
-          this.tables.properties.set(expression, builtin);
+          if (!this.partial) this.tables.properties.set(expression, builtin);
           return instantiate(builtin.returns, objectType.kind === 'array' ? receiverBindings(objectType) : NO_BINDINGS);
         }
         if (builtin) {
@@ -990,7 +1011,7 @@ class BodyChecker {
     }
     this.tables.bindings.set(callee, binding);
     if (binding.kind === 'global' && binding.builtin.kind === 'function') {
-      this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
+      if (!this.partial) this.tables.calls.set(expression, { kind: 'builtin', builtin: binding.builtin });
       return this.callBuiltin(expression, binding.builtin, bindingsFor(binding.builtin, undefined), name);
     }
     this.report('notCallable', callee.span, [`"${name}"`]);
@@ -1000,14 +1021,14 @@ class BodyChecker {
   private callMember(expression: CallExpression, callee: MemberExpression): Type {
     const name = callee.property.name;
     if (callee.object.kind === 'this') {
-      this.tables.types.set(callee.object, this.thisType);
+      this.noteType(callee.object, this.thisType);
       const fn = this.collection.functionsByName.get(name);
       if (fn?.migration) {
         this.report('migrationCalled', callee.property.span, [name]);
         return this.uncheckedArguments(expression);
       }
       if (fn && name !== 'constructor') {
-        this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
+        if (!this.partial) this.tables.calls.set(expression, { kind: 'function', collection: this.collection.name, function: fn });
         const result = this.callFunction(expression, fn);
         // The called function may have set any field; assume it did rather than report noise.
         for (const field of this.trackedFields.values()) this.addPresent(field);
@@ -1033,7 +1054,7 @@ class BodyChecker {
       const builtin = lookupMethod(objectType, name);
       if (builtin && (builtin.kind === 'method' || builtin.kind === 'function')) {
         if (builtin.mutates) this.checkWritableChain(callee.object);
-        this.tables.calls.set(expression, { kind: 'builtin', builtin });
+        if (!this.partial) this.tables.calls.set(expression, { kind: 'builtin', builtin });
         return this.callBuiltin(expression, builtin, bindingsFor(builtin, objectType), { receiver: objectType, method: name });
       }
       if (!builtin) {
@@ -1058,7 +1079,7 @@ class BodyChecker {
       return this.uncheckedArguments(expression);
     }
     const memberType = this.memberOf(objectType, name, callee);
-    this.tables.types.set(callee, memberType);
+    this.noteType(callee, memberType);
     if (memberType.kind !== 'any') this.report('notCallable', callee.span, [`${typeToString(memberType)} value "${name}"`]);
     return this.uncheckedArguments(expression);
   }
@@ -1293,7 +1314,7 @@ class BodyChecker {
       case 'member': {
         const objectType = this.infer(expression.object);
         const target = this.propertyTarget(objectType, expression.property.name, expression.object, expression.property.span, expression.span, operation, plain);
-        if (target) this.tables.types.set(expression, target.type);
+        if (target) this.noteType(expression, target.type);
         return target;
       }
       case 'index': {
@@ -1315,7 +1336,7 @@ class BodyChecker {
             };
           }
         }
-        if (target) this.tables.types.set(expression, target.type);
+        if (target) this.noteType(expression, target.type);
         return target;
       }
       default:
@@ -1338,7 +1359,7 @@ class BodyChecker {
     }
     this.tables.bindings.set(expression, binding);
     if (binding.kind === 'variable' || binding.kind === 'parameter') {
-      this.tables.types.set(expression, binding.type);
+      this.noteType(expression, binding.type);
       if (binding.kind === 'variable' && binding.constant && operation !== 'delete') {
         this.report('constantAssignment', expression.span, [name]);
         return undefined;
@@ -1432,21 +1453,30 @@ class BodyChecker {
   private checkWritableChain(expression: Expression): boolean {
     let current: Expression = expression;
     for (;;) {
-      const type = this.tables.types.get(current);
-      if (type?.kind === 'record' && type.collection !== this.collection.name) {
-        this.report('foreignRecordReadOnly', expression.span, [type.collection]);
-        return false;
-      }
-      if (type?.kind === 'reference') {
-        this.report('readOnlyTarget', expression.span, [`a stored reference to ${type.collection}`]);
-        return false;
-      }
-      if (type?.kind === 'namespace' || type?.kind === 'publicKey') {
-        this.report('readOnlyTarget', expression.span, [typeToString(type)]);
+      const type = this.notedType(current);
+      if (type !== undefined && this.forbidsWrites(type)) {
+        if (type.kind === 'record') this.report('foreignRecordReadOnly', expression.span, [type.collection]);
+        else if (type.kind === 'reference') this.report('readOnlyTarget', expression.span, [`a stored reference to ${type.collection}`]);
+        else this.report('readOnlyTarget', expression.span, [typeToString(type)]);
         return false;
       }
       if (current.kind === 'member' || current.kind === 'index') current = current.object;
       else return true;
+    }
+  }
+
+  /** Whether writing inside a value of `type` is forbidden: a record of another collection, a stored reference, a
+   *  namespace or a public key (checkWritableChain reports which). */
+  private forbidsWrites(type: Type): boolean {
+    switch (type.kind) {
+      case 'record':
+        return type.collection !== this.collection.name;
+      case 'reference':
+      case 'namespace':
+      case 'publicKey':
+        return true;
+      default:
+        return false;
     }
   }
 }
