@@ -2,14 +2,11 @@
 // read when the store's clock has not moved since the schema was last found current; these tests make sure a
 // schema changed by another connection to the same database (as another process would) is still seen at once,
 // on SQLite and PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
 import { RecordService } from '../../src/service/index.ts';
-import { openPostgresStore, openSqliteStore, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import type { RecordStore } from '../../src/store/index.ts';
+import { storePairBackends } from '../support/store-pairs.ts';
 
 const PUBLIC = `
 @public
@@ -39,38 +36,7 @@ collection Note {
   constructor (id: string, text: string) { this.id = id; this.text = text; this.reader = ctx.publicKey; }
 }`;
 
-/** Two stores on one database, as two processes would have them. */
-type OpenPair = () => Promise<[RecordStore, RecordStore]>;
-let pg: TestPostgres | undefined;
-let dir: string;
-let sqliteFiles = 0;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vellum-schema-cache-'));
-  pg = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-const backends: [string, OpenPair][] = [
-  [
-    'SQLite',
-    async () => {
-      const file = join(dir, `db-${++sqliteFiles}.sqlite`);
-      return [openSqliteStore(file), openSqliteStore(file)];
-    },
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const table = uniqueTableName();
-      const open = () => openPostgresStore({ connectionString: pg!.url, table, pool: { max: 4 } });
-      const first = await open();
-      return [first, await open()];
-    },
-  ],
-];
+const backends = storePairBackends('vellum-schema-cache-');
 
 describe.each(backends)('%s', (_name, openPair) => {
   let stores: RecordStore[];

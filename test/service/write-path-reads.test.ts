@@ -3,14 +3,11 @@
 // record arguments. Most cases change such a record through a second connection to the same database exactly
 // between the call's reads and its commit (the serving store's next transaction first runs the change); the
 // "at once" ones run writes concurrently and check that the outcome is a serial one. On SQLite and PostgreSQL.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { publicKeyOf } from '../../src/auth/index.ts';
 import { RecordService } from '../../src/service/index.ts';
-import { openPostgresStore, openSqliteStore, type CommitRequest, type RecordStore } from '../../src/store/index.ts';
-import { startTestPostgres, uniqueTableName, type TestPostgres } from '../support/postgres.ts';
+import type { CommitRequest, RecordStore } from '../../src/store/index.ts';
+import { storePairBackends } from '../support/store-pairs.ts';
 
 const SCHEMA = `
 @public
@@ -63,38 +60,7 @@ collection Copy {
 const alice = publicKeyOf(`0x${'11'.repeat(32)}`);
 const bob = publicKeyOf(`0x${'22'.repeat(32)}`);
 
-let pg: TestPostgres | undefined;
-let dir: string;
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'vellum-write-reads-'));
-  pg = await startTestPostgres();
-}, 120_000);
-afterAll(async () => {
-  await pg?.stop();
-  rmSync(dir, { recursive: true, force: true });
-}, 60_000);
-
-/** Two stores on one database, as two processes would have them. */
-type OpenPair = () => Promise<[RecordStore, RecordStore]>;
-let sqliteFiles = 0;
-const backends: [string, OpenPair][] = [
-  [
-    'SQLite',
-    async () => {
-      const file = join(dir, `db-${++sqliteFiles}.sqlite`);
-      return [openSqliteStore(file), openSqliteStore(file)];
-    },
-  ],
-  [
-    'PostgreSQL',
-    async () => {
-      const table = uniqueTableName();
-      const open = () => openPostgresStore({ connectionString: pg!.url, table, pool: { max: 4 } });
-      const first = await open();
-      return [first, await open()];
-    },
-  ],
-];
+const backends = storePairBackends('vellum-write-reads-');
 
 describe.each(backends)('%s: a write commits only if what it read is still as read', (_name, openPair) => {
   let store: RecordStore;
