@@ -86,9 +86,14 @@ interface Answer {
   text: string;
 }
 
+/**
+ * One request on a connection of its own (`agent: false`). Node 20's global agent keeps connections alive, and a
+ * request sent on one that nginx's old worker is closing at a reload meets "socket hang up" (CI, session 15): a race
+ * of the client's connection reuse that every keep-alive client has with a reloading proxy, not a lost request.
+ */
 function send(method: string, path: string, body?: string, headers: Record<string, string> = {}, localAddress?: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const request = httpsRequest(`${base}${path}`, { method, ca, localAddress, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (response) => {
+    const request = httpsRequest(`${base}${path}`, { method, ca, localAddress, agent: false, headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers } }, (response) => {
       let text = '';
       response.setEncoding('utf8');
       response.on('data', (chunk: string) => (text += chunk));
